@@ -1,0 +1,32 @@
+import Big from 'big.js';
+
+/**
+ * Exact decimal parsing for the typed GPU fields. Binary floats get 0.29 × 100 wrong, so every
+ * rule works on big.js values (or on integers derived from them exactly).
+ */
+const DECIMAL_TEXT = /^\d+(\.\d+)?$/;
+
+/** The value of a plain non-negative decimal such as `1.2` or `0.05`; null for anything else. */
+export function parseDecimal(text: string): Big | null {
+  const trimmed = text.trim();
+  return DECIMAL_TEXT.test(trimmed) ? new Big(trimmed) : null;
+}
+
+/** Digits after the point of the value itself (1.20 has one). */
+export function decimalPlaces(value: Big): number {
+  const fraction = value.toFixed().split('.')[1] ?? '';
+  return fraction.replace(/0+$/, '').length;
+}
+
+export function isInteger(value: Big): boolean {
+  return value.mod(1).eq(0);
+}
+
+/** Plain notation, never exponential, trailing zeros dropped (`4.00390625`, `1706.67`). */
+export function formatDecimal(value: Big, maxPlaces?: number): string {
+  const rounded = maxPlaces === undefined ? value : value.round(maxPlaces, Big.roundHalfUp);
+  const text = rounded.toFixed();
+  return text.includes('.') ? text.replace(/\.?0+$/, '') : text;
+}
+
+export { Big };

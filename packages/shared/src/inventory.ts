@@ -1,0 +1,24 @@
+import type { ComputePolicy } from './request.js';
+
+/**
+ * One node pool as the cluster-aware rules see it: nodes of one GPU model, resource type and
+ * compute policy. The BFF derives it from the nodes' labels and allocatable (spec §5).
+ */
+export interface GpuPool {
+  model: string;
+  resourceType: 'mgpu' | 'nvidia';
+  policy: ComputePolicy;
+  /** The largest card count of a node in the pool. */
+  cardsPerNode: number;
+  memoryMiBPerCard: number;
+  nodes: number;
+}
+
+/** The cluster's GPU inventory: the input of the rules marked "cluster-aware only". */
+export interface GpuInventory {
+  pools: GpuPool[];
+}
+
+export function knownModels(inventory: GpuInventory): string[] {
+  return [...new Set(inventory.pools.map((pool) => pool.model))].sort();
+}

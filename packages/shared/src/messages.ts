@@ -1,0 +1,339 @@
+import type { Lang, RuleId, RuleParams, Violation } from './rules.js';
+import {
+  MAX_CARDS,
+} from './request.js';
+import {
+  MAX_MULTI_CARD_CONTAINER_NAME,
+  PER_CARD_MEMORY_MAX_MIB,
+  PER_CARD_MEMORY_MIN_MIB,
+} from './rules.js';
+
+export interface RuleText {
+  message: string;
+  fix?: string;
+}
+
+type Catalog = { [R in RuleId]: (params: RuleParams[R]) => RuleText };
+
+/** Field labels exactly as the form shows them (spec §7), so a message names what to change. */
+export const FIELD_LABELS = {
+  'zh-CN': {
+    gpuType: 'GPU 资源类型',
+    multiCard: '多卡共享',
+    compute: 'GPU 算力',
+    memory: 'GPU 显存',
+    cards: 'GPU 卡数',
+    model: '显卡类型',
+    computePolicy: '算力分配策略',
+    name: '名称',
+    namespace: '命名空间',
+    replicas: '副本数',
+    containerName: '容器名称',
+    image: '镜像',
+  },
+  en: {
+    gpuType: 'GPU resource type',
+    multiCard: 'Multi-card sharing',
+    compute: 'GPU compute',
+    memory: 'GPU memory',
+    cards: 'GPU cards',
+    model: 'GPU model',
+    computePolicy: 'Compute policy',
+    name: 'Name',
+    namespace: 'Namespace',
+    replicas: 'Replicas',
+    containerName: 'Container name',
+    image: 'Image',
+  },
+} as const satisfies Record<Lang, Record<string, string>>;
+
+const en = FIELD_LABELS.en;
+const zh = FIELD_LABELS['zh-CN'];
+
+const enOf = (field: string, container: string) => `${field} of container "${container}"`;
+const zhOf = (field: string, container: string) => `容器 ${container} 的${field}`;
+const enList = (items: readonly (string | number)[], word = 'or') =>
+  items.length <= 1
+    ? items.join('')
+    : `${items.slice(0, -1).join(', ')} ${word} ${items[items.length - 1]}`;
+const zhList = (items: readonly (string | number)[], word = '或') =>
+  items.length <= 1 ? items.join('') : `${items.slice(0, -1).join('、')}${word}${items[items.length - 1]}`;
+const cardsEn = (n: number) => (n === 1 ? '1 card' : `${n} cards`);
+
+const english: Catalog = {
+  'compute-format': ({ container, value, problem, suggestions }) => {
+    const field = enOf(en.compute, container);
+    const fix = suggestions.length > 0 ? `Try ${enList(suggestions)}.` : undefined;
+    switch (problem) {
+      case 'empty':
+        return { message: `${field} is required for an mGPU container.`, fix: 'Enter a number of cards such as 0.5, 1.2 or 2.' };
+      case 'not-a-number':
+        return { message: `${field} must be a decimal number of cards, not "${value}".`, fix: fix ?? 'Enter a number such as 0.5, 1.2 or 2.' };
+      case 'below-minimum':
+        return { message: `${field} is ${value}; the smallest share is 0.01 of a card.`, fix: 'Use at least 0.01.' };
+      case 'slice-decimals':
+        return { message: `${field} is ${value}; from 0.01 to 1 it may have at most two decimals.`, ...(fix ? { fix } : {}) };
+      case 'above-one-decimals':
+        return { message: `${field} is ${value}; above 1 it may have at most one decimal.`, ...(fix ? { fix } : {}) };
+    }
+  },
+  'compute-whole-cards': ({ container, value, wholeCards, multiCard }) => ({
+    message: `${enOf(en.compute, container)} is ${value}: without multi-card sharing, more than 1 card must be whole cards.`,
+    fix:
+      `Use ${enList(wholeCards)}` +
+      (multiCard
+        ? `, or turn on multi-card sharing with ${cardsEn(multiCard.cards)} (${multiCard.perCardPercent}% each).`
+        : '.'),
+  }),
+  'cards-range': ({ container, value }) => ({
+    message: `${enOf(en.cards, container)} must be a whole number from 1 to ${MAX_CARDS}${value === '' ? '' : `, not "${value}"`}.`,
+    fix: `Choose 1 to ${MAX_CARDS} cards.`,
+  }),
+  'per-card-compute-precision': ({ container, compute, cards, perCardPercent, computeSuggestions, cardSuggestions }) => ({
+    message: `${enOf(en.compute, container)}: ${compute} over ${cardsEn(cards)} gives ${perCardPercent}% per card; per-card compute must be a multiple of 0.01 (1%).`,
+    fix: [
+      computeSuggestions.length > 0 ? `Try ${enList(computeSuggestions)}` : '',
+      cardSuggestions.length > 0 ? `use ${enList(cardSuggestions)} cards` : '',
+    ]
+      .filter(Boolean)
+      .join(', or ')
+      .replace(/^u/, 'U')
+      .concat('.'),
+  }),
+  'per-card-compute-max': ({ container, compute, cards, perCardPercent, cardsNeeded, maxCompute }) => ({
+    message: `${enOf(en.compute, container)}: ${compute} over ${cardsEn(cards)} gives ${perCardPercent}% per card; a card gives at most 100%.`,
+    fix: cardsNeeded
+      ? `Use ${cardsNeeded} cards, or at most ${maxCompute} compute.`
+      : `Use at most ${maxCompute} compute.`,
+  }),
+  'memory-required': ({ container, value, perCardPercent, minimumGiB }) => ({
+    message:
+      value.trim() === ''
+        ? `${enOf(en.memory, container)} is required${perCardPercent === undefined ? '' : `: ${perCardPercent}% per card is a slice of a card`}.`
+        : `${enOf(en.memory, container)} must be a number of GiB greater than 0, not "${value}".`,
+    fix: `Enter at least ${minimumGiB} GiB (1024 MiB per card).`,
+  }),
+  'memory-with-whole-card': ({ container }) => ({
+    message: `${enOf(en.memory, container)} must be empty: whole cards bring all their memory.`,
+    fix: `Clear ${en.memory}, or ask for less than 1 card per card of compute.`,
+  }),
+  'per-card-memory-integer': ({ container, memoryGiB, cards, perCardMiB, suggestions }) => ({
+    message: `${enOf(en.memory, container)}: ${memoryGiB} GiB over ${cardsEn(cards)} gives ${perCardMiB} MiB per card; it must be a whole number of MiB.`,
+    ...(suggestions.length > 0 ? { fix: `Try ${enList(suggestions.map((s) => `${s} GiB`))}.` } : {}),
+  }),
+  'per-card-memory-range': ({ container, memoryGiB, cards, perCardMiB, problem, boundGiB, cardsSuggestion }) => ({
+    message: `${enOf(en.memory, container)}: ${memoryGiB} GiB over ${cardsEn(cards)} gives ${perCardMiB} MiB per card; each card needs ${PER_CARD_MEMORY_MIN_MIB}–${PER_CARD_MEMORY_MAX_MIB} MiB.`,
+    fix:
+      problem === 'too-small'
+        ? `Use at least ${boundGiB} GiB${cardsSuggestion ? `, or ${cardsEn(cardsSuggestion)}` : ''}.`
+        : `Use at most ${boundGiB} GiB${cardsSuggestion ? `, or ${cardsEn(cardsSuggestion)}` : ''}.`,
+  }),
+  'multi-card-policy': ({ containers, policy }) => ({
+    message: `${en.computePolicy} must be native-burst-share for multi-card sharing (container ${enList(containers.map((c) => `"${c}"`), 'and')})${policy ? `, not ${policy}` : ''}.`,
+    fix: `Set ${en.computePolicy} to native-burst-share, or turn off ${en.multiCard}.`,
+  }),
+  'annotation-key-too-long': ({ container, length }) => ({
+    message: `${en.containerName} "${container}" has ${length} characters; with multi-card sharing the annotation key vke.volcengine.com/multiple-mgpu-<name> allows at most ${MAX_MULTI_CARD_CONTAINER_NAME}.`,
+    fix: `Shorten the container name to ${MAX_MULTI_CARD_CONTAINER_NAME} characters or fewer.`,
+  }),
+  'model-unknown': ({ container, model, known }) => ({
+    message: `${enOf(en.model, container)}: no node in the cluster has the model ${model}.`,
+    fix: known.length > 0 ? `Choose ${enList(known)}, or leave it empty for any model.` : 'Leave it empty for any model.',
+  }),
+  'per-card-memory-exceeds-model': ({ container, model, perCardMiB, modelMiB, cardsSuggestion, maxGiB }) => ({
+    message: `${enOf(en.memory, container)}: ${perCardMiB} MiB per card is more than ${model ? model : 'any model in the cluster'} has (${modelMiB} MiB per card).`,
+    fix: `Use at most ${maxGiB} GiB${cardsSuggestion ? `, or ${cardsEn(cardsSuggestion)} with multi-card sharing` : ''}.`,
+  }),
+  'cards-exceed-node': ({ container, cards, model, policy, maxCards }) => ({
+    message:
+      maxCards === 0
+        ? `${enOf(en.cards, container)}: no node${model ? ` of model ${model}` : ''}${policy ? ` with policy ${policy}` : ''} exists for this request.`
+        : `${enOf(en.cards, container)}: ${cardsEn(cards)} is more than any node${model ? ` of model ${model}` : ''}${policy ? ` with policy ${policy}` : ''} has (${maxCards}).`,
+    fix: maxCards === 0 ? `Choose another ${en.model} or ${en.computePolicy}.` : `Use at most ${cardsEn(maxCards)}.`,
+  }),
+  'name-format': ({ value, suggestion }) => ({
+    message:
+      value === ''
+        ? `${en.name} is required.`
+        : `${en.name} "${value}" must be lowercase letters, digits, "-" or ".", start and end with a letter or digit, at most 253 characters.`,
+    ...(suggestion ? { fix: `Try "${suggestion}".` } : {}),
+  }),
+  'namespace-format': ({ value, suggestion }) => ({
+    message: `${en.namespace} "${value}" must be lowercase letters, digits or "-", start and end with a letter or digit, at most 63 characters.`,
+    ...(suggestion ? { fix: `Try "${suggestion}".` } : {}),
+  }),
+  'containers-required': () => ({ message: 'A workload needs at least one container.', fix: 'Add a container.' }),
+  'container-name-format': ({ value, suggestion }) => ({
+    message:
+      value === ''
+        ? `${en.containerName} is required.`
+        : `${en.containerName} "${value}" must be lowercase letters, digits or "-", start and end with a letter or digit, at most 63 characters.`,
+    ...(suggestion ? { fix: `Try "${suggestion}".` } : {}),
+  }),
+  'container-name-unique': ({ value }) => ({
+    message: `${en.containerName} "${value}" is used by another container of this pod.`,
+    fix: 'Give each container its own name.',
+  }),
+  'image-required': ({ container }) => ({
+    message: `${en.image} of container "${container}" is required.`,
+    fix: 'Enter an image such as nginx:1.27.',
+  }),
+  'replicas-range': ({ value }) => ({
+    message: `${en.replicas} must be a whole number of 0 or more, not ${value}.`,
+    fix: 'Use 0 or more.',
+  }),
+  'compute-policy-unknown': ({ value }) => ({
+    message: `${en.computePolicy} "${value}" is not one of native-burst-share, fixed-share, guaranteed-burst-share.`,
+    fix: 'Choose one of the three policies, or leave it empty.',
+  }),
+  'multi-card-mgpu-only': ({ container, type }) => ({
+    message: `${en.multiCard} of container "${container}" works only with the mGPU resource type, not ${type}.`,
+    fix: `Set ${en.gpuType} to mGPU, or turn off ${en.multiCard}.`,
+  }),
+  'model-conflict': ({ container, model, other }) => ({
+    message: `${enOf(en.model, container)} is ${model}, but another container asks for ${other}; a pod runs on one node.`,
+    fix: 'Choose the same model for every container, or leave it empty.',
+  }),
+};
+
+const zhCards = (n: number) => `${n} 张卡`;
+
+const chinese: Catalog = {
+  'compute-format': ({ container, value, problem, suggestions }) => {
+    const field = zhOf(zh.compute, container);
+    const fix = suggestions.length > 0 ? `可改为 ${zhList(suggestions)}。` : undefined;
+    switch (problem) {
+      case 'empty':
+        return { message: `${field}为必填项（mGPU 容器）。`, fix: '请填写卡数，例如 0.5、1.2 或 2。' };
+      case 'not-a-number':
+        return { message: `${field}必须是十进制数字，不能是“${value}”。`, fix: fix ?? '请填写数字，例如 0.5、1.2 或 2。' };
+      case 'below-minimum':
+        return { message: `${field}为 ${value}，最小为 0.01 张卡。`, fix: '请填写不小于 0.01 的值。' };
+      case 'slice-decimals':
+        return { message: `${field}为 ${value}；0.01～1 之间最多两位小数。`, ...(fix ? { fix } : {}) };
+      case 'above-one-decimals':
+        return { message: `${field}为 ${value}；大于 1 时最多一位小数。`, ...(fix ? { fix } : {}) };
+    }
+  },
+  'compute-whole-cards': ({ container, value, wholeCards, multiCard }) => ({
+    message: `${zhOf(zh.compute, container)}为 ${value}：未开启多卡共享时，超过 1 张卡必须为整卡（正整数）。`,
+    fix:
+      `可改为 ${zhList(wholeCards)}` +
+      (multiCard ? `，或开启多卡共享并使用 ${zhCards(multiCard.cards)}（每卡 ${multiCard.perCardPercent}%）。` : '。'),
+  }),
+  'cards-range': ({ container, value }) => ({
+    message: `${zhOf(zh.cards, container)}必须是 1～${MAX_CARDS} 的整数${value === '' ? '' : `，不能是“${value}”`}。`,
+    fix: `请选择 1～${MAX_CARDS} 张卡。`,
+  }),
+  'per-card-compute-precision': ({ container, compute, cards, perCardPercent, computeSuggestions, cardSuggestions }) => ({
+    message: `${zhOf(zh.compute, container)}：${compute} 分到 ${zhCards(cards)}，每卡 ${perCardPercent}%；单卡算力的精度不能超过 0.01（1%）。`,
+    fix:
+      [
+        computeSuggestions.length > 0 ? `可将算力改为 ${zhList(computeSuggestions)}` : '',
+        cardSuggestions.length > 0 ? `或使用 ${zhList(cardSuggestions)} 张卡` : '',
+      ]
+        .filter(Boolean)
+        .join('，')
+        .replace(/^或/, '可') + '。',
+  }),
+  'per-card-compute-max': ({ container, compute, cards, perCardPercent, cardsNeeded, maxCompute }) => ({
+    message: `${zhOf(zh.compute, container)}：${compute} 分到 ${zhCards(cards)}，每卡 ${perCardPercent}%；单卡最多 100%。`,
+    fix: cardsNeeded ? `请使用 ${zhCards(cardsNeeded)}，或将算力改为不超过 ${maxCompute}。` : `请将算力改为不超过 ${maxCompute}。`,
+  }),
+  'memory-required': ({ container, value, perCardPercent, minimumGiB }) => ({
+    message:
+      value.trim() === ''
+        ? `${zhOf(zh.memory, container)}为必填项${perCardPercent === undefined ? '' : `：每卡 ${perCardPercent}% 算力只占部分卡`}。`
+        : `${zhOf(zh.memory, container)}必须是大于 0 的 GiB 数，不能是“${value}”。`,
+    fix: `请填写至少 ${minimumGiB} GiB（每卡 1024 MiB）。`,
+  }),
+  'memory-with-whole-card': ({ container }) => ({
+    message: `${zhOf(zh.memory, container)}必须留空：整卡自带全部显存。`,
+    fix: `请清空${zh.memory}，或将单卡算力改为小于 1。`,
+  }),
+  'per-card-memory-integer': ({ container, memoryGiB, cards, perCardMiB, suggestions }) => ({
+    message: `${zhOf(zh.memory, container)}：${memoryGiB} GiB 分到 ${zhCards(cards)}，每卡 ${perCardMiB} MiB；单卡显存换算成 MiB 后必须为整数。`,
+    ...(suggestions.length > 0 ? { fix: `可改为 ${zhList(suggestions.map((s) => `${s} GiB`))}。` } : {}),
+  }),
+  'per-card-memory-range': ({ container, memoryGiB, cards, perCardMiB, problem, boundGiB, cardsSuggestion }) => ({
+    message: `${zhOf(zh.memory, container)}：${memoryGiB} GiB 分到 ${zhCards(cards)}，每卡 ${perCardMiB} MiB；单卡显存需在 ${PER_CARD_MEMORY_MIN_MIB}～${PER_CARD_MEMORY_MAX_MIB} MiB 之间。`,
+    fix:
+      problem === 'too-small'
+        ? `请填写至少 ${boundGiB} GiB${cardsSuggestion ? `，或使用 ${zhCards(cardsSuggestion)}` : ''}。`
+        : `请填写不超过 ${boundGiB} GiB${cardsSuggestion ? `，或使用 ${zhCards(cardsSuggestion)}` : ''}。`,
+  }),
+  'multi-card-policy': ({ containers, policy }) => ({
+    message: `多卡共享（容器 ${zhList(containers, '、')}）要求${zh.computePolicy}为 native-burst-share${policy ? `，当前为 ${policy}` : ''}。`,
+    fix: `请将${zh.computePolicy}设为 native-burst-share，或关闭${zh.multiCard}。`,
+  }),
+  'annotation-key-too-long': ({ container, length }) => ({
+    message: `${zh.containerName}“${container}”有 ${length} 个字符；开启多卡共享时注解键 vke.volcengine.com/multiple-mgpu-<名称> 只允许不超过 ${MAX_MULTI_CARD_CONTAINER_NAME} 个字符的名称。`,
+    fix: `请将容器名称缩短到 ${MAX_MULTI_CARD_CONTAINER_NAME} 个字符以内。`,
+  }),
+  'model-unknown': ({ container, model, known }) => ({
+    message: `${zhOf(zh.model, container)}：集群中没有型号为 ${model} 的节点。`,
+    fix: known.length > 0 ? `请选择 ${zhList(known)}，或留空表示不限型号。` : '请留空表示不限型号。',
+  }),
+  'per-card-memory-exceeds-model': ({ container, model, perCardMiB, modelMiB, cardsSuggestion, maxGiB }) => ({
+    message: `${zhOf(zh.memory, container)}：每卡 ${perCardMiB} MiB，超过${model ? ` ${model} ` : '集群中任何型号'}的单卡显存（${modelMiB} MiB）。`,
+    fix: `请填写不超过 ${maxGiB} GiB${cardsSuggestion ? `，或开启多卡共享使用 ${zhCards(cardsSuggestion)}` : ''}。`,
+  }),
+  'cards-exceed-node': ({ container, cards, model, policy, maxCards }) => ({
+    message:
+      maxCards === 0
+        ? `${zhOf(zh.cards, container)}：集群中没有${model ? `型号为 ${model} ` : ''}${policy ? `策略为 ${policy} ` : ''}的节点可用于该请求。`
+        : `${zhOf(zh.cards, container)}：${zhCards(cards)}超过了${model ? `型号 ${model} ` : ''}${policy ? `策略 ${policy} ` : ''}节点的最大卡数（${maxCards}）。`,
+    fix: maxCards === 0 ? `请更换${zh.model}或${zh.computePolicy}。` : `请使用不超过 ${zhCards(maxCards)}。`,
+  }),
+  'name-format': ({ value, suggestion }) => ({
+    message:
+      value === ''
+        ? `${zh.name}为必填项。`
+        : `${zh.name}“${value}”只能包含小写字母、数字、“-”和“.”，以字母或数字开头和结尾，最多 253 个字符。`,
+    ...(suggestion ? { fix: `可改为“${suggestion}”。` } : {}),
+  }),
+  'namespace-format': ({ value, suggestion }) => ({
+    message: `${zh.namespace}“${value}”只能包含小写字母、数字和“-”，以字母或数字开头和结尾，最多 63 个字符。`,
+    ...(suggestion ? { fix: `可改为“${suggestion}”。` } : {}),
+  }),
+  'containers-required': () => ({ message: '工作负载至少需要一个容器。', fix: '请添加容器。' }),
+  'container-name-format': ({ value, suggestion }) => ({
+    message:
+      value === ''
+        ? `${zh.containerName}为必填项。`
+        : `${zh.containerName}“${value}”只能包含小写字母、数字和“-”，以字母或数字开头和结尾，最多 63 个字符。`,
+    ...(suggestion ? { fix: `可改为“${suggestion}”。` } : {}),
+  }),
+  'container-name-unique': ({ value }) => ({
+    message: `${zh.containerName}“${value}”已被本 Pod 的其他容器使用。`,
+    fix: '请为每个容器取不同的名称。',
+  }),
+  'image-required': ({ container }) => ({
+    message: `容器 ${container} 的${zh.image}为必填项。`,
+    fix: '请填写镜像，例如 nginx:1.27。',
+  }),
+  'replicas-range': ({ value }) => ({
+    message: `${zh.replicas}必须是不小于 0 的整数，不能是 ${value}。`,
+    fix: '请填写 0 或更大的整数。',
+  }),
+  'compute-policy-unknown': ({ value }) => ({
+    message: `${zh.computePolicy}“${value}”不是 native-burst-share、fixed-share、guaranteed-burst-share 之一。`,
+    fix: '请选择三种策略之一，或留空。',
+  }),
+  'multi-card-mgpu-only': ({ container, type }) => ({
+    message: `容器 ${container} 的${zh.multiCard}仅在 mGPU 资源类型下生效，当前为 ${type}。`,
+    fix: `请将${zh.gpuType}设为 mGPU，或关闭${zh.multiCard}。`,
+  }),
+  'model-conflict': ({ container, model, other }) => ({
+    message: `${zhOf(zh.model, container)}为 ${model}，但另一个容器要求 ${other}；一个 Pod 只能运行在一个节点上。`,
+    fix: '请为所有容器选择相同型号，或留空。',
+  }),
+};
+
+const CATALOGS: Record<Lang, Catalog> = { en: english, 'zh-CN': chinese };
+
+/** Puts a broken rule into words in the operator's language. */
+export function describeViolation(violation: Violation, lang: Lang): RuleText {
+  const render = CATALOGS[lang][violation.rule] as (params: Violation['params']) => RuleText;
+  return render(violation.params);
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/** The three mGPU compute policies (算力分配策略) a pod or a node pool can carry. */
+export const COMPUTE_POLICIES = ['native-burst-share', 'fixed-share', 'guaranteed-burst-share'] as const;
+export type ComputePolicy = (typeof COMPUTE_POLICIES)[number];
+
+/** A node without the policy label belongs to a `fixed-share` pool (spec §5). */
+export const DEFAULT_NODE_POLICY: ComputePolicy = 'fixed-share';
+
+export const GPU_TYPES = ['mgpu', 'nvidia', 'none'] as const;
+export type GpuType = (typeof GPU_TYPES)[number];
+
+export const MAX_CARDS = 8;
+
+/**
+ * Compute and memory are kept as the operator typed them: the rules judge the text exactly
+ * (a JSON number is accepted and turned back into its shortest decimal text).
+ */
+const typedDecimal = z
+  .union([z.string(), z.number().transform((value) => String(value))])
+  .optional()
+  .describe('a decimal number as typed; empty or absent means the field is empty');
+
+const typedInteger = z
+  .union([z.number(), z.string()])
+  .optional()
+  .describe('an integer as typed; the rules say what range is allowed');
+
+export const GpuRequestSchema = z.object({
+  type: z.enum(GPU_TYPES).default('mgpu'),
+  multiCard: z.boolean().default(false),
+  compute: typedDecimal,
+  memoryGiB: typedDecimal,
+  cards: typedInteger,
+  model: z.string().optional(),
+});
+export type GpuRequest = z.output<typeof GpuRequestSchema>;
+
+export const ContainerRequestSchema = z.object({
+  name: z.string(),
+  image: z.string().default(''),
+  gpu: GpuRequestSchema.optional(),
+});
+export type ContainerRequest = z.output<typeof ContainerRequestSchema>;
+
+export const WorkloadRequestSchema = z.object({
+  name: z.string(),
+  namespace: z.string().default('default'),
+  replicas: z.number().default(1),
+  computePolicy: z.string().optional(),
+  containers: z.array(ContainerRequestSchema),
+});
+/** A workload request after defaults: what the rules, the manifest builder and the BFF take. */
+export type WorkloadRequest = z.output<typeof WorkloadRequestSchema>;
+/** A workload request as written (defaults not yet applied): what the form edits. */
+export type WorkloadRequestInput = z.input<typeof WorkloadRequestSchema>;
+
+/** What a new form starts with: one mGPU container, multi-card sharing off (spec §7). */
+export function newWorkloadRequest(): WorkloadRequest {
+  return {
+    name: '',
+    namespace: 'default',
+    replicas: 1,
+    containers: [{ name: 'main', image: '', gpu: { type: 'mgpu', multiCard: false } }],
+  };
+}
+
+export function isComputePolicy(value: string): value is ComputePolicy {
+  return (COMPUTE_POLICIES as readonly string[]).includes(value);
+}

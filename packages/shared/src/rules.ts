@@ -1,0 +1,154 @@
+/**
+ * Every rule id the console reports. The first block is spec §3's table; the rest are the
+ * ordinary Kubernetes rules and the few shape rules the form needs (short kebab-case ids).
+ */
+export const MGPU_RULES = [
+  'compute-format',
+  'compute-whole-cards',
+  'cards-range',
+  'per-card-compute-precision',
+  'per-card-compute-max',
+  'memory-required',
+  'memory-with-whole-card',
+  'per-card-memory-integer',
+  'per-card-memory-range',
+  'multi-card-policy',
+  'annotation-key-too-long',
+  'model-unknown',
+  'per-card-memory-exceeds-model',
+  'cards-exceed-node',
+] as const;
+
+export const KUBERNETES_RULES = [
+  'name-format',
+  'namespace-format',
+  'containers-required',
+  'container-name-format',
+  'container-name-unique',
+  'image-required',
+  'replicas-range',
+  'compute-policy-unknown',
+  'multi-card-mgpu-only',
+  'model-conflict',
+] as const;
+
+export type MgpuRuleId = (typeof MGPU_RULES)[number];
+export type KubernetesRuleId = (typeof KUBERNETES_RULES)[number];
+export type RuleId = MgpuRuleId | KubernetesRuleId;
+
+/** The rules that need the cluster's GPU inventory (spec §3, "cluster-aware only"). */
+export const CLUSTER_AWARE_RULES: readonly RuleId[] = [
+  'model-unknown',
+  'per-card-memory-exceeds-model',
+  'cards-exceed-node',
+];
+
+export const LANGS = ['zh-CN', 'en'] as const;
+export type Lang = (typeof LANGS)[number];
+
+export function isLang(value: string): value is Lang {
+  return (LANGS as readonly string[]).includes(value);
+}
+
+/** Per-card memory bounds in MiB, inclusive (spec §3 `per-card-memory-range`). */
+export const PER_CARD_MEMORY_MIN_MIB = 1024;
+export const PER_CARD_MEMORY_MAX_MIB = 81920;
+/** `vke.volcengine.com/multiple-mgpu-` plus the name must fit a 63-character key name. */
+export const MAX_MULTI_CARD_CONTAINER_NAME = 49;
+
+/** The parameters each rule's message is written from; both languages read the same ones. */
+export interface RuleParams {
+  'compute-format': {
+    container: string;
+    value: string;
+    problem: 'empty' | 'not-a-number' | 'below-minimum' | 'slice-decimals' | 'above-one-decimals';
+    suggestions: string[];
+  };
+  'compute-whole-cards': {
+    container: string;
+    value: string;
+    wholeCards: string[];
+    multiCard?: { cards: number; perCardPercent: number };
+  };
+  'cards-range': { container: string; value: string };
+  'per-card-compute-precision': {
+    container: string;
+    compute: string;
+    cards: number;
+    perCardPercent: string;
+    computeSuggestions: string[];
+    cardSuggestions: number[];
+  };
+  'per-card-compute-max': {
+    container: string;
+    compute: string;
+    cards: number;
+    perCardPercent: string;
+    cardsNeeded?: number;
+    maxCompute: string;
+  };
+  'memory-required': {
+    container: string;
+    value: string;
+    perCardPercent?: number;
+    minimumGiB: string;
+  };
+  'memory-with-whole-card': { container: string; value: string };
+  'per-card-memory-integer': {
+    container: string;
+    memoryGiB: string;
+    cards: number;
+    perCardMiB: string;
+    suggestions: string[];
+  };
+  'per-card-memory-range': {
+    container: string;
+    memoryGiB: string;
+    cards: number;
+    perCardMiB: string;
+    problem: 'too-small' | 'too-large';
+    boundGiB: string;
+    cardsSuggestion?: number;
+  };
+  'multi-card-policy': { containers: string[]; policy?: string };
+  'annotation-key-too-long': { container: string; length: number };
+  'model-unknown': { container: string; model: string; known: string[] };
+  'per-card-memory-exceeds-model': {
+    container: string;
+    model?: string;
+    perCardMiB: number;
+    modelMiB: number;
+    cardsSuggestion?: number;
+    maxGiB: string;
+  };
+  'cards-exceed-node': {
+    container: string;
+    cards: number;
+    model?: string;
+    policy?: string;
+    maxCards: number;
+  };
+  'name-format': { value: string; suggestion?: string };
+  'namespace-format': { value: string; suggestion?: string };
+  'containers-required': Record<string, never>;
+  'container-name-format': { value: string; suggestion?: string };
+  'container-name-unique': { value: string };
+  'image-required': { container: string };
+  'replicas-range': { value: number };
+  'compute-policy-unknown': { value: string };
+  'multi-card-mgpu-only': { container: string; type: string };
+  'model-conflict': { container: string; model: string; other: string };
+}
+
+/** A rule broken at a path of the request, before it is put into words. */
+export type Violation = {
+  [R in RuleId]: { rule: R; path: string; params: RuleParams[R] };
+}[RuleId];
+
+/** A broken rule as the check result reports it (spec §7). */
+export interface RuleError {
+  path: string;
+  rule: RuleId;
+  message: string;
+  fix?: string;
+}
