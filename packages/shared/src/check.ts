@@ -2,7 +2,7 @@ import { Big, decimalPlaces, formatDecimal, isInteger, parseDecimal } from './de
 import type { GpuInventory, GpuPool } from './inventory.js';
 import { knownModels } from './inventory.js';
 import { isDns1123Label, isDns1123Subdomain, suggestName } from './kubernetes-names.js';
-import { type DeploymentManifest, buildDeployment, type ManifestOptions } from './manifest.js';
+import { buildDeployment, type DeploymentManifest, type ManifestOptions } from './manifest.js';
 import { describeViolation } from './messages.js';
 import {
   type ComputePolicy,
@@ -321,9 +321,10 @@ function evaluateMgpuContainer(
 
   const totalMiB = memory.times(1024);
   const perCardMiB = totalMiB.div(cards);
-  const perCardMiBText = isInteger(totalMiB) && totalMiB.mod(cards).eq(0)
-    ? formatDecimal(perCardMiB)
-    : formatDecimal(perCardMiB, 2);
+  const perCardMiBText =
+    isInteger(totalMiB) && totalMiB.mod(cards).eq(0)
+      ? formatDecimal(perCardMiB)
+      : formatDecimal(perCardMiB, 2);
   const memoryGiB = formatDecimal(memory);
   const integral = isInteger(totalMiB) && totalMiB.mod(cards).eq(0);
   if (!integral) {
@@ -348,7 +349,10 @@ function evaluateMgpuContainer(
   const tooLarge = totalMiB.gt(PER_CARD_MEMORY_MAX_MIB * cards);
   if (tooSmall || tooLarge) {
     const fewer = memory.div(1).round(0, Big.roundDown).toNumber();
-    const more = memory.div(PER_CARD_MEMORY_MAX_MIB / 1024).round(0, Big.roundUp).toNumber();
+    const more = memory
+      .div(PER_CARD_MEMORY_MAX_MIB / 1024)
+      .round(0, Big.roundUp)
+      .toNumber();
     const suggestion = tooSmall ? fewer : more;
     violations.push({
       rule: 'per-card-memory-range',
@@ -461,12 +465,20 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
     });
   }
   if (!Number.isInteger(request.replicas) || request.replicas < 0) {
-    violations.push({ rule: 'replicas-range', path: 'replicas', params: { value: request.replicas } });
+    violations.push({
+      rule: 'replicas-range',
+      path: 'replicas',
+      params: { value: request.replicas },
+    });
   }
   const policyText = request.computePolicy?.trim() ?? '';
   const policy = policyText === '' ? undefined : policyText;
   if (policy !== undefined && !isComputePolicy(policy)) {
-    violations.push({ rule: 'compute-policy-unknown', path: 'computePolicy', params: { value: policy } });
+    violations.push({
+      rule: 'compute-policy-unknown',
+      path: 'computePolicy',
+      params: { value: policy },
+    });
   }
   if (request.containers.length === 0) {
     violations.push({ rule: 'containers-required', path: 'containers', params: {} });
@@ -486,11 +498,19 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
         params: { value: container.name, ...(suggestion ? { suggestion } : {}) },
       });
     } else if (seenNames.has(container.name)) {
-      violations.push({ rule: 'container-name-unique', path: `${base}.name`, params: { value: container.name } });
+      violations.push({
+        rule: 'container-name-unique',
+        path: `${base}.name`,
+        params: { value: container.name },
+      });
     }
     seenNames.add(container.name);
     if (container.image.trim() === '') {
-      violations.push({ rule: 'image-required', path: `${base}.image`, params: { container: label } });
+      violations.push({
+        rule: 'image-required',
+        path: `${base}.image`,
+        params: { container: label },
+      });
     }
 
     const gpu = container.gpu;

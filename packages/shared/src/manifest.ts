@@ -79,10 +79,10 @@ export function buildDeployment(
     },
     spec: {
       replicas: request.replicas,
-      selector: { matchLabels: labels },
+      selector: { matchLabels: { ...labels } },
       template: {
         metadata: {
-          labels,
+          labels: { ...labels },
           ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
         },
         spec: {
@@ -113,7 +113,9 @@ export function buildDeployment(
             return {
               name: container.name,
               image: container.image.trim(),
-              ...(resources ? { resources: { requests: resources, limits: { ...resources } } } : {}),
+              ...(resources
+                ? { resources: { requests: resources, limits: { ...resources } } }
+                : {}),
             };
           }),
         },

@@ -1,7 +1,5 @@
+import { MAX_CARDS } from './request.js';
 import type { Lang, RuleId, RuleParams, Violation } from './rules.js';
-import {
-  MAX_CARDS,
-} from './request.js';
 import {
   MAX_MULTI_CARD_CONTAINER_NAME,
   PER_CARD_MEMORY_MAX_MIB,
@@ -57,8 +55,12 @@ const enList = (items: readonly (string | number)[], word = 'or') =>
     ? items.join('')
     : `${items.slice(0, -1).join(', ')} ${word} ${items[items.length - 1]}`;
 const zhList = (items: readonly (string | number)[], word = '或') =>
-  items.length <= 1 ? items.join('') : `${items.slice(0, -1).join('、')}${word}${items[items.length - 1]}`;
+  items.length <= 1
+    ? items.join('')
+    : `${items.slice(0, -1).join('、')}${word}${items[items.length - 1]}`;
 const cardsEn = (n: number) => (n === 1 ? '1 card' : `${n} cards`);
+/** Compute is counted in cards: "1 card", "1.2 cards". */
+const computeEn = (compute: string) => (compute.trim() === '1' ? '1 card' : `${compute} cards`);
 
 const english: Catalog = {
   'compute-format': ({ container, value, problem, suggestions }) => {
@@ -66,15 +68,30 @@ const english: Catalog = {
     const fix = suggestions.length > 0 ? `Try ${enList(suggestions)}.` : undefined;
     switch (problem) {
       case 'empty':
-        return { message: `${field} is required for an mGPU container.`, fix: 'Enter a number of cards such as 0.5, 1.2 or 2.' };
+        return {
+          message: `${field} is required for an mGPU container.`,
+          fix: 'Enter a number of cards such as 0.5, 1.2 or 2.',
+        };
       case 'not-a-number':
-        return { message: `${field} must be a decimal number of cards, not "${value}".`, fix: fix ?? 'Enter a number such as 0.5, 1.2 or 2.' };
+        return {
+          message: `${field} must be a decimal number of cards, not "${value}".`,
+          fix: fix ?? 'Enter a number such as 0.5, 1.2 or 2.',
+        };
       case 'below-minimum':
-        return { message: `${field} is ${value}; the smallest share is 0.01 of a card.`, fix: 'Use at least 0.01.' };
+        return {
+          message: `${field} is ${value}; the smallest share is 0.01 of a card.`,
+          fix: 'Use at least 0.01.',
+        };
       case 'slice-decimals':
-        return { message: `${field} is ${value}; from 0.01 to 1 it may have at most two decimals.`, ...(fix ? { fix } : {}) };
+        return {
+          message: `${field} is ${value}; from 0.01 to 1 it may have at most two decimals.`,
+          ...(fix ? { fix } : {}),
+        };
       case 'above-one-decimals':
-        return { message: `${field} is ${value}; above 1 it may have at most one decimal.`, ...(fix ? { fix } : {}) };
+        return {
+          message: `${field} is ${value}; above 1 it may have at most one decimal.`,
+          ...(fix ? { fix } : {}),
+        };
     }
   },
   'compute-whole-cards': ({ container, value, wholeCards, multiCard }) => ({
@@ -89,22 +106,35 @@ const english: Catalog = {
     message: `${enOf(en.cards, container)} must be a whole number from 1 to ${MAX_CARDS}${value === '' ? '' : `, not "${value}"`}.`,
     fix: `Choose 1 to ${MAX_CARDS} cards.`,
   }),
-  'per-card-compute-precision': ({ container, compute, cards, perCardPercent, computeSuggestions, cardSuggestions }) => ({
-    message: `${enOf(en.compute, container)}: ${compute} over ${cardsEn(cards)} gives ${perCardPercent}% per card; per-card compute must be a multiple of 0.01 (1%).`,
-    fix: [
-      computeSuggestions.length > 0 ? `Try ${enList(computeSuggestions)}` : '',
+  'per-card-compute-precision': ({
+    container,
+    compute,
+    cards,
+    perCardPercent,
+    computeSuggestions,
+    cardSuggestions,
+  }) => ({
+    message: `${enOf(en.compute, container)}: ${computeEn(compute)} over ${cardsEn(cards)} gives ${perCardPercent}% per card; per-card compute must be a multiple of 0.01 (1%).`,
+    fix: `${[
+      computeSuggestions.length > 0 ? `try ${enList(computeSuggestions)}` : '',
       cardSuggestions.length > 0 ? `use ${enList(cardSuggestions)} cards` : '',
     ]
       .filter(Boolean)
       .join(', or ')
-      .replace(/^u/, 'U')
-      .concat('.'),
+      .replace(/^./, (first) => first.toUpperCase())}.`,
   }),
-  'per-card-compute-max': ({ container, compute, cards, perCardPercent, cardsNeeded, maxCompute }) => ({
-    message: `${enOf(en.compute, container)}: ${compute} over ${cardsEn(cards)} gives ${perCardPercent}% per card; a card gives at most 100%.`,
+  'per-card-compute-max': ({
+    container,
+    compute,
+    cards,
+    perCardPercent,
+    cardsNeeded,
+    maxCompute,
+  }) => ({
+    message: `${enOf(en.compute, container)}: ${computeEn(compute)} over ${cardsEn(cards)} gives ${perCardPercent}% per card; a card gives at most 100%.`,
     fix: cardsNeeded
-      ? `Use ${cardsNeeded} cards, or at most ${maxCompute} compute.`
-      : `Use at most ${maxCompute} compute.`,
+      ? `Use ${cardsNeeded} cards, or at most ${maxCompute} of compute.`
+      : `Use at most ${maxCompute} of compute.`,
   }),
   'memory-required': ({ container, value, perCardPercent, minimumGiB }) => ({
     message:
@@ -119,9 +149,19 @@ const english: Catalog = {
   }),
   'per-card-memory-integer': ({ container, memoryGiB, cards, perCardMiB, suggestions }) => ({
     message: `${enOf(en.memory, container)}: ${memoryGiB} GiB over ${cardsEn(cards)} gives ${perCardMiB} MiB per card; it must be a whole number of MiB.`,
-    ...(suggestions.length > 0 ? { fix: `Try ${enList(suggestions.map((s) => `${s} GiB`))}.` } : {}),
+    ...(suggestions.length > 0
+      ? { fix: `Try ${enList(suggestions.map((s) => `${s} GiB`))}.` }
+      : {}),
   }),
-  'per-card-memory-range': ({ container, memoryGiB, cards, perCardMiB, problem, boundGiB, cardsSuggestion }) => ({
+  'per-card-memory-range': ({
+    container,
+    memoryGiB,
+    cards,
+    perCardMiB,
+    problem,
+    boundGiB,
+    cardsSuggestion,
+  }) => ({
     message: `${enOf(en.memory, container)}: ${memoryGiB} GiB over ${cardsEn(cards)} gives ${perCardMiB} MiB per card; each card needs ${PER_CARD_MEMORY_MIN_MIB}–${PER_CARD_MEMORY_MAX_MIB} MiB.`,
     fix:
       problem === 'too-small'
@@ -129,7 +169,10 @@ const english: Catalog = {
         : `Use at most ${boundGiB} GiB${cardsSuggestion ? `, or ${cardsEn(cardsSuggestion)}` : ''}.`,
   }),
   'multi-card-policy': ({ containers, policy }) => ({
-    message: `${en.computePolicy} must be native-burst-share for multi-card sharing (container ${enList(containers.map((c) => `"${c}"`), 'and')})${policy ? `, not ${policy}` : ''}.`,
+    message: `${en.computePolicy} must be native-burst-share for multi-card sharing (container ${enList(
+      containers.map((c) => `"${c}"`),
+      'and',
+    )})${policy ? `, not ${policy}` : ''}.`,
     fix: `Set ${en.computePolicy} to native-burst-share, or turn off ${en.multiCard}.`,
   }),
   'annotation-key-too-long': ({ container, length }) => ({
@@ -138,9 +181,19 @@ const english: Catalog = {
   }),
   'model-unknown': ({ container, model, known }) => ({
     message: `${enOf(en.model, container)}: no node in the cluster has the model ${model}.`,
-    fix: known.length > 0 ? `Choose ${enList(known)}, or leave it empty for any model.` : 'Leave it empty for any model.',
+    fix:
+      known.length > 0
+        ? `Choose ${enList(known)}, or leave it empty for any model.`
+        : 'Leave it empty for any model.',
   }),
-  'per-card-memory-exceeds-model': ({ container, model, perCardMiB, modelMiB, cardsSuggestion, maxGiB }) => ({
+  'per-card-memory-exceeds-model': ({
+    container,
+    model,
+    perCardMiB,
+    modelMiB,
+    cardsSuggestion,
+    maxGiB,
+  }) => ({
     message: `${enOf(en.memory, container)}: ${perCardMiB} MiB per card is more than ${model ? model : 'any model in the cluster'} has (${modelMiB} MiB per card).`,
     fix: `Use at most ${maxGiB} GiB${cardsSuggestion ? `, or ${cardsEn(cardsSuggestion)} with multi-card sharing` : ''}.`,
   }),
@@ -149,7 +202,10 @@ const english: Catalog = {
       maxCards === 0
         ? `${enOf(en.cards, container)}: no node${model ? ` of model ${model}` : ''}${policy ? ` with policy ${policy}` : ''} exists for this request.`
         : `${enOf(en.cards, container)}: ${cardsEn(cards)} is more than any node${model ? ` of model ${model}` : ''}${policy ? ` with policy ${policy}` : ''} has (${maxCards}).`,
-    fix: maxCards === 0 ? `Choose another ${en.model} or ${en.computePolicy}.` : `Use at most ${cardsEn(maxCards)}.`,
+    fix:
+      maxCards === 0
+        ? `Choose another ${en.model} or ${en.computePolicy}.`
+        : `Use at most ${cardsEn(maxCards)}.`,
   }),
   'name-format': ({ value, suggestion }) => ({
     message:
@@ -162,7 +218,10 @@ const english: Catalog = {
     message: `${en.namespace} "${value}" must be lowercase letters, digits or "-", start and end with a letter or digit, at most 63 characters.`,
     ...(suggestion ? { fix: `Try "${suggestion}".` } : {}),
   }),
-  'containers-required': () => ({ message: 'A workload needs at least one container.', fix: 'Add a container.' }),
+  'containers-required': () => ({
+    message: 'A workload needs at least one container.',
+    fix: 'Add a container.',
+  }),
   'container-name-format': ({ value, suggestion }) => ({
     message:
       value === ''
@@ -194,6 +253,10 @@ const english: Catalog = {
     message: `${enOf(en.model, container)} is ${model}, but another container asks for ${other}; a pod runs on one node.`,
     fix: 'Choose the same model for every container, or leave it empty.',
   }),
+  'requests-equal-limits': ({ container, resource }) => ({
+    message: `Container "${container}" requests ${resource} differently from its limit; GPU requests must equal limits.`,
+    fix: 'Set requests and limits to the same value.',
+  }),
 };
 
 const zhCards = (n: number) => `${n} 张卡`;
@@ -204,13 +267,25 @@ const chinese: Catalog = {
     const fix = suggestions.length > 0 ? `可改为 ${zhList(suggestions)}。` : undefined;
     switch (problem) {
       case 'empty':
-        return { message: `${field}为必填项（mGPU 容器）。`, fix: '请填写卡数，例如 0.5、1.2 或 2。' };
+        return {
+          message: `${field}为必填项（mGPU 容器）。`,
+          fix: '请填写卡数，例如 0.5、1.2 或 2。',
+        };
       case 'not-a-number':
-        return { message: `${field}必须是十进制数字，不能是“${value}”。`, fix: fix ?? '请填写数字，例如 0.5、1.2 或 2。' };
+        return {
+          message: `${field}必须是十进制数字，不能是“${value}”。`,
+          fix: fix ?? '请填写数字，例如 0.5、1.2 或 2。',
+        };
       case 'below-minimum':
-        return { message: `${field}为 ${value}，最小为 0.01 张卡。`, fix: '请填写不小于 0.01 的值。' };
+        return {
+          message: `${field}为 ${value}，最小为 0.01 张卡。`,
+          fix: '请填写不小于 0.01 的值。',
+        };
       case 'slice-decimals':
-        return { message: `${field}为 ${value}；0.01～1 之间最多两位小数。`, ...(fix ? { fix } : {}) };
+        return {
+          message: `${field}为 ${value}；0.01～1 之间最多两位小数。`,
+          ...(fix ? { fix } : {}),
+        };
       case 'above-one-decimals':
         return { message: `${field}为 ${value}；大于 1 时最多一位小数。`, ...(fix ? { fix } : {}) };
     }
@@ -219,26 +294,42 @@ const chinese: Catalog = {
     message: `${zhOf(zh.compute, container)}为 ${value}：未开启多卡共享时，超过 1 张卡必须为整卡（正整数）。`,
     fix:
       `可改为 ${zhList(wholeCards)}` +
-      (multiCard ? `，或开启多卡共享并使用 ${zhCards(multiCard.cards)}（每卡 ${multiCard.perCardPercent}%）。` : '。'),
+      (multiCard
+        ? `，或开启多卡共享并使用 ${zhCards(multiCard.cards)}（每卡 ${multiCard.perCardPercent}%）。`
+        : '。'),
   }),
   'cards-range': ({ container, value }) => ({
     message: `${zhOf(zh.cards, container)}必须是 1～${MAX_CARDS} 的整数${value === '' ? '' : `，不能是“${value}”`}。`,
     fix: `请选择 1～${MAX_CARDS} 张卡。`,
   }),
-  'per-card-compute-precision': ({ container, compute, cards, perCardPercent, computeSuggestions, cardSuggestions }) => ({
+  'per-card-compute-precision': ({
+    container,
+    compute,
+    cards,
+    perCardPercent,
+    computeSuggestions,
+    cardSuggestions,
+  }) => ({
     message: `${zhOf(zh.compute, container)}：${compute} 分到 ${zhCards(cards)}，每卡 ${perCardPercent}%；单卡算力的精度不能超过 0.01（1%）。`,
-    fix:
-      [
-        computeSuggestions.length > 0 ? `可将算力改为 ${zhList(computeSuggestions)}` : '',
-        cardSuggestions.length > 0 ? `或使用 ${zhList(cardSuggestions)} 张卡` : '',
-      ]
-        .filter(Boolean)
-        .join('，')
-        .replace(/^或/, '可') + '。',
+    fix: `${[
+      computeSuggestions.length > 0 ? `将算力改为 ${zhList(computeSuggestions)}` : '',
+      cardSuggestions.length > 0 ? `使用 ${zhList(cardSuggestions)} 张卡` : '',
+    ]
+      .filter(Boolean)
+      .join('，或')}。`.replace(/^/, '可'),
   }),
-  'per-card-compute-max': ({ container, compute, cards, perCardPercent, cardsNeeded, maxCompute }) => ({
+  'per-card-compute-max': ({
+    container,
+    compute,
+    cards,
+    perCardPercent,
+    cardsNeeded,
+    maxCompute,
+  }) => ({
     message: `${zhOf(zh.compute, container)}：${compute} 分到 ${zhCards(cards)}，每卡 ${perCardPercent}%；单卡最多 100%。`,
-    fix: cardsNeeded ? `请使用 ${zhCards(cardsNeeded)}，或将算力改为不超过 ${maxCompute}。` : `请将算力改为不超过 ${maxCompute}。`,
+    fix: cardsNeeded
+      ? `请使用 ${zhCards(cardsNeeded)}，或将算力改为不超过 ${maxCompute}。`
+      : `请将算力改为不超过 ${maxCompute}。`,
   }),
   'memory-required': ({ container, value, perCardPercent, minimumGiB }) => ({
     message:
@@ -253,9 +344,19 @@ const chinese: Catalog = {
   }),
   'per-card-memory-integer': ({ container, memoryGiB, cards, perCardMiB, suggestions }) => ({
     message: `${zhOf(zh.memory, container)}：${memoryGiB} GiB 分到 ${zhCards(cards)}，每卡 ${perCardMiB} MiB；单卡显存换算成 MiB 后必须为整数。`,
-    ...(suggestions.length > 0 ? { fix: `可改为 ${zhList(suggestions.map((s) => `${s} GiB`))}。` } : {}),
+    ...(suggestions.length > 0
+      ? { fix: `可改为 ${zhList(suggestions.map((s) => `${s} GiB`))}。` }
+      : {}),
   }),
-  'per-card-memory-range': ({ container, memoryGiB, cards, perCardMiB, problem, boundGiB, cardsSuggestion }) => ({
+  'per-card-memory-range': ({
+    container,
+    memoryGiB,
+    cards,
+    perCardMiB,
+    problem,
+    boundGiB,
+    cardsSuggestion,
+  }) => ({
     message: `${zhOf(zh.memory, container)}：${memoryGiB} GiB 分到 ${zhCards(cards)}，每卡 ${perCardMiB} MiB；单卡显存需在 ${PER_CARD_MEMORY_MIN_MIB}～${PER_CARD_MEMORY_MAX_MIB} MiB 之间。`,
     fix:
       problem === 'too-small'
@@ -272,9 +373,17 @@ const chinese: Catalog = {
   }),
   'model-unknown': ({ container, model, known }) => ({
     message: `${zhOf(zh.model, container)}：集群中没有型号为 ${model} 的节点。`,
-    fix: known.length > 0 ? `请选择 ${zhList(known)}，或留空表示不限型号。` : '请留空表示不限型号。',
+    fix:
+      known.length > 0 ? `请选择 ${zhList(known)}，或留空表示不限型号。` : '请留空表示不限型号。',
   }),
-  'per-card-memory-exceeds-model': ({ container, model, perCardMiB, modelMiB, cardsSuggestion, maxGiB }) => ({
+  'per-card-memory-exceeds-model': ({
+    container,
+    model,
+    perCardMiB,
+    modelMiB,
+    cardsSuggestion,
+    maxGiB,
+  }) => ({
     message: `${zhOf(zh.memory, container)}：每卡 ${perCardMiB} MiB，超过${model ? ` ${model} ` : '集群中任何型号'}的单卡显存（${modelMiB} MiB）。`,
     fix: `请填写不超过 ${maxGiB} GiB${cardsSuggestion ? `，或开启多卡共享使用 ${zhCards(cardsSuggestion)}` : ''}。`,
   }),
@@ -283,7 +392,10 @@ const chinese: Catalog = {
       maxCards === 0
         ? `${zhOf(zh.cards, container)}：集群中没有${model ? `型号为 ${model} ` : ''}${policy ? `策略为 ${policy} ` : ''}的节点可用于该请求。`
         : `${zhOf(zh.cards, container)}：${zhCards(cards)}超过了${model ? `型号 ${model} ` : ''}${policy ? `策略 ${policy} ` : ''}节点的最大卡数（${maxCards}）。`,
-    fix: maxCards === 0 ? `请更换${zh.model}或${zh.computePolicy}。` : `请使用不超过 ${zhCards(maxCards)}。`,
+    fix:
+      maxCards === 0
+        ? `请更换${zh.model}或${zh.computePolicy}。`
+        : `请使用不超过 ${zhCards(maxCards)}。`,
   }),
   'name-format': ({ value, suggestion }) => ({
     message:
@@ -327,6 +439,10 @@ const chinese: Catalog = {
   'model-conflict': ({ container, model, other }) => ({
     message: `${zhOf(zh.model, container)}为 ${model}，但另一个容器要求 ${other}；一个 Pod 只能运行在一个节点上。`,
     fix: '请为所有容器选择相同型号，或留空。',
+  }),
+  'requests-equal-limits': ({ container, resource }) => ({
+    message: `容器 ${container} 的 ${resource} 请求值（requests）与限制值（limits）不同；GPU 资源的请求值必须等于限制值。`,
+    fix: '请将 requests 与 limits 设为相同的值。',
   }),
 };
 

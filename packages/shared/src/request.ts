@@ -1,7 +1,11 @@
 import { z } from 'zod';
 
 /** The three mGPU compute policies (算力分配策略) a pod or a node pool can carry. */
-export const COMPUTE_POLICIES = ['native-burst-share', 'fixed-share', 'guaranteed-burst-share'] as const;
+export const COMPUTE_POLICIES = [
+  'native-burst-share',
+  'fixed-share',
+  'guaranteed-burst-share',
+] as const;
 export type ComputePolicy = (typeof COMPUTE_POLICIES)[number];
 
 /** A node without the policy label belongs to a `fixed-share` pool (spec §5). */

@@ -30,6 +30,7 @@ export const KUBERNETES_RULES = [
   'compute-policy-unknown',
   'multi-card-mgpu-only',
   'model-conflict',
+  'requests-equal-limits',
 ] as const;
 
 export type MgpuRuleId = (typeof MGPU_RULES)[number];
@@ -138,6 +139,7 @@ export interface RuleParams {
   'compute-policy-unknown': { value: string };
   'multi-card-mgpu-only': { container: string; type: string };
   'model-conflict': { container: string; model: string; other: string };
+  'requests-equal-limits': { container: string; resource: string };
 }
 
 /** A rule broken at a path of the request, before it is put into words. */

@@ -1,0 +1,233 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
+const tsx = join(packageRoot, 'node_modules', '.bin', 'tsx');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real `mgpu` process, as `pnpm --silent mgpu` does. */
+function mgpu(args: string[], stdin = ''): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, ['--conditions=source', 'src/cli/main.ts', ...args], {
+      cwd: packageRoot,
+      env: { ...process.env, LANG: 'C' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+const seed = {
+  name: 'demo',
+  namespace: 'default',
+  replicas: 1,
+  computePolicy: 'native-burst-share',
+  containers: [
+    {
+      name: 'worker',
+      image: 'nginx:1.27',
+      gpu: {
+        type: 'mgpu',
+        multiCard: true,
+        compute: '1.2',
+        memoryGiB: '8',
+        cards: 2,
+        model: 'NVIDIA-L20',
+      },
+    },
+  ],
+};
+const withGpu = (gpu: object) => ({
+  ...seed,
+  containers: [{ ...seed.containers[0], gpu: { ...seed.containers[0]?.gpu, ...gpu } }],
+});
+
+describe('mgpu check', () => {
+  it('accepts the seed example with 60 % and 4096 MiB per card and exits 0', async () => {
+    const run = await mgpu(['check'], JSON.stringify(seed));
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({
+      valid: true,
+      errors: [],
+      containers: [{ name: 'worker', cards: 2, perCard: { computePercent: 60, memoryMiB: 4096 } }],
+      manifest: { apiVersion: 'apps/v1', kind: 'Deployment' },
+    });
+  });
+
+  it('checks an array in order, exits 1 when any is invalid, in the language asked for', async () => {
+    const run = await mgpu(
+      ['check', '--lang', 'zh-CN'],
+      JSON.stringify([seed, withGpu({ compute: '1', cards: 3, memoryGiB: '12' })]),
+    );
+    expect(run.code).toBe(1);
+    const [first, second] = JSON.parse(run.stdout);
+    expect(first.valid).toBe(true);
+    expect(second).toMatchObject({
+      valid: false,
+      errors: [{ path: 'containers.0.gpu.compute', rule: 'per-card-compute-precision' }],
+    });
+    expect(second.errors[0].message).toContain('GPU 算力');
+    expect(second.manifest).toBeUndefined();
+  });
+
+  it('uses the cluster inventory for the cluster-aware rules when given one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mgpu-cli-'));
+    const inventory = join(dir, 'inventory.json');
+    await writeFile(
+      inventory,
+      JSON.stringify({
+        pools: [
+          {
+            model: 'NVIDIA-L20',
+            resourceType: 'mgpu',
+            policy: 'native-burst-share',
+            cardsPerNode: 4,
+            memoryMiBPerCard: 46068,
+            nodes: 3,
+          },
+        ],
+      }),
+    );
+    const run = await mgpu(
+      ['check', '--inventory', inventory],
+      JSON.stringify(withGpu({ model: 'Tesla-V100' })),
+    );
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout).errors.map((e: { rule: string }) => e.rule)).toEqual([
+      'model-unknown',
+    ]);
+  });
+
+  it.each([
+    ['malformed JSON', '{"name": '],
+    ['a request of the wrong shape', JSON.stringify({ name: 3, containers: [] })],
+    ['an empty input', ''],
+  ])('refuses %s with one line on stderr and exit 2', async (_label, input) => {
+    const run = await mgpu(['check'], input);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('mgpu manifest', () => {
+  it('prints the Deployment of spec §4 as YAML', async () => {
+    const run = await mgpu(['manifest'], JSON.stringify(seed));
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('*a1');
+    const deployment = parse(run.stdout);
+    expect(deployment.spec.template.metadata.annotations).toEqual({
+      'vke.volcengine.com/multiple-mgpu-worker': '2',
+      'vke.volcengine.com/mgpu-compute-policy': 'native-burst-share',
+    });
+    const resources = deployment.spec.template.spec.containers[0].resources;
+    expect(resources.limits).toEqual({
+      'vke.volcengine.com/mgpu-core': '120',
+      'vke.volcengine.com/mgpu-memory': '8192',
+    });
+    expect(resources.requests).toEqual(resources.limits);
+    expect(
+      deployment.spec.template.spec.affinity.nodeAffinity
+        .requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0],
+    ).toEqual({
+      key: 'machine.cluster.vke.volcengine.com/gpu-name',
+      operator: 'In',
+      values: ['NVIDIA-L20'],
+    });
+  });
+
+  it('prints the errors and exits 1 for an invalid request', async () => {
+    const run = await mgpu(
+      ['manifest'],
+      JSON.stringify(withGpu({ compute: '2', cards: 2, memoryGiB: '8' })),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('[memory-with-whole-card]');
+  });
+});
+
+describe('mgpu lint', () => {
+  it('reports every broken rule of every object as JSON, and exits 1', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mgpu-lint-'));
+    const file = join(dir, 'workloads.yaml');
+    await writeFile(
+      file,
+      `apiVersion: v1
+kind: Pod
+metadata:
+  name: old
+  annotations:
+    vke.volcengine.com/container-multiple-gpu: "3"
+    vke.volcengine.com/mgpu-compute-policy: native-burst-share
+spec:
+  containers:
+    - name: main
+      image: nginx
+      resources:
+        limits: { vke.volcengine.com/mgpu-core: "100", vke.volcengine.com/mgpu-memory: "5120" }
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: { name: ignored }
+`,
+    );
+    const run = await mgpu(['lint', '--json', file]);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual([
+      expect.objectContaining({
+        file,
+        kind: 'Pod',
+        name: 'old',
+        rule: 'per-card-compute-precision',
+      }),
+      expect.objectContaining({ file, kind: 'Pod', name: 'old', rule: 'per-card-memory-integer' }),
+    ]);
+  });
+
+  it('exits 0 for clean objects and 2 for a file it cannot read or parse', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mgpu-lint-'));
+    const built = await mgpu(['manifest'], JSON.stringify(seed));
+    const clean = join(dir, 'clean.yaml');
+    await writeFile(clean, built.stdout);
+    expect((await mgpu(['lint', clean])).code).toBe(0);
+
+    const broken = join(dir, 'broken.yaml');
+    await writeFile(broken, 'kind: Pod\nmetadata: [unclosed\n');
+    for (const path of [broken, join(dir, 'missing.yaml')]) {
+      const run = await mgpu(['lint', path]);
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
+
+describe('usage', () => {
+  it('exits 2 with the usage for an unknown command or option', async () => {
+    expect((await mgpu(['frobnicate'])).code).toBe(2);
+    const run = await mgpu(['check', '--lang', 'fr'], JSON.stringify(seed));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--lang');
+  });
+});

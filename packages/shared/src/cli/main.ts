@@ -1,0 +1,222 @@
+#!/usr/bin/env node
+/**
+ * The `mgpu` command (spec §7): `check`, `manifest` and `lint`, on top of the same rule engine
+ * the form and the BFF use. Exit 0 = valid / nothing found, 1 = invalid / something found,
+ * 2 = input that cannot be read; that last case prints one line on stderr, never a trace.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { stringify } from 'yaml';
+import { z } from 'zod';
+import { type CheckResult, checkRequest } from '../check.js';
+import type { GpuInventory } from '../inventory.js';
+import { type LintFinding, lintManifests, ManifestParseError } from '../lint.js';
+import { type WorkloadRequest, WorkloadRequestSchema } from '../request.js';
+import { isLang, type Lang } from '../rules.js';
+
+const USAGE = `Usage:
+  mgpu check [--lang zh-CN|en] [--inventory FILE]   read a request (or an array) on stdin, print the check result
+  mgpu manifest [--lang zh-CN|en] [--model-label KEY]   read a request on stdin, print its Deployment as YAML
+  mgpu lint [--json] [--lang zh-CN|en] FILE...       report every mGPU rule existing objects break
+
+Exit codes: 0 valid / nothing found, 1 invalid / something found, 2 unreadable input.`;
+
+/** Input the command cannot work with: reported in one line, exit 2. */
+class UnreadableInput extends Error {}
+
+const GpuInventorySchema = z.object({
+  pools: z.array(
+    z.object({
+      model: z.string(),
+      resourceType: z.enum(['mgpu', 'nvidia']),
+      policy: z.enum(['native-burst-share', 'fixed-share', 'guaranteed-burst-share']),
+      cardsPerNode: z.number().int().positive(),
+      memoryMiBPerCard: z.number().int().positive(),
+      nodes: z.number().int().nonnegative(),
+    }),
+  ),
+});
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UnreadableInput(`${what} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function describeZodIssue(error: z.ZodError, prefix: string): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'invalid';
+  const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+  return `${path || '(root)'}: ${issue.message}`;
+}
+
+function parseRequest(value: unknown, where: string): WorkloadRequest {
+  const parsed = WorkloadRequestSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new UnreadableInput(
+      `input is not a workload request (${describeZodIssue(parsed.error, where)})`,
+    );
+  }
+  return parsed.data;
+}
+
+function langOption(value: string | undefined): Lang {
+  if (value === undefined) return process.env.LANG?.startsWith('zh') ? 'zh-CN' : 'en';
+  if (!isLang(value)) throw new UnreadableInput(`--lang must be zh-CN or en, not "${value}"`);
+  return value;
+}
+
+async function readInventory(file: string | undefined): Promise<GpuInventory | undefined> {
+  if (file === undefined) return undefined;
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new UnreadableInput(`cannot read ${file}: ${error.code ?? error.message}`);
+  });
+  const parsed = GpuInventorySchema.safeParse(parseJson(text, file));
+  if (!parsed.success) {
+    throw new UnreadableInput(
+      `${file} is not a GPU inventory (${describeZodIssue(parsed.error, '')})`,
+    );
+  }
+  return parsed.data;
+}
+
+async function check(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { lang: { type: 'string' }, inventory: { type: 'string' } },
+  });
+  const lang = langOption(values.lang);
+  const inventory = await readInventory(values.inventory);
+  const input = parseJson(await readStdin(), 'standard input');
+  const options = { lang, ...(inventory ? { inventory } : {}) };
+  let output: CheckResult | CheckResult[];
+  if (Array.isArray(input)) {
+    const requests = input.map((item, index) => parseRequest(item, `[${index}]`));
+    output = requests.map((request) => checkRequest(request, options));
+  } else {
+    output = checkRequest(parseRequest(input, ''), options);
+  }
+  process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+  const results = Array.isArray(output) ? output : [output];
+  return results.every((result) => result.valid) ? 0 : 1;
+}
+
+function printErrors(result: CheckResult): void {
+  for (const error of result.errors) {
+    process.stderr.write(
+      `${error.path}: [${error.rule}] ${error.message}${error.fix ? ` ${error.fix}` : ''}\n`,
+    );
+  }
+}
+
+async function manifest(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { lang: { type: 'string' }, 'model-label': { type: 'string' } },
+  });
+  const lang = langOption(values.lang);
+  const input = parseJson(await readStdin(), 'standard input');
+  if (Array.isArray(input)) throw new UnreadableInput('manifest takes one request, not an array');
+  const modelLabel = values['model-label'];
+  const result = checkRequest(parseRequest(input, ''), {
+    lang,
+    ...(modelLabel ? { modelLabel } : {}),
+  });
+  if (!result.valid || result.manifest === undefined) {
+    printErrors(result);
+    return 1;
+  }
+  process.stdout.write(stringify(result.manifest, { aliasDuplicateObjects: false }));
+  return 0;
+}
+
+async function lint(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      lang: { type: 'string' },
+      'model-label': { type: 'string' },
+    },
+  });
+  const lang = langOption(values.lang);
+  if (positionals.length === 0)
+    throw new UnreadableInput('lint needs at least one FILE (- for standard input)');
+  const modelLabel = values['model-label'];
+  const findings: LintFinding[] = [];
+  for (const file of positionals) {
+    const text =
+      file === '-'
+        ? await readStdin()
+        : await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+            throw new UnreadableInput(
+              `cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : (error.code ?? error.message)}`,
+            );
+          });
+    try {
+      findings.push(...lintManifests(text, file, { lang, ...(modelLabel ? { modelLabel } : {}) }));
+    } catch (error) {
+      if (error instanceof ManifestParseError)
+        throw new UnreadableInput(`${file}: ${error.message}`);
+      throw error;
+    }
+  }
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(findings, null, 2)}\n`);
+  } else {
+    for (const finding of findings) {
+      process.stdout.write(
+        `${finding.file}: ${finding.kind}/${finding.name}: ${finding.path}: [${finding.rule}] ${finding.message}${finding.fix ? ` ${finding.fix}` : ''}\n`,
+      );
+    }
+    if (findings.length > 0) process.stderr.write(`${findings.length} problem(s) found\n`);
+  }
+  return findings.length === 0 ? 0 : 1;
+}
+
+const COMMANDS: Record<string, (args: string[]) => Promise<number>> = { check, manifest, lint };
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const run = command === undefined ? undefined : COMMANDS[command];
+  if (run === undefined) {
+    process.stderr.write(
+      `mgpu: ${command ? `unknown command "${command}"` : 'no command'}\n${USAGE}\n`,
+    );
+    return 2;
+  }
+  try {
+    return await run(rest);
+  } catch (error) {
+    const message =
+      error instanceof UnreadableInput
+        ? error.message
+        : error instanceof Error &&
+            'code' in error &&
+            String(error.code).startsWith('ERR_PARSE_ARGS')
+          ? error.message.split('\n')[0]
+          : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+    process.stderr.write(`mgpu ${command}: ${message}\n`);
+    return 2;
+  }
+}
+
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  // A closed pipe (`mgpu check | head`) is not a failure of the check.
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+});
+
+process.exitCode = await main(process.argv.slice(2));
