@@ -1,0 +1,4 @@
+export * from './demand.js';
+export * from './node-state.js';
+export * from './place-pod.js';
+export * from './types.js';

@@ -1,0 +1,127 @@
+/**
+ * The shapes of the two-layer placement (spec §5): what a pod asks for, what a node has left,
+ * and what the algorithm answers. Plain data, so the scheduler, the BFF's placement preview and
+ * the tests build them alike.
+ */
+
+/** Card-level policy of the public scheduler: fill fuller cards first (default) or emptier ones. */
+export type CardPolicy = 'binpack' | 'spread';
+
+/** One physical card of a node and what is already allocated on it. */
+export interface CardState {
+  index: number;
+  /** Percent of the card's compute already given out (0–100). */
+  usedCompute: number;
+  usedMemoryMiB: number;
+  /** mGPU instances on the card: one per container that uses it (at most 16). */
+  instances: number;
+  /** The card is handed out whole as `nvidia.com/gpu`: no mGPU instance may join it. */
+  wholeNvidia: boolean;
+}
+
+/** A node as the scheduler sees it: its pool's labels, its cards, and precomputed free totals. */
+export interface NodeState {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+  /** `vke.node.gpu.schedule`; undefined for a node without GPUs. */
+  resourceType: 'mgpu' | 'nvidia' | undefined;
+  /** The pool's compute policy (label absent = fixed-share). */
+  policy: string;
+  model: string | undefined;
+  /** False when cordoned or not Ready. */
+  schedulable: boolean;
+  /** Card memory = node allocatable mgpu-memory / cards, integer division (spec §5). */
+  memoryMiBPerCard: number;
+  cards: CardState[];
+  /** Pods bound to the node (any kind) and how many it takes. */
+  pods: number;
+  maxPods: number;
+  /** Rejections are grouped by this: `<model>/<policy>` for mGPU, `<model>/nvidia`, or `cpu`. */
+  group: string;
+  /** Free totals over the cards, kept current by `refreshNodeTotals`; they prune before the card search. */
+  freeCompute: number;
+  freeMemoryMiB: number;
+  /** Cards with nothing on them (what whole-card containers need). */
+  idleCards: number;
+  freeInstanceSlots: number;
+}
+
+/** One GPU container of a pod, per card. */
+export interface ContainerDemand {
+  name: string;
+  type: 'mgpu' | 'nvidia';
+  multiCard: boolean;
+  /** Every card is taken whole (nvidia, or mGPU with 100 % per card). */
+  wholeCards: boolean;
+  /** Distinct cards the container needs. */
+  cards: number;
+  /** Percent of one card's compute on each of its cards. */
+  perCardCompute: number;
+  /** MiB on each of its cards; null for whole cards, which bring all their memory. */
+  perCardMemoryMiB: number | null;
+}
+
+export interface NodeSelectorRequirement {
+  key: string;
+  operator: string;
+  values?: string[];
+}
+
+export interface NodeSelectorTerm {
+  matchExpressions?: NodeSelectorRequirement[];
+}
+
+/** What a pod asks of a node. A pod without GPU containers has `containers: []`. */
+export interface PodDemand {
+  /** `namespace/name`, for messages and the assume cache. */
+  key: string;
+  containers: ContainerDemand[];
+  /** The pod's `vke.volcengine.com/mgpu-compute-policy`; absent = fixed-share. */
+  policy: string;
+  /** GPU model asked for through the required node affinity, if any. */
+  model?: string;
+  nodeSelector?: Readonly<Record<string, string>>;
+  /** Required node affinity terms (ORed); the model term is one of them. */
+  nodeSelectorTerms?: readonly NodeSelectorTerm[];
+  /** Rule ids the pod's own GPU fields break; such a pod is placed nowhere. */
+  invalidRules?: readonly string[];
+}
+
+export interface PlacementOptions {
+  cardPolicy?: CardPolicy;
+  /** Node label of the GPU model; VKE's `machine.cluster.vke.volcengine.com/gpu-name` by default. */
+  modelLabel?: string;
+  /** Leaves of the card search per node before the best one found so far is taken. */
+  searchLimit?: number;
+}
+
+/** Why a node (or the pod itself) was turned down; the message names the failing constraint. */
+export type RejectionReason =
+  | 'invalid'
+  | 'unschedulable'
+  | 'resource-type'
+  | 'policy'
+  | 'model'
+  | 'node-affinity'
+  | 'pods'
+  | 'cards'
+  | 'idle-cards'
+  | 'compute'
+  | 'memory'
+  | 'instance-limit'
+  | 'fragmented';
+
+export interface Rejection {
+  /** The node group (`NVIDIA-L20/fixed-share`, `Tesla-V100/nvidia`, `cpu`) or `pod`. */
+  group: string;
+  nodes: string[];
+  reason: RejectionReason;
+  message: string;
+}
+
+/** Card indexes per container name, as written to `gpu-index-container-<name>`. */
+export type CardAssignment = Record<string, number[]>;
+
+export type PlacementResult =
+  | { ok: true; node: string; cards: CardAssignment; score: number }
+  | { ok: false; rejections: Rejection[]; totalNodes: number };
