@@ -5,6 +5,7 @@ export * from './kubernetes-names.js';
 export * from './lint.js';
 export * from './manifest.js';
 export * from './messages.js';
+export * from './mgpu-node.js';
 export * from './placement/index.js';
 export * from './read-workload.js';
 export * from './request.js';
