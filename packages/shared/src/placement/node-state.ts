@@ -92,6 +92,7 @@ export function refreshNodeTotals(state: NodeState): void {
   state.freeMemoryMiB = freeMemoryMiB;
   state.idleCards = idleCards;
   state.freeInstanceSlots = freeInstanceSlots;
+  state.version += 1;
 }
 
 /** A node with nothing allocated yet, read from its labels and allocatable (spec §5). */
@@ -142,6 +143,7 @@ export function nodeStateFromNode(node: KubeNodeLike, options: NodeStateOptions 
     freeMemoryMiB: 0,
     idleCards: 0,
     freeInstanceSlots: 0,
+    version: 0,
   };
   refreshNodeTotals(state);
   return state;
@@ -269,7 +271,6 @@ export function buildNodeStates(
     if (state === undefined) continue;
     const allocation = readPodAllocation(pod);
     if (allocation) applyAllocation(state, allocation);
-    else state.pods += 1;
   }
   return [...byName.values()];
 }

@@ -383,6 +383,79 @@ function scorePlainNode(node: NodeState): number {
   return (node.resourceType === undefined ? 50 : 0) + 50 * room;
 }
 
+interface NodeOutcome {
+  verdict: NodeVerdict | undefined;
+  choice: CardChoice | undefined;
+  score: number;
+}
+
+function judgeNode(
+  node: NodeState,
+  demand: PodDemand,
+  podPolicy: string,
+  modelLabel: string,
+  cardPolicy: CardPolicy,
+  limit: number,
+): NodeOutcome {
+  const verdict = checkNode(node, demand, podPolicy, modelLabel);
+  if (verdict !== undefined) return { verdict, choice: undefined, score: 0 };
+  if (demand.containers.length === 0)
+    return { verdict, choice: undefined, score: scorePlainNode(node) };
+  const choice = searchCards(node, demand.containers, cardPolicy, limit);
+  if (choice === undefined) {
+    return { verdict: diagnoseCards(node, demand.containers), choice: undefined, score: 0 };
+  }
+  return { verdict: undefined, choice, score: choice.score };
+}
+
+/**
+ * Per-node memo of outcomes by demand: a scheduler places many identical replicas and each
+ * placement changes one node, so the other nodes' card searches are reused while their
+ * `version` stands. A few demands per node are kept.
+ */
+const outcomeCache = new WeakMap<
+  NodeState,
+  { version: number; outcomes: Map<string, NodeOutcome> }
+>();
+const OUTCOMES_PER_NODE = 4;
+
+function demandSignature(
+  demand: PodDemand,
+  cardPolicy: CardPolicy,
+  modelLabel: string,
+  limit: number,
+): string {
+  return JSON.stringify([
+    demand.containers,
+    demand.policy,
+    demand.model ?? null,
+    demand.nodeSelector ?? null,
+    demand.nodeSelectorTerms ?? null,
+    cardPolicy,
+    modelLabel,
+    limit,
+  ]);
+}
+
+function cachedOutcome(node: NodeState, signature: string): NodeOutcome | undefined {
+  const entry = outcomeCache.get(node);
+  if (entry === undefined || entry.version !== node.version) return undefined;
+  return entry.outcomes.get(signature);
+}
+
+function rememberOutcome(node: NodeState, signature: string, outcome: NodeOutcome): void {
+  let entry = outcomeCache.get(node);
+  if (entry === undefined || entry.version !== node.version) {
+    entry = { version: node.version, outcomes: new Map() };
+    outcomeCache.set(node, entry);
+  }
+  if (entry.outcomes.size >= OUTCOMES_PER_NODE) {
+    const oldest = entry.outcomes.keys().next().value;
+    if (oldest !== undefined) entry.outcomes.delete(oldest);
+  }
+  entry.outcomes.set(signature, outcome);
+}
+
 /**
  * Two-layer placement (spec §5): the node layer filters by resource type, compute policy, GPU
  * model, node affinity and free totals; the card layer searches the node's cards. The best
@@ -432,19 +505,14 @@ export function placePod(
 
   let best: { node: NodeState; choice: CardChoice | undefined; score: number } | undefined;
   const rejected = new Map<string, Rejection>();
+  const signature = demandSignature(demand, cardPolicy, modelLabel, limit);
   for (const node of nodes) {
-    let verdict = checkNode(node, demand, podPolicy, modelLabel);
-    let choice: CardChoice | undefined;
-    let score = 0;
-    if (verdict === undefined) {
-      if (demand.containers.length === 0) {
-        score = scorePlainNode(node);
-      } else {
-        choice = searchCards(node, demand.containers, cardPolicy, limit);
-        if (choice === undefined) verdict = diagnoseCards(node, demand.containers);
-        else score = choice.score;
-      }
+    let outcome = cachedOutcome(node, signature);
+    if (outcome === undefined) {
+      outcome = judgeNode(node, demand, podPolicy, modelLabel, cardPolicy, limit);
+      rememberOutcome(node, signature, outcome);
     }
+    const { verdict, choice, score } = outcome;
     if (verdict !== undefined) {
       const key = `${node.group}\u0000${verdict.reason}\u0000${verdict.message}`;
       const existing = rejected.get(key);

@@ -44,6 +44,11 @@ export interface NodeState {
   /** Cards with nothing on them (what whole-card containers need). */
   idleCards: number;
   freeInstanceSlots: number;
+  /**
+   * Bumped by every change through `refreshNodeTotals`; `placePod` reuses a node's verdict for
+   * the same demand while it is unchanged. Change node states only through the helpers.
+   */
+  version: number;
 }
 
 /** One GPU container of a pod, per card. */
