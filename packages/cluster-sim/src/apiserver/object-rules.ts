@@ -1,0 +1,366 @@
+/**
+ * Per-kind defaulting and validation, in the manner of the kube-apiserver's registry
+ * strategies: what a real server fills in on create and which requests it rejects with 422.
+ */
+import { isDns1123Label, isDns1123Subdomain } from '@mgpu/shared';
+import {
+  arrayAt,
+  isRecord,
+  type JsonRecord,
+  jsonEqual,
+  type KubeObject,
+  numberAt,
+  recordAt,
+  stringAt,
+} from './kube-object.js';
+import {
+  isLabelValue,
+  isQualifiedName,
+  matchesLabels,
+  selectorFromLabelSelectorObject,
+} from './selectors.js';
+import type { StatusCause } from './status.js';
+
+const DNS1123_LABEL_MESSAGE =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const DNS1123_SUBDOMAIN_MESSAGE =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+export function required(field: string): StatusCause {
+  return { reason: 'FieldValueRequired', message: 'Required value', field };
+}
+
+export function invalidValue(field: string, value: unknown, detail: string): StatusCause {
+  return {
+    reason: 'FieldValueInvalid',
+    message: `Invalid value: ${JSON.stringify(value)}: ${detail}`,
+    field,
+  };
+}
+
+function notSupported(field: string, value: unknown, supported: string[]): StatusCause {
+  return {
+    reason: 'FieldValueNotSupported',
+    message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((s) => `"${s}"`).join(', ')}`,
+    field,
+  };
+}
+
+export function immutable(field: string, value: unknown): StatusCause {
+  return invalidValue(field, value, 'field is immutable');
+}
+
+export type NameRule = 'label' | 'subdomain';
+
+export function validateName(name: string, rule: NameRule, field = 'metadata.name'): StatusCause[] {
+  if (rule === 'label' ? isDns1123Label(name) : isDns1123Subdomain(name)) return [];
+  return [
+    invalidValue(field, name, rule === 'label' ? DNS1123_LABEL_MESSAGE : DNS1123_SUBDOMAIN_MESSAGE),
+  ];
+}
+
+function validateStringMap(map: unknown, field: string, checkValues: boolean): StatusCause[] {
+  if (map === undefined || map === null) return [];
+  if (!isRecord(map))
+    return [invalidValue(field, map, 'must be a map of string keys to string values')];
+  const causes: StatusCause[] = [];
+  for (const [key, value] of Object.entries(map)) {
+    if (!isQualifiedName(key)) {
+      causes.push(
+        invalidValue(
+          field,
+          key,
+          "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        ),
+      );
+    }
+    if (typeof value !== 'string') {
+      causes.push(invalidValue(`${field}.${key}`, value, 'must be a string'));
+    } else if (checkValues && !isLabelValue(value)) {
+      causes.push(
+        invalidValue(
+          field,
+          value,
+          "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        ),
+      );
+    }
+  }
+  return causes;
+}
+
+export function validateObjectMeta(object: KubeObject, nameRule: NameRule): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const name = object.metadata.name;
+  if (!name)
+    causes.push({
+      ...required('metadata.name'),
+      message: 'Required value: name or generateName is required',
+    });
+  else causes.push(...validateName(name, nameRule));
+  causes.push(...validateStringMap(object.metadata.labels, 'metadata.labels', true));
+  causes.push(...validateStringMap(object.metadata.annotations, 'metadata.annotations', false));
+  return causes;
+}
+
+function imagePullPolicyFor(image: string): string {
+  const lastPart = image.split('/').pop() ?? image;
+  const tagged = lastPart.includes(':') || image.includes('@');
+  return !tagged || image.endsWith(':latest') ? 'Always' : 'IfNotPresent';
+}
+
+/** The defaults SetDefaults_PodSpec / SetDefaults_Container apply to a pod. */
+export function defaultPodSpec(spec: JsonRecord): void {
+  spec.restartPolicy ??= 'Always';
+  spec.dnsPolicy ??= 'ClusterFirst';
+  spec.schedulerName ??= 'default-scheduler';
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.securityContext ??= {};
+  spec.enableServiceLinks ??= true;
+  for (const listName of ['initContainers', 'containers']) {
+    for (const container of arrayAt(spec, listName)) {
+      if (!isRecord(container)) continue;
+      if (typeof container.image === 'string' && container.image !== '') {
+        container.imagePullPolicy ??= imagePullPolicyFor(container.image);
+      }
+      container.terminationMessagePath ??= '/dev/termination-log';
+      container.terminationMessagePolicy ??= 'File';
+      container.resources ??= {};
+      for (const port of arrayAt(container, 'ports')) if (isRecord(port)) port.protocol ??= 'TCP';
+    }
+  }
+}
+
+/** Guaranteed when every container has equal cpu/memory requests and limits, as kubelet computes. */
+export function qosClassOf(spec: unknown): string {
+  const containers = arrayAt(spec, 'containers');
+  let anySet = false;
+  let guaranteed = containers.length > 0;
+  for (const container of containers) {
+    const requests = recordAt(container, 'resources', 'requests') ?? {};
+    const limits = recordAt(container, 'resources', 'limits') ?? {};
+    if (Object.keys(requests).length > 0 || Object.keys(limits).length > 0) anySet = true;
+    for (const resource of ['cpu', 'memory']) {
+      const limit = limits[resource];
+      const request = requests[resource] ?? limit;
+      if (limit === undefined || request !== limit) guaranteed = false;
+    }
+  }
+  if (!anySet) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
+
+export function validatePodSpec(spec: unknown, path: string): StatusCause[] {
+  if (!isRecord(spec)) return [required(path)];
+  const causes: StatusCause[] = [];
+  const containers = spec.containers;
+  if (!Array.isArray(containers) || containers.length === 0) {
+    causes.push(required(`${path}.containers`));
+  }
+  const seen = new Set<string>();
+  for (const listName of ['initContainers', 'containers']) {
+    arrayAt(spec, listName).forEach((container, index) => {
+      const at = `${path}.${listName}[${index}]`;
+      if (!isRecord(container)) {
+        causes.push(invalidValue(at, container, 'must be an object'));
+        return;
+      }
+      const name = container.name;
+      if (typeof name !== 'string' || name === '') causes.push(required(`${at}.name`));
+      else {
+        causes.push(...validateName(name, 'label', `${at}.name`));
+        if (seen.has(name)) {
+          causes.push({
+            reason: 'FieldValueDuplicate',
+            message: `Duplicate value: "${name}"`,
+            field: `${at}.name`,
+          });
+        }
+        seen.add(name);
+      }
+      const image = container.image;
+      if (typeof image !== 'string' || image.trim() === '') causes.push(required(`${at}.image`));
+      arrayAt(container, 'ports').forEach((port, portIndex) => {
+        const containerPort = isRecord(port) ? port.containerPort : undefined;
+        if (
+          typeof containerPort !== 'number' ||
+          !Number.isInteger(containerPort) ||
+          containerPort < 1 ||
+          containerPort > 65535
+        ) {
+          causes.push(
+            invalidValue(
+              `${at}.ports[${portIndex}].containerPort`,
+              containerPort ?? 0,
+              'must be between 1 and 65535, inclusive',
+            ),
+          );
+        }
+      });
+    });
+  }
+  const restartPolicy = spec.restartPolicy;
+  if (
+    restartPolicy !== undefined &&
+    (typeof restartPolicy !== 'string' || !RESTART_POLICIES.includes(restartPolicy))
+  ) {
+    causes.push(notSupported(`${path}.restartPolicy`, restartPolicy, RESTART_POLICIES));
+  }
+  const nodeName = spec.nodeName;
+  if (
+    nodeName !== undefined &&
+    nodeName !== '' &&
+    (typeof nodeName !== 'string' || !isDns1123Subdomain(nodeName))
+  ) {
+    causes.push(invalidValue(`${path}.nodeName`, nodeName, DNS1123_SUBDOMAIN_MESSAGE));
+  }
+  return causes;
+}
+
+/** Pod spec with the fields a pod update may change blanked out (image, deadlines, tolerations). */
+function mutablePartsRemoved(spec: unknown): unknown {
+  if (!isRecord(spec)) return spec;
+  const copy: JsonRecord = { ...spec };
+  delete copy.activeDeadlineSeconds;
+  delete copy.tolerations;
+  delete copy.terminationGracePeriodSeconds;
+  for (const listName of ['initContainers', 'containers']) {
+    const list = copy[listName];
+    if (Array.isArray(list)) {
+      copy[listName] = list.map((container) =>
+        isRecord(container) ? { ...container, image: '' } : container,
+      );
+    }
+  }
+  return copy;
+}
+
+export function validatePod(pod: KubeObject, old: KubeObject | undefined): StatusCause[] {
+  const causes = validatePodSpec(pod.spec, 'spec');
+  if (old && !jsonEqual(mutablePartsRemoved(pod.spec), mutablePartsRemoved(old.spec))) {
+    causes.push({
+      reason: 'FieldValueForbidden',
+      message:
+        'Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+      field: 'spec',
+    });
+  }
+  return causes;
+}
+
+/** Deployments and ReplicaSets share these rules: replicas, selector ↔ template labels, template. */
+function validateReplicatedWorkload(
+  object: KubeObject,
+  old: KubeObject | undefined,
+  isDeployment: boolean,
+): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const spec = recordAt(object, 'spec');
+  if (!spec) return [required('spec')];
+  const replicas = spec.replicas;
+  if (
+    replicas !== undefined &&
+    (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
+  ) {
+    causes.push(invalidValue('spec.replicas', replicas, 'must be greater than or equal to 0'));
+  }
+  const selector = selectorFromLabelSelectorObject(spec.selector);
+  if (selector === undefined) causes.push(required('spec.selector'));
+  else if (selector.length === 0)
+    causes.push(
+      invalidValue('spec.selector', spec.selector, 'empty selector is invalid for deployment'),
+    );
+  const templateLabels = recordAt(spec, 'template', 'metadata', 'labels') as
+    | Record<string, string>
+    | undefined;
+  if (selector !== undefined && selector.length > 0 && !matchesLabels(selector, templateLabels)) {
+    causes.push(
+      invalidValue(
+        'spec.template.metadata.labels',
+        templateLabels ?? {},
+        '`selector` does not match template `labels`',
+      ),
+    );
+  }
+  causes.push(...validateStringMap(templateLabels, 'spec.template.metadata.labels', true));
+  const templateSpec = recordAt(spec, 'template', 'spec');
+  if (!templateSpec) causes.push(required('spec.template.spec.containers'));
+  else {
+    causes.push(...validatePodSpec(templateSpec, 'spec.template.spec'));
+    const restartPolicy = templateSpec.restartPolicy;
+    if (restartPolicy !== undefined && restartPolicy !== 'Always') {
+      causes.push(notSupported('spec.template.spec.restartPolicy', restartPolicy, ['Always']));
+    }
+  }
+  if (isDeployment) {
+    const strategyType = stringAt(spec, 'strategy', 'type');
+    if (
+      strategyType !== undefined &&
+      strategyType !== 'RollingUpdate' &&
+      strategyType !== 'Recreate'
+    ) {
+      causes.push(notSupported('spec.strategy.type', strategyType, ['Recreate', 'RollingUpdate']));
+    }
+    if (strategyType === 'Recreate' && recordAt(spec, 'strategy', 'rollingUpdate')) {
+      causes.push({
+        reason: 'FieldValueForbidden',
+        message: "Forbidden: may not be specified when strategy `type` is 'Recreate'",
+        field: 'spec.strategy.rollingUpdate',
+      });
+    }
+  }
+  if (old && !jsonEqual(spec.selector, recordAt(old, 'spec')?.selector)) {
+    causes.push(immutable('spec.selector', spec.selector));
+  }
+  return causes;
+}
+
+export function validateDeployment(object: KubeObject, old: KubeObject | undefined): StatusCause[] {
+  return validateReplicatedWorkload(object, old, true);
+}
+
+export function validateReplicaSet(object: KubeObject, old: KubeObject | undefined): StatusCause[] {
+  return validateReplicatedWorkload(object, old, false);
+}
+
+export function defaultDeployment(object: KubeObject): void {
+  const spec = recordAt(object, 'spec');
+  if (!spec) return;
+  spec.replicas ??= 1;
+  const strategy = isRecord(spec.strategy) ? spec.strategy : {};
+  strategy.type ??= 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') {
+    const rollingUpdate = isRecord(strategy.rollingUpdate) ? strategy.rollingUpdate : {};
+    rollingUpdate.maxUnavailable ??= '25%';
+    rollingUpdate.maxSurge ??= '25%';
+    strategy.rollingUpdate = rollingUpdate;
+  }
+  spec.strategy = strategy;
+  spec.revisionHistoryLimit ??= 10;
+  spec.progressDeadlineSeconds ??= 600;
+}
+
+export function defaultReplicaSet(object: KubeObject): void {
+  const spec = recordAt(object, 'spec');
+  if (spec) spec.replicas ??= 1;
+}
+
+export function defaultPod(object: KubeObject): void {
+  const spec = recordAt(object, 'spec');
+  if (spec) defaultPodSpec(spec);
+}
+
+export function defaultNamespace(object: KubeObject): void {
+  const name = object.metadata.name;
+  if (name)
+    object.metadata.labels = { ...object.metadata.labels, 'kubernetes.io/metadata.name': name };
+  const spec = isRecord(object.spec) ? object.spec : {};
+  spec.finalizers ??= ['kubernetes'];
+  object.spec = spec;
+}
+
+export function podReplicas(object: KubeObject): number {
+  return numberAt(object, 'spec', 'replicas') ?? 0;
+}

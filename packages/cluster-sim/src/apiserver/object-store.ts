@@ -1,0 +1,170 @@
+/**
+ * The in-memory object store: objects per resource, one global resourceVersion counter (etcd's
+ * revision), a bounded window of recent events per resource for watches and consistent
+ * pagination, and the watchers to notify. All writes go through `commit`, synchronously, so
+ * a watcher never misses or reorders an event.
+ */
+import type { KubeObject } from './kube-object.js';
+import { apiVersionOf, RESOURCES, type ResourceDefinition } from './resource-table.js';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoredEvent {
+  resourceVersion: number;
+  type: WatchEventType;
+  object: KubeObject;
+  /** The object before this change (MODIFIED/DELETED), to rebuild older snapshots. */
+  previous: KubeObject | undefined;
+}
+
+export interface StoreWatcher {
+  /** Called synchronously for every committed event of the watcher's resource. */
+  onEvent(event: StoredEvent): void;
+}
+
+export class ResourceState {
+  readonly objects = new Map<string, KubeObject>();
+  readonly events: StoredEvent[] = [];
+  /** Events at or below this resourceVersion may be gone from `events`: older requests get 410. */
+  compactedResourceVersion = 0;
+  readonly watchers = new Set<StoreWatcher>();
+
+  constructor(readonly definition: ResourceDefinition) {}
+}
+
+export function objectKey(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+export interface StoreSnapshot {
+  resourceVersion: string;
+  objects: KubeObject[];
+}
+
+export class ObjectStore {
+  private counter: number;
+  private readonly states = new Map<ResourceDefinition, ResourceState>();
+  /** Called after every commit, e.g. to schedule a state-file write. */
+  onChange: (() => void) | undefined;
+
+  constructor(readonly eventWindow: number) {
+    this.counter = 1;
+    for (const definition of RESOURCES) this.states.set(definition, new ResourceState(definition));
+  }
+
+  get resourceVersion(): number {
+    return this.counter;
+  }
+
+  definitions(): ResourceDefinition[] {
+    return [...this.states.keys()];
+  }
+
+  state(definition: ResourceDefinition): ResourceState {
+    const state = this.states.get(definition);
+    if (!state) throw new Error(`resource ${definition.plural} is not in the resource table`);
+    return state;
+  }
+
+  get(
+    definition: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+  ): KubeObject | undefined {
+    return this.state(definition).objects.get(
+      objectKey(definition.namespaced ? namespace : undefined, name),
+    );
+  }
+
+  /** Stores a change under the next resourceVersion and notifies the watchers. */
+  commit(
+    definition: ResourceDefinition,
+    type: WatchEventType,
+    object: KubeObject,
+    previous: KubeObject | undefined,
+  ): KubeObject {
+    const state = this.state(definition);
+    this.counter += 1;
+    const resourceVersion = this.counter;
+    const stored: KubeObject = {
+      ...object,
+      metadata: { ...object.metadata, resourceVersion: String(resourceVersion) },
+    };
+    const key = objectKey(
+      definition.namespaced ? stored.metadata.namespace : undefined,
+      stored.metadata.name ?? '',
+    );
+    if (type === 'DELETED') state.objects.delete(key);
+    else state.objects.set(key, stored);
+    const event: StoredEvent = { resourceVersion, type, object: stored, previous };
+    state.events.push(event);
+    if (state.events.length > this.eventWindow) {
+      const evicted = state.events.splice(0, state.events.length - this.eventWindow);
+      const last = evicted[evicted.length - 1];
+      if (last) state.compactedResourceVersion = last.resourceVersion;
+    }
+    for (const watcher of state.watchers) watcher.onEvent(event);
+    this.onChange?.();
+    return stored;
+  }
+
+  /**
+   * The objects of a resource as they were at `resourceVersion`, rebuilt by undoing the events
+   * after it; undefined when the window no longer reaches back that far.
+   */
+  objectsAt(
+    definition: ResourceDefinition,
+    resourceVersion: number,
+  ): Map<string, KubeObject> | undefined {
+    const state = this.state(definition);
+    if (resourceVersion < state.compactedResourceVersion) return undefined;
+    const objects = new Map(state.objects);
+    for (let i = state.events.length - 1; i >= 0; i -= 1) {
+      const event = state.events[i];
+      if (!event || event.resourceVersion <= resourceVersion) break;
+      const key = objectKey(
+        definition.namespaced ? event.object.metadata.namespace : undefined,
+        event.object.metadata.name ?? '',
+      );
+      if (event.type === 'ADDED') objects.delete(key);
+      else if (event.previous) objects.set(key, event.previous);
+    }
+    return objects;
+  }
+
+  snapshot(): StoreSnapshot {
+    const objects: KubeObject[] = [];
+    for (const state of this.states.values()) {
+      const apiVersion = apiVersionOf(state.definition);
+      for (const object of state.objects.values()) {
+        objects.push({ ...object, apiVersion, kind: state.definition.kind });
+      }
+    }
+    return { resourceVersion: String(this.counter), objects };
+  }
+
+  /**
+   * Loads a snapshot as the store's starting state. No events survive a restart, so watches
+   * and continue tokens from before it are answered with 410, as after an etcd compaction.
+   */
+  restore(
+    snapshot: StoreSnapshot,
+    findDefinition: (object: KubeObject) => ResourceDefinition | undefined,
+  ): void {
+    const counter = Number(snapshot.resourceVersion);
+    if (Number.isFinite(counter) && counter > this.counter) this.counter = counter;
+    for (const object of snapshot.objects) {
+      const definition = findDefinition(object);
+      if (!definition || !object.metadata?.name) continue;
+      const key = objectKey(
+        definition.namespaced ? object.metadata.namespace : undefined,
+        object.metadata.name,
+      );
+      this.state(definition).objects.set(key, object);
+      const objectVersion = Number(object.metadata.resourceVersion);
+      if (Number.isFinite(objectVersion) && objectVersion > this.counter)
+        this.counter = objectVersion;
+    }
+    for (const state of this.states.values()) state.compactedResourceVersion = this.counter;
+  }
+}

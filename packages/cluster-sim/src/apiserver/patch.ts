@@ -1,0 +1,318 @@
+/**
+ * The three patch formats of the Kubernetes API: JSON merge patch (RFC 7386), JSON patch
+ * (RFC 6902) and strategic merge patch (merge keys per list, `$patch` directives). Every
+ * function returns a new document and leaves its input untouched, so a failed patch changes
+ * nothing.
+ */
+import { cloneJson, isRecord, type JsonRecord } from './kube-object.js';
+import { ApiError, badRequest } from './status.js';
+
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isRecord(patch)) return cloneJson(patch);
+  const result: JsonRecord = isRecord(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
+}
+
+type JsonPatchOperation = {
+  op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
+  path: string;
+  value?: unknown;
+  from?: string;
+};
+
+function patchFailed(message: string): ApiError {
+  return new ApiError(422, 'Invalid', message);
+}
+
+function parsePointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  if (!pointer.startsWith('/')) throw patchFailed(`invalid JSON pointer "${pointer}"`);
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function parseOperations(patch: unknown): JsonPatchOperation[] {
+  if (!Array.isArray(patch)) throw badRequest('json patch must be an array of operations');
+  return patch.map((operation, index) => {
+    if (
+      !isRecord(operation) ||
+      typeof operation.op !== 'string' ||
+      typeof operation.path !== 'string'
+    ) {
+      throw badRequest(`json patch operation ${index} needs "op" and "path"`);
+    }
+    if (!['add', 'remove', 'replace', 'move', 'copy', 'test'].includes(operation.op)) {
+      throw badRequest(`Unexpected kind: ${operation.op}`);
+    }
+    if (['add', 'replace', 'test'].includes(operation.op) && !('value' in operation)) {
+      throw badRequest(`json patch operation ${index} (${operation.op}) needs "value"`);
+    }
+    if (['move', 'copy'].includes(operation.op) && typeof operation.from !== 'string') {
+      throw badRequest(`json patch operation ${index} (${operation.op}) needs "from"`);
+    }
+    return operation as JsonPatchOperation;
+  });
+}
+
+function containerAt(document: unknown, tokens: string[], pointer: string): unknown {
+  let current = document;
+  for (const token of tokens) {
+    if (Array.isArray(current)) {
+      const index = Number(token);
+      if (!/^\d+$/.test(token) || index >= current.length) {
+        throw patchFailed(`doc is missing path: "${pointer}": missing value`);
+      }
+      current = current[index];
+    } else if (isRecord(current) && token in current) {
+      current = current[token];
+    } else {
+      throw patchFailed(`doc is missing path: "${pointer}": missing value`);
+    }
+  }
+  return current;
+}
+
+function getAt(document: unknown, pointer: string): unknown {
+  return containerAt(document, parsePointer(pointer), pointer);
+}
+
+function removeAt(document: unknown, pointer: string): unknown {
+  const tokens = parsePointer(pointer);
+  const last = tokens.pop();
+  if (last === undefined) throw patchFailed('cannot remove the whole document');
+  const parent = containerAt(document, tokens, pointer);
+  if (Array.isArray(parent)) {
+    const index = Number(last);
+    if (!/^\d+$/.test(last) || index >= parent.length) {
+      throw patchFailed(`remove operation does not apply: doc is missing key: ${pointer}`);
+    }
+    return parent.splice(index, 1)[0];
+  }
+  if (isRecord(parent) && last in parent) {
+    const removed = parent[last];
+    delete parent[last];
+    return removed;
+  }
+  throw patchFailed(`remove operation does not apply: doc is missing key: ${pointer}`);
+}
+
+function addAt(document: unknown, pointer: string, value: unknown, replace: boolean): unknown {
+  const tokens = parsePointer(pointer);
+  const last = tokens.pop();
+  if (last === undefined) return value;
+  const parent = containerAt(document, tokens, pointer);
+  if (Array.isArray(parent)) {
+    if (last === '-' && !replace) {
+      parent.push(value);
+      return document;
+    }
+    const index = Number(last);
+    const bound = replace ? parent.length - 1 : parent.length;
+    if (!/^\d+$/.test(last) || index > bound) {
+      throw patchFailed(
+        `${replace ? 'replace' : 'add'} operation does not apply: index out of range: ${pointer}`,
+      );
+    }
+    if (replace) parent[index] = value;
+    else parent.splice(index, 0, value);
+    return document;
+  }
+  if (!isRecord(parent)) {
+    throw patchFailed(
+      `${replace ? 'replace' : 'add'} operation does not apply: doc is missing path: ${pointer}`,
+    );
+  }
+  if (replace && !(last in parent)) {
+    throw patchFailed(`replace operation does not apply: doc is missing key: ${pointer}`);
+  }
+  parent[last] = value;
+  return document;
+}
+
+export function jsonPatch(target: unknown, patch: unknown): unknown {
+  const operations = parseOperations(patch);
+  let document = cloneJson(target);
+  for (const operation of operations) {
+    switch (operation.op) {
+      case 'add':
+        document = addAt(document, operation.path, cloneJson(operation.value), false);
+        break;
+      case 'replace':
+        document = addAt(document, operation.path, cloneJson(operation.value), true);
+        break;
+      case 'remove':
+        removeAt(document, operation.path);
+        break;
+      case 'move': {
+        const moved = removeAt(document, operation.from ?? '');
+        document = addAt(document, operation.path, moved, false);
+        break;
+      }
+      case 'copy':
+        document = addAt(
+          document,
+          operation.path,
+          cloneJson(getAt(document, operation.from ?? '')),
+          false,
+        );
+        break;
+      case 'test': {
+        const actual = getAt(document, operation.path);
+        if (JSON.stringify(actual) !== JSON.stringify(operation.value)) {
+          throw patchFailed(`testing value ${operation.path} failed: test failed`);
+        }
+        break;
+      }
+    }
+  }
+  return document;
+}
+
+/**
+ * Merge keys of the lists that matter for our kinds (the `patchMergeKey` struct tags of
+ * k8s.io/api). Lists not named here are replaced wholesale, as SMP does for atomic lists.
+ */
+const MERGE_KEYS: Readonly<Record<string, string>> = {
+  containers: 'name',
+  initContainers: 'name',
+  ephemeralContainers: 'name',
+  env: 'name',
+  ports: 'containerPort',
+  volumes: 'name',
+  volumeMounts: 'mountPath',
+  volumeDevices: 'devicePath',
+  imagePullSecrets: 'name',
+  conditions: 'type',
+  ownerReferences: 'uid',
+  addresses: 'type',
+  taints: 'key',
+  hostAliases: 'ip',
+  resourceClaims: 'name',
+  topologySpreadConstraints: 'topologyKey',
+};
+
+/** Lists of scalars with patchStrategy "merge": patched entries are added, not replacing. */
+const MERGED_SCALAR_LISTS = new Set(['finalizers']);
+
+const SET_ELEMENT_ORDER = '$setElementOrder/';
+const DELETE_FROM_PRIMITIVE_LIST = '$deleteFromPrimitiveList/';
+
+function strategicMergeList(field: string, original: unknown, patch: unknown[]): unknown {
+  const mergeKey = MERGE_KEYS[field];
+  if (mergeKey === undefined) {
+    if (MERGED_SCALAR_LISTS.has(field) && Array.isArray(original)) {
+      const merged = [...original];
+      for (const item of patch) if (!merged.includes(item)) merged.push(item);
+      return merged;
+    }
+    return patch
+      .filter((item) => !(isRecord(item) && item.$patch !== undefined))
+      .map((item) => cloneJson(item));
+  }
+  if (patch.some((item) => isRecord(item) && item.$patch === 'replace')) {
+    return patch
+      .filter((item) => !(isRecord(item) && item.$patch === 'replace'))
+      .map((item) => cloneJson(item));
+  }
+  const merged: unknown[] = Array.isArray(original) ? [...original] : [];
+  for (const item of patch) {
+    if (!isRecord(item) || !(mergeKey in item)) {
+      throw badRequest(
+        `map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`,
+      );
+    }
+    const key = item[mergeKey];
+    const index = merged.findIndex((existing) => isRecord(existing) && existing[mergeKey] === key);
+    if (item.$patch === 'delete') {
+      if (index !== -1) merged.splice(index, 1);
+      continue;
+    }
+    if (index === -1) merged.push(strategicMerge(undefined, item));
+    else merged[index] = strategicMerge(merged[index], item);
+  }
+  return merged;
+}
+
+function orderList(list: unknown, order: unknown, field: string): unknown {
+  const mergeKey = MERGE_KEYS[field];
+  if (!Array.isArray(list) || !Array.isArray(order)) return list;
+  const keyOf = (item: unknown): unknown =>
+    mergeKey !== undefined && isRecord(item) ? item[mergeKey] : item;
+  const orderKeys = order.map(keyOf);
+  const rank = (item: unknown): number => {
+    const position = orderKeys.indexOf(keyOf(item));
+    return position === -1 ? orderKeys.length : position;
+  };
+  return [...list].sort((a, b) => rank(a) - rank(b));
+}
+
+/** Strategic merge patch of a map; see k8s.io/apimachinery/pkg/util/strategicpatch. */
+export function strategicMerge(original: unknown, patch: unknown): unknown {
+  if (!isRecord(patch)) return cloneJson(patch);
+  const directive = patch.$patch;
+  if (directive === 'delete') return undefined;
+  if (directive === 'replace') {
+    const replacement = cloneJson(patch);
+    delete replacement.$patch;
+    return replacement;
+  }
+  if (directive !== undefined) throw badRequest(`Unknown patch directive: ${String(directive)}`);
+  const result: JsonRecord = isRecord(original) ? { ...original } : {};
+  const orders: [string, unknown][] = [];
+  for (const [key, value] of Object.entries(patch)) {
+    if (key.startsWith(SET_ELEMENT_ORDER)) {
+      orders.push([key.slice(SET_ELEMENT_ORDER.length), value]);
+      continue;
+    }
+    if (key.startsWith(DELETE_FROM_PRIMITIVE_LIST)) {
+      const field = key.slice(DELETE_FROM_PRIMITIVE_LIST.length);
+      const current = result[field];
+      if (Array.isArray(current) && Array.isArray(value)) {
+        result[field] = current.filter((item) => !value.includes(item));
+      }
+      continue;
+    }
+    if (key === '$retainKeys') continue;
+    if (value === null) {
+      delete result[key];
+    } else if (Array.isArray(value)) {
+      result[key] = strategicMergeList(key, result[key], value);
+    } else if (isRecord(value)) {
+      const merged = strategicMerge(result[key], value);
+      if (merged === undefined) delete result[key];
+      else result[key] = merged;
+    } else {
+      result[key] = value;
+    }
+  }
+  for (const [field, order] of orders) {
+    if (field in result) result[field] = orderList(result[field], order, field);
+  }
+  const retainKeys = patch.$retainKeys;
+  if (Array.isArray(retainKeys)) {
+    for (const key of Object.keys(result)) if (!retainKeys.includes(key)) delete result[key];
+  }
+  return result;
+}
+
+/**
+ * Server-side apply, simplified: the applied configuration is merged onto the live object
+ * like a strategic merge patch that never removes fields (no per-manager field ownership).
+ */
+export function applyConfiguration(live: unknown, applied: unknown): unknown {
+  return strategicMerge(live, dropNulls(applied));
+}
+
+function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNulls);
+  if (!isRecord(value)) return value;
+  const result: JsonRecord = {};
+  for (const [key, item] of Object.entries(value)) if (item !== null) result[key] = dropNulls(item);
+  return result;
+}

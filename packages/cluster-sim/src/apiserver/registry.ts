@@ -1,0 +1,924 @@
+/**
+ * The API operations (create, get, list, update, patch, delete, watch, scale, binding) over the
+ * object store, independent of HTTP: each either returns the result or throws an ApiError
+ * before anything is committed, so a failed request changes nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  cloneJson,
+  isRecord,
+  type JsonRecord,
+  jsonEqual,
+  type KubeObject,
+  numberAt,
+  type ObjectMeta,
+  recordAt,
+  valueAt,
+} from './kube-object.js';
+import { invalidValue, validateObjectMeta } from './object-rules.js';
+import type { ObjectStore, StoredEvent, WatchEventType } from './object-store.js';
+import { applyConfiguration, jsonPatch, mergePatch, strategicMerge } from './patch.js';
+import { apiVersionOf, findResource, type ResourceDefinition } from './resource-table.js';
+import {
+  type FieldRequirement,
+  formatLabelSelector,
+  type LabelSelector,
+  matchesFields,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+  selectorFromLabelSelectorObject,
+} from './selectors.js';
+import {
+  ApiError,
+  alreadyExists,
+  badRequest,
+  conflict,
+  invalid,
+  notFound,
+  type StatusObject,
+  successStatus,
+} from './status.js';
+
+export interface WriteOptions {
+  dryRun: boolean;
+  fieldManager?: string;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continueToken?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
+
+export interface DeleteOptions extends WriteOptions {
+  propagationPolicy?: PropagationPolicy;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continueToken?: string;
+  remainingItemCount?: number;
+}
+
+export interface WatchOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+}
+
+export interface WatchEvent {
+  type: WatchEventType | 'BOOKMARK' | 'ERROR';
+  object: KubeObject | StatusObject;
+}
+
+export type WatchStart = { expired: StatusObject } | { stop(): void };
+
+const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const PROTECTED_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
+export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function randomSuffix(): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i += 1) {
+    suffix += NAME_SUFFIX_ALPHABET[Math.floor(Math.random() * NAME_SUFFIX_ALPHABET.length)];
+  }
+  return suffix;
+}
+
+/** Orders apiVersion, kind, metadata first, as real servers serialise objects. */
+function withTypeMeta(definition: ResourceDefinition, object: KubeObject): KubeObject {
+  const { apiVersion: _apiVersion, kind: _kind, metadata, ...rest } = object;
+  return { apiVersion: apiVersionOf(definition), kind: definition.kind, metadata, ...rest };
+}
+
+function fieldValue(object: KubeObject, field: string): string {
+  if (field === 'source') return String(valueAt(object, ['source', 'component']) ?? '');
+  const value = valueAt(object, field.split('.'));
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : String(value);
+}
+
+interface ContinueToken {
+  resourceVersion: number;
+  start: string;
+}
+
+function encodeContinue(token: ContinueToken): string {
+  return Buffer.from(
+    JSON.stringify({ v: 'meta.k8s.io/v1', rv: token.resourceVersion, start: token.start }),
+  ).toString('base64url');
+}
+
+function decodeContinue(encoded: string): ContinueToken {
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
+    if (isRecord(decoded) && typeof decoded.rv === 'number' && typeof decoded.start === 'string') {
+      return { resourceVersion: decoded.rv, start: decoded.start };
+    }
+  } catch {
+    // falls through to the BadRequest below
+  }
+  throw badRequest(
+    'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+  );
+}
+
+export class Registry {
+  private garbageCollection: NodeJS.Immediate | undefined;
+
+  constructor(readonly store: ObjectStore) {}
+
+  private namespaceDefinition(): ResourceDefinition {
+    const definition = findResource('', 'v1', 'namespaces');
+    if (!definition) throw new Error('namespaces missing from the resource table');
+    return definition;
+  }
+
+  /** default, kube-system, kube-public and kube-node-lease exist in every cluster. */
+  ensureDefaultNamespaces(): void {
+    const definition = this.namespaceDefinition();
+    for (const name of DEFAULT_NAMESPACES) {
+      if (!this.store.get(definition, undefined, name)) {
+        this.create(definition, undefined, { metadata: { name } }, { dryRun: false });
+      }
+    }
+  }
+
+  get(definition: ResourceDefinition, namespace: string | undefined, name: string): KubeObject {
+    const object = this.store.get(definition, namespace, name);
+    if (!object) throw notFound(definition.group, definition.plural, name);
+    return object;
+  }
+
+  private filterFor(
+    definition: ResourceDefinition,
+    namespace: string | undefined,
+    labelSelector: string | undefined,
+    fieldSelector: string | undefined,
+  ): (object: KubeObject) => boolean {
+    const labels: LabelSelector = parseLabelSelector(labelSelector);
+    const supported = new Set(['metadata.name', ...definition.fieldLabels]);
+    if (definition.namespaced) supported.add('metadata.namespace');
+    const fields: FieldRequirement[] = parseFieldSelector(fieldSelector, supported);
+    return (object) =>
+      (!definition.namespaced ||
+        namespace === undefined ||
+        object.metadata.namespace === namespace) &&
+      matchesLabels(labels, object.metadata.labels) &&
+      matchesFields(fields, (field) => fieldValue(object, field));
+  }
+
+  list(
+    definition: ResourceDefinition,
+    namespace: string | undefined,
+    options: ListOptions,
+  ): ListResult {
+    const matches = this.filterFor(
+      definition,
+      namespace,
+      options.labelSelector,
+      options.fieldSelector,
+    );
+    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : undefined;
+    let snapshotVersion = this.store.resourceVersion;
+    let start = '';
+    let objects: Map<string, KubeObject> | undefined = this.store.state(definition).objects;
+    if (options.continueToken) {
+      const token = decodeContinue(options.continueToken);
+      snapshotVersion = token.resourceVersion;
+      start = token.start;
+      objects = this.store.objectsAt(definition, snapshotVersion);
+      if (!objects) {
+        throw new ApiError(
+          410,
+          'Expired',
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue value from the response.',
+        );
+      }
+    } else if (options.resourceVersionMatch === 'Exact' && options.resourceVersion) {
+      snapshotVersion = Number(options.resourceVersion);
+      if (!Number.isInteger(snapshotVersion))
+        throw badRequest(`invalid resource version "${options.resourceVersion}"`);
+      objects = this.store.objectsAt(definition, snapshotVersion);
+      if (!objects)
+        throw new ApiError(410, 'Expired', `too old resource version: ${options.resourceVersion}`);
+    }
+    const keys = [...objects.keys()].filter((key) => key > start).sort();
+    const items: KubeObject[] = [];
+    let lastKey = '';
+    let remaining = 0;
+    for (const key of keys) {
+      const object = objects.get(key);
+      if (!object || !matches(object)) continue;
+      if (limit !== undefined && items.length >= limit) {
+        remaining += 1;
+        continue;
+      }
+      items.push(object);
+      lastKey = key;
+    }
+    const result: ListResult = { items, resourceVersion: String(snapshotVersion) };
+    if (remaining > 0) {
+      result.continueToken = encodeContinue({ resourceVersion: snapshotVersion, start: lastKey });
+      result.remainingItemCount = remaining;
+    }
+    return result;
+  }
+
+  private checkBodyType(
+    definition: ResourceDefinition,
+    body: unknown,
+    expectedKind = definition.kind,
+    expectedApiVersion = apiVersionOf(definition),
+  ): KubeObject {
+    if (!isRecord(body)) throw badRequest('the body of the request must be a JSON object');
+    const { apiVersion, kind } = body;
+    if (apiVersion !== undefined && apiVersion !== expectedApiVersion) {
+      throw badRequest(
+        `the API version in the data (${String(apiVersion)}) does not match the expected API version (${expectedApiVersion})`,
+      );
+    }
+    if (kind !== undefined && kind !== expectedKind) {
+      throw badRequest(
+        `${String(kind)} in version "${expectedApiVersion}" cannot be handled as a ${expectedKind}: the kind in the data does not match the resource at this URL`,
+      );
+    }
+    const metadata = body.metadata ?? {};
+    if (!isRecord(metadata)) throw badRequest('metadata must be an object');
+    return { ...cloneJson(body), metadata: cloneJson(metadata) as ObjectMeta };
+  }
+
+  private checkNamespace(
+    definition: ResourceDefinition,
+    namespace: string | undefined,
+    object: KubeObject,
+  ): void {
+    if (!definition.namespaced) {
+      delete object.metadata.namespace;
+      return;
+    }
+    if (
+      object.metadata.namespace !== undefined &&
+      object.metadata.namespace !== '' &&
+      object.metadata.namespace !== namespace
+    ) {
+      throw badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
+    }
+    object.metadata.namespace = namespace;
+  }
+
+  private validate(
+    definition: ResourceDefinition,
+    object: KubeObject,
+    old: KubeObject | undefined,
+    options: WriteOptions,
+  ): void {
+    const causes = [
+      ...validateObjectMeta(object, definition.nameRule),
+      ...(definition.validate?.(object, old) ?? []),
+    ];
+    if (options.fieldManager !== undefined && options.fieldManager.length > 128) {
+      causes.push(
+        invalidValue('fieldManager', options.fieldManager, 'must be no more than 128 characters'),
+      );
+    }
+    if (causes.length > 0) {
+      throw invalid(
+        definition.group,
+        definition.kind,
+        object.metadata.name ?? object.metadata.generateName ?? '',
+        causes,
+      );
+    }
+  }
+
+  create(
+    definition: ResourceDefinition,
+    namespace: string | undefined,
+    body: unknown,
+    options: WriteOptions,
+  ): KubeObject {
+    const object = this.checkBodyType(definition, body);
+    this.checkNamespace(definition, namespace, object);
+    const metadata = object.metadata;
+    if (!metadata.name && metadata.generateName)
+      metadata.name = `${metadata.generateName}${randomSuffix()}`;
+    if (definition.namespaced && namespace !== undefined) {
+      const owningNamespace = this.store.get(this.namespaceDefinition(), undefined, namespace);
+      if (!owningNamespace) throw notFound('', 'namespaces', namespace);
+      if (owningNamespace.metadata.deletionTimestamp) {
+        throw new ApiError(
+          403,
+          'Forbidden',
+          `${definition.plural} "${metadata.name ?? ''}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+          { name: metadata.name ?? '', group: definition.group, kind: definition.plural },
+        );
+      }
+    }
+    delete metadata.resourceVersion;
+    delete metadata.deletionTimestamp;
+    delete metadata.deletionGracePeriodSeconds;
+    delete metadata.managedFields;
+    metadata.uid = randomUUID();
+    metadata.creationTimestamp = now();
+    if (definition.tracksGeneration) metadata.generation = 1;
+    else delete metadata.generation;
+    if (definition.statusOnCreate === 'replace') {
+      const status = definition.initialStatus?.(object);
+      if (status === undefined) delete object.status;
+      else object.status = status;
+    }
+    definition.defaults?.(object);
+    this.validate(definition, object, undefined, options);
+    if (this.store.get(definition, namespace, metadata.name ?? '')) {
+      throw alreadyExists(definition.group, definition.plural, metadata.name ?? '');
+    }
+    const typed = withTypeMeta(definition, object);
+    if (options.dryRun) return typed;
+    return this.store.commit(definition, 'ADDED', typed, undefined);
+  }
+
+  private checkResourceVersion(
+    definition: ResourceDefinition,
+    existing: KubeObject,
+    requested: string | undefined,
+  ): void {
+    if (
+      requested !== undefined &&
+      requested !== '' &&
+      requested !== existing.metadata.resourceVersion
+    ) {
+      throw conflict(
+        definition.group,
+        definition.plural,
+        existing.metadata.name ?? '',
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
+    }
+  }
+
+  /**
+   * PUT: `subresource` "status" takes only status from the body; the main resource takes
+   * everything but status (for kinds with a status subresource) and server-owned metadata.
+   */
+  update(
+    definition: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    options: WriteOptions,
+    subresource: 'main' | 'status' = 'main',
+  ): KubeObject {
+    const incoming = this.checkBodyType(definition, body);
+    if (incoming.metadata.name !== undefined && incoming.metadata.name !== name) {
+      throw badRequest(
+        `the name of the object (${String(incoming.metadata.name)}) does not match the name on the URL (${name})`,
+      );
+    }
+    if (
+      definition.namespaced &&
+      incoming.metadata.namespace &&
+      incoming.metadata.namespace !== namespace
+    ) {
+      throw badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
+    }
+    const existing = this.get(definition, namespace, name);
+    this.checkResourceVersion(definition, existing, incoming.metadata.resourceVersion);
+    let next: KubeObject;
+    if (subresource === 'status') {
+      next = { ...cloneJson(existing) };
+      if (incoming.status === undefined) delete next.status;
+      else next.status = incoming.status;
+    } else {
+      next = incoming;
+      next.metadata = {
+        ...incoming.metadata,
+        name,
+        namespace: existing.metadata.namespace,
+        uid: existing.metadata.uid,
+        creationTimestamp: existing.metadata.creationTimestamp,
+        deletionTimestamp: existing.metadata.deletionTimestamp,
+        deletionGracePeriodSeconds: existing.metadata.deletionGracePeriodSeconds,
+        generation: existing.metadata.generation,
+      };
+      for (const key of Object.keys(next.metadata))
+        if (next.metadata[key] === undefined) delete next.metadata[key];
+      delete next.metadata.managedFields;
+      if (definition.statusSubresource) {
+        if (existing.status === undefined) delete next.status;
+        else next.status = cloneJson(existing.status);
+      }
+      definition.defaults?.(next);
+      if (definition.tracksGeneration && !jsonEqual(next.spec, existing.spec)) {
+        next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
+      }
+    }
+    next.metadata.resourceVersion = existing.metadata.resourceVersion;
+    this.validate(definition, next, existing, options);
+    const typed = withTypeMeta(definition, next);
+    // A no-op update keeps the resourceVersion and sends no watch event, as on a real server.
+    if (jsonEqual(typed, existing) || options.dryRun) return options.dryRun ? typed : existing;
+    if (typed.metadata.deletionTimestamp && (typed.metadata.finalizers ?? []).length === 0) {
+      const removed = this.store.commit(definition, 'DELETED', typed, existing);
+      this.scheduleGarbageCollection();
+      return removed;
+    }
+    return this.store.commit(definition, 'MODIFIED', typed, existing);
+  }
+
+  patch(
+    definition: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+    patchType: PatchType,
+    patch: unknown,
+    options: WriteOptions & { force?: boolean },
+    subresource: 'main' | 'status' = 'main',
+  ): KubeObject {
+    if (patchType === 'strategic' && !definition.strategicMergePatch) {
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+      );
+    }
+    if (patchType !== 'json' && !isRecord(patch))
+      throw badRequest('the patch must be a JSON object');
+    const existing = this.store.get(definition, namespace, name);
+    if (!existing) {
+      if (patchType === 'apply' && subresource === 'main') {
+        const applied = this.checkBodyType(definition, patch);
+        if (applied.metadata.name !== undefined && applied.metadata.name !== name) {
+          throw badRequest(
+            `the name of the object (${String(applied.metadata.name)}) does not match the name on the URL (${name})`,
+          );
+        }
+        applied.metadata.name = name;
+        return this.create(definition, namespace, applied, options);
+      }
+      throw notFound(definition.group, definition.plural, name);
+    }
+    if (patchType === 'apply') {
+      const applied = this.checkBodyType(definition, patch);
+      if (applied.kind === undefined || applied.apiVersion === undefined) {
+        throw badRequest('apiVersion and kind must be set in an apply patch');
+      }
+    }
+    let patched: unknown;
+    switch (patchType) {
+      case 'json':
+        patched = jsonPatch(existing, patch);
+        break;
+      case 'merge':
+        patched = mergePatch(existing, patch);
+        break;
+      case 'strategic':
+        patched = strategicMerge(existing, patch);
+        break;
+      case 'apply':
+        patched = applyConfiguration(existing, patch);
+        break;
+    }
+    if (!isRecord(patched) || !isRecord(patched.metadata))
+      throw new ApiError(422, 'Invalid', 'the patched object has no metadata');
+    return this.update(definition, namespace, name, patched, options, subresource);
+  }
+
+  /** Deletes now, or marks for deletion while finalizers (or foreground dependents) remain. */
+  delete(
+    definition: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+    options: DeleteOptions,
+  ): { object: KubeObject; deleted: boolean } {
+    const existing = this.get(definition, namespace, name);
+    const { preconditions } = options;
+    if (preconditions?.uid && preconditions.uid !== existing.metadata.uid) {
+      throw conflict(
+        definition.group,
+        definition.plural,
+        name,
+        `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${existing.metadata.uid ?? ''}`,
+      );
+    }
+    if (
+      preconditions?.resourceVersion &&
+      preconditions.resourceVersion !== existing.metadata.resourceVersion
+    ) {
+      throw conflict(
+        definition.group,
+        definition.plural,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${existing.metadata.resourceVersion ?? ''}`,
+      );
+    }
+    if (definition.plural === 'namespaces')
+      return this.deleteNamespace(definition, existing, options);
+    const policy = options.propagationPolicy ?? 'Background';
+    const finalizers = [...(existing.metadata.finalizers ?? [])];
+    if (policy === 'Foreground' && !finalizers.includes(FOREGROUND_FINALIZER))
+      finalizers.push(FOREGROUND_FINALIZER);
+    if (finalizers.length > 0) {
+      if (
+        existing.metadata.deletionTimestamp &&
+        jsonEqual(finalizers, existing.metadata.finalizers)
+      ) {
+        return { object: existing, deleted: false };
+      }
+      const marked: KubeObject = {
+        ...existing,
+        metadata: {
+          ...existing.metadata,
+          deletionTimestamp: existing.metadata.deletionTimestamp ?? now(),
+          deletionGracePeriodSeconds: 0,
+          finalizers,
+        },
+      };
+      if (options.dryRun) return { object: marked, deleted: false };
+      const stored = this.store.commit(definition, 'MODIFIED', marked, existing);
+      this.scheduleGarbageCollection();
+      return { object: stored, deleted: false };
+    }
+    if (options.dryRun) return { object: existing, deleted: true };
+    if (policy === 'Orphan') this.orphanDependents(existing.metadata.uid ?? '');
+    const removed = this.store.commit(definition, 'DELETED', { ...existing }, existing);
+    this.scheduleGarbageCollection();
+    return { object: removed, deleted: true };
+  }
+
+  private deleteNamespace(
+    definition: ResourceDefinition,
+    existing: KubeObject,
+    options: DeleteOptions,
+  ): { object: KubeObject; deleted: boolean } {
+    const name = existing.metadata.name ?? '';
+    if (PROTECTED_NAMESPACES.has(name)) {
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+        {
+          name,
+          kind: 'namespaces',
+        },
+      );
+    }
+    if (existing.metadata.deletionTimestamp) return { object: existing, deleted: false };
+    const terminating: KubeObject = {
+      ...existing,
+      metadata: { ...existing.metadata, deletionTimestamp: now() },
+      status: { phase: 'Terminating' },
+    };
+    if (options.dryRun) return { object: terminating, deleted: false };
+    const stored = this.store.commit(definition, 'MODIFIED', terminating, existing);
+    this.scheduleGarbageCollection();
+    return { object: stored, deleted: false };
+  }
+
+  deleteCollection(
+    definition: ResourceDefinition,
+    namespace: string | undefined,
+    listOptions: ListOptions,
+    options: DeleteOptions,
+  ): StatusObject {
+    const { items } = this.list(definition, namespace, {
+      ...listOptions,
+      limit: undefined,
+      continueToken: undefined,
+    });
+    for (const item of items) {
+      if (this.store.get(definition, item.metadata.namespace, item.metadata.name ?? '')) {
+        this.delete(definition, item.metadata.namespace, item.metadata.name ?? '', {
+          ...options,
+          preconditions: undefined,
+        });
+      }
+    }
+    return successStatus();
+  }
+
+  private orphanDependents(ownerUid: string): void {
+    for (const [definition, object] of this.allObjects()) {
+      const references = object.metadata.ownerReferences ?? [];
+      if (!references.some((reference) => reference.uid === ownerUid)) continue;
+      const remaining = references.filter((reference) => reference.uid !== ownerUid);
+      const metadata: ObjectMeta = { ...object.metadata, ownerReferences: remaining };
+      if (remaining.length === 0) delete metadata.ownerReferences;
+      this.store.commit(definition, 'MODIFIED', { ...object, metadata }, object);
+    }
+  }
+
+  private *allObjects(): Generator<[ResourceDefinition, KubeObject]> {
+    for (const definition of this.store.definitions()) {
+      // A copy, so a pass may commit changes while it walks the objects.
+      for (const object of [...this.store.state(definition).objects.values()])
+        yield [definition, object];
+    }
+  }
+
+  private scheduleGarbageCollection(): void {
+    if (this.garbageCollection) return;
+    // Like kube-controller-manager's garbage collector, this runs after the request returns.
+    this.garbageCollection = setImmediate(() => {
+      this.garbageCollection = undefined;
+      this.collectGarbage();
+    });
+  }
+
+  /**
+   * One level-triggered pass, repeated until nothing changes: delete dependents whose owners
+   * are all gone (background), delete dependents of foreground-deleting owners, finish
+   * foreground deletions without dependents, and empty then remove terminating namespaces.
+   */
+  collectGarbage(): void {
+    for (let pass = 0; pass < 100; pass += 1) {
+      if (!this.collectGarbageOnce()) return;
+    }
+  }
+
+  private collectGarbageOnce(): boolean {
+    let changed = false;
+    const live = new Map<string, KubeObject>();
+    for (const [, object] of this.allObjects())
+      if (object.metadata.uid) live.set(object.metadata.uid, object);
+    const dependentCount = new Map<string, number>();
+    for (const [definition, object] of this.allObjects()) {
+      const references = object.metadata.ownerReferences ?? [];
+      if (references.length === 0) continue;
+      for (const reference of references)
+        dependentCount.set(reference.uid, (dependentCount.get(reference.uid) ?? 0) + 1);
+      const owners = references.map((reference) => live.get(reference.uid));
+      const gone = owners.every((owner) => owner === undefined);
+      const foregroundOwner = owners.some((owner) =>
+        owner?.metadata.finalizers?.includes(FOREGROUND_FINALIZER),
+      );
+      if ((gone || foregroundOwner) && !object.metadata.deletionTimestamp) {
+        this.delete(definition, object.metadata.namespace, object.metadata.name ?? '', {
+          dryRun: false,
+          propagationPolicy: foregroundOwner ? 'Foreground' : 'Background',
+        });
+        changed = true;
+      }
+    }
+    for (const [definition, object] of this.allObjects()) {
+      const finalizers = object.metadata.finalizers ?? [];
+      if (
+        !finalizers.includes(FOREGROUND_FINALIZER) ||
+        (dependentCount.get(object.metadata.uid ?? '') ?? 0) > 0
+      )
+        continue;
+      const remaining = finalizers.filter((finalizer) => finalizer !== FOREGROUND_FINALIZER);
+      const metadata: ObjectMeta = { ...object.metadata, finalizers: remaining };
+      if (remaining.length === 0) {
+        delete metadata.finalizers;
+        this.store.commit(definition, 'DELETED', { ...object, metadata }, object);
+      } else {
+        this.store.commit(definition, 'MODIFIED', { ...object, metadata }, object);
+      }
+      changed = true;
+    }
+    const namespaces = this.namespaceDefinition();
+    for (const namespace of [...this.store.state(namespaces).objects.values()]) {
+      if (!namespace.metadata.deletionTimestamp) continue;
+      let empty = true;
+      for (const [definition, object] of this.allObjects()) {
+        if (!definition.namespaced || object.metadata.namespace !== namespace.metadata.name)
+          continue;
+        empty = false;
+        if (!object.metadata.deletionTimestamp) {
+          this.delete(definition, object.metadata.namespace, object.metadata.name ?? '', {
+            dryRun: false,
+          });
+          changed = true;
+        }
+      }
+      if (empty) {
+        this.store.commit(namespaces, 'DELETED', namespace, namespace);
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  stop(): void {
+    if (this.garbageCollection) clearImmediate(this.garbageCollection);
+    this.garbageCollection = undefined;
+  }
+
+  scale(definition: ResourceDefinition, namespace: string | undefined, name: string): KubeObject {
+    const object = this.get(definition, namespace, name);
+    const selector = selectorFromLabelSelectorObject(recordAt(object, 'spec')?.selector);
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: {
+        name,
+        namespace: object.metadata.namespace,
+        uid: object.metadata.uid,
+        resourceVersion: object.metadata.resourceVersion,
+        creationTimestamp: object.metadata.creationTimestamp,
+      },
+      spec: { replicas: numberAt(object, 'spec', 'replicas') ?? 0 },
+      status: {
+        replicas: numberAt(object, 'status', 'replicas') ?? 0,
+        selector: selector ? formatLabelSelector(selector) : '',
+      },
+    };
+  }
+
+  updateScale(
+    definition: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    options: WriteOptions,
+  ): KubeObject {
+    if (!isRecord(body)) throw badRequest('the body of the request must be a JSON object');
+    if (body.kind !== undefined && body.kind !== 'Scale') {
+      throw badRequest(
+        `${String(body.kind)} cannot be handled as a Scale: the kind in the data does not match the resource at this URL`,
+      );
+    }
+    const replicas = valueAt(body, ['spec', 'replicas']);
+    if (
+      replicas !== undefined &&
+      (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
+    ) {
+      throw invalid('autoscaling', 'Scale', name, [
+        invalidValue('spec.replicas', replicas, 'must be greater than or equal to 0'),
+      ]);
+    }
+    const existing = this.get(definition, namespace, name);
+    const requested = valueAt(body, ['metadata', 'resourceVersion']);
+    this.checkResourceVersion(
+      definition,
+      existing,
+      typeof requested === 'string' ? requested : undefined,
+    );
+    const next = cloneJson(existing);
+    const spec: JsonRecord = isRecord(next.spec) ? next.spec : {};
+    spec.replicas = typeof replicas === 'number' ? replicas : 0;
+    next.spec = spec;
+    this.update(definition, namespace, name, next, options);
+    if (options.dryRun) {
+      const preview = this.scale(definition, namespace, name);
+      return { ...preview, spec: { replicas: spec.replicas } };
+    }
+    return this.scale(definition, namespace, name);
+  }
+
+  patchScale(
+    definition: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+    patchType: PatchType,
+    patch: unknown,
+    options: WriteOptions,
+  ): KubeObject {
+    const current = this.scale(definition, namespace, name);
+    let patched: unknown;
+    if (patchType === 'json') patched = jsonPatch(current, patch);
+    else if (patchType === 'merge') patched = mergePatch(current, patch);
+    else patched = strategicMerge(current, patch);
+    return this.updateScale(definition, namespace, name, patched, options);
+  }
+
+  /** POST pods/<name>/binding: what the scheduler does; a bound pod cannot be bound again. */
+  bind(
+    pods: ResourceDefinition,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    options: WriteOptions,
+  ): StatusObject {
+    if (!isRecord(body)) throw badRequest('the body of the request must be a JSON object');
+    if (body.kind !== undefined && body.kind !== 'Binding') {
+      throw badRequest(
+        `${String(body.kind)} cannot be handled as a Binding: the kind in the data does not match the resource at this URL`,
+      );
+    }
+    const nodeName = valueAt(body, ['target', 'name']);
+    if (typeof nodeName !== 'string' || nodeName === '') {
+      throw invalid('', 'Binding', name, [
+        { reason: 'FieldValueRequired', message: 'Required value', field: 'target.name' },
+      ]);
+    }
+    const pod = this.get(pods, namespace, name);
+    const assigned = recordAt(pod, 'spec')?.nodeName;
+    if (typeof assigned === 'string' && assigned !== '') {
+      throw conflict('', 'pods', name, `pod ${name} is already assigned to node "${assigned}"`);
+    }
+    if (pod.metadata.deletionTimestamp) {
+      throw conflict(
+        '',
+        'pods',
+        name,
+        `pod ${name} is being deleted, cannot be assigned to a host`,
+      );
+    }
+    const bindingAnnotations = recordAt(body, 'metadata', 'annotations') ?? {};
+    const next = cloneJson(pod);
+    next.spec = { ...recordAt(next, 'spec'), nodeName };
+    next.metadata.annotations = { ...next.metadata.annotations };
+    for (const [key, value] of Object.entries(bindingAnnotations))
+      next.metadata.annotations[key] = String(value);
+    const status: JsonRecord = recordAt(next, 'status') ?? {};
+    const conditions = (Array.isArray(status.conditions) ? status.conditions : []).filter(
+      (condition) => !(isRecord(condition) && condition.type === 'PodScheduled'),
+    );
+    conditions.push({
+      type: 'PodScheduled',
+      status: 'True',
+      lastProbeTime: null,
+      lastTransitionTime: now(),
+    });
+    status.conditions = conditions;
+    next.status = status;
+    if (!options.dryRun) this.store.commit(pods, 'MODIFIED', next, pod);
+    return { ...successStatus(), code: 201 };
+  }
+
+  /**
+   * Starts a watch: replays the events after `resourceVersion` (or the current objects as
+   * ADDED when none is given, or "0"), then streams. A version older than the event window
+   * answers with the 410 Expired Status a real server sends as an ERROR event.
+   */
+  watch(
+    definition: ResourceDefinition,
+    namespace: string | undefined,
+    options: WatchOptions,
+    send: (event: WatchEvent) => void,
+  ): WatchStart {
+    const matches = this.filterFor(
+      definition,
+      namespace,
+      options.labelSelector,
+      options.fieldSelector,
+    );
+    const state = this.store.state(definition);
+    const requested = options.resourceVersion;
+    const fromVersion =
+      requested === undefined || requested === '' || requested === '0'
+        ? undefined
+        : Number(requested);
+    if (fromVersion !== undefined && !Number.isInteger(fromVersion)) {
+      throw badRequest(`invalid resource version "${requested ?? ''}"`);
+    }
+    if (fromVersion !== undefined && fromVersion < state.compactedResourceVersion) {
+      return {
+        expired: new ApiError(
+          410,
+          'Expired',
+          `too old resource version: ${fromVersion} (${state.compactedResourceVersion})`,
+        ).toStatus(),
+      };
+    }
+    const deliver = (event: StoredEvent): void => {
+      const nowMatches = matches(event.object);
+      if (event.type === 'ADDED') {
+        if (nowMatches) send({ type: 'ADDED', object: event.object });
+        return;
+      }
+      if (event.type === 'DELETED') {
+        if (nowMatches || (event.previous !== undefined && matches(event.previous))) {
+          send({ type: 'DELETED', object: event.object });
+        }
+        return;
+      }
+      const matchedBefore = event.previous !== undefined && matches(event.previous);
+      if (nowMatches) send({ type: matchedBefore ? 'MODIFIED' : 'ADDED', object: event.object });
+      else if (matchedBefore) send({ type: 'DELETED', object: event.object });
+    };
+    if (fromVersion === undefined) {
+      const keys = [...state.objects.keys()].sort();
+      for (const key of keys) {
+        const object = state.objects.get(key);
+        if (object && matches(object)) send({ type: 'ADDED', object });
+      }
+    } else {
+      for (const event of state.events) if (event.resourceVersion > fromVersion) deliver(event);
+    }
+    const watcher = { onEvent: deliver };
+    state.watchers.add(watcher);
+    return { stop: () => state.watchers.delete(watcher) };
+  }
+}
