@@ -251,11 +251,27 @@ function decodeBody(
   try {
     const useYaml = type === 'application/yaml' || patchType === 'apply';
     const body: unknown = useYaml ? parseYaml(text) : JSON.parse(text);
+    checkDepth(body);
     return patchType ? { body, patchType } : { body };
   } catch (error) {
+    if (error instanceof ApiError) throw error;
     throw badRequest(
       `the body of the request could not be decoded: ${error instanceof Error ? error.message : String(error)}`,
     );
+  }
+}
+
+const MAX_BODY_DEPTH = 1000;
+
+/** Refuses absurdly nested bodies up front: every later step (clone, patch, compare) recurses. */
+function checkDepth(body: unknown): void {
+  const pending: [unknown, number][] = [[body, 1]];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    const [value, depth] = item;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_BODY_DEPTH)
+      throw badRequest(`the body of the request nests deeper than ${MAX_BODY_DEPTH} levels`);
+    for (const child of Object.values(value)) pending.push([child, depth + 1]);
   }
 }
 
