@@ -19,6 +19,7 @@ import {
   PER_CARD_MEMORY_MAX_MIB,
   PER_CARD_MEMORY_MIN_MIB,
   type RuleError,
+  type RuleParams,
   type Violation,
 } from './rules.js';
 
@@ -109,7 +110,7 @@ type ComputeReading =
 /** `compute-format`: 0.01 ≤ c ≤ 1 with at most two decimals, or c > 1 with at most one. */
 function readCompute(text: string, container: string, path: string): ComputeReading {
   const fail = (
-    problem: 'empty' | 'not-a-number' | 'below-minimum' | 'slice-decimals' | 'above-one-decimals',
+    problem: RuleParams['compute-format']['problem'],
     suggestions: string[] = [],
   ): ComputeReading => ({
     ok: false,
@@ -132,6 +133,8 @@ function readCompute(text: string, container: string, path: string): ComputeRead
     return fail('not-a-number', guess ? [guess] : []);
   }
   if (value.lt('0.01')) return fail('below-minimum', ['0.01']);
+  // No node has more than MAX_CARDS cards; capping here also keeps every later number exact.
+  if (value.gt(MAX_CARDS)) return fail('above-maximum', [String(MAX_CARDS)]);
   const places = decimalPlaces(value);
   if (value.lte(1) && places > 2) {
     const down = value.round(2, Big.roundDown);
@@ -172,21 +175,30 @@ function nearestSplittableComputes(percent: number, cards: number): string[] {
 function nearestWholeGiB(memory: Big, cards: number): string[] {
   const fits = (gib: number) =>
     (gib * 1024) % cards === 0 && gib >= cards && gib <= (PER_CARD_MEMORY_MAX_MIB / 1024) * cards;
-  const floor = memory.round(0, Big.roundDown).toNumber();
+  // Only amounts inside the per-card range can be suggested, which bounds both searches.
+  const highest = (PER_CARD_MEMORY_MAX_MIB / 1024) * cards;
+  const floor = memory.gt(highest) ? highest + 1 : memory.round(0, Big.roundDown).toNumber();
   const suggestions: string[] = [];
-  for (let gib = memory.eq(floor) ? floor - 1 : floor; gib >= cards; gib--) {
+  for (let gib = Math.min(memory.eq(floor) ? floor - 1 : floor, highest); gib >= cards; gib--) {
     if (fits(gib)) {
       suggestions.push(String(gib));
       break;
     }
   }
-  for (let gib = floor + 1; gib <= 80 * cards; gib++) {
+  for (let gib = Math.max(floor + 1, cards); gib <= highest; gib++) {
     if (fits(gib)) {
       suggestions.push(String(gib));
       break;
     }
   }
   return suggestions;
+}
+
+/** The most whole GiB that `cards` cards of `perCardMiB` hold, split into integer MiB per card. */
+function largestWholeGiB(perCardMiB: number, cards: number): number {
+  let gib = Math.floor((perCardMiB * cards) / 1024);
+  while (gib > 0 && (gib * 1024) % cards !== 0) gib--;
+  return gib;
 }
 
 interface MgpuReading {
@@ -219,6 +231,7 @@ function evaluateMgpuContainer(
 
   const compute = readCompute(gpu.compute ?? '', container, `${base}.compute`);
   let perCardPercent: number | undefined;
+  let sliceWithBadSplit = false;
   if (!compute.ok) {
     violations.push(compute.violation);
   } else {
@@ -279,6 +292,8 @@ function evaluateMgpuContainer(
         });
       }
       if (precise && withinCard) perCardPercent = percent / n;
+      // Less than a card per card is a slice however it splits: memory is still required.
+      else if (percent < 100 * n) sliceWithBadSplit = true;
     }
   }
   reading.cards = cards;
@@ -300,7 +315,7 @@ function evaluateMgpuContainer(
   const minimumGiB = String(cards ?? 1);
   if (memoryText === '') {
     // Only a known slice needs memory; with compute still unreadable the compute error suffices.
-    if (reading.wholeCards === false) {
+    if (reading.wholeCards === false || sliceWithBadSplit) {
       violations.push({
         rule: 'memory-required',
         path: `${base}.memoryGiB`,
@@ -378,6 +393,7 @@ function evaluateMgpuContainer(
 function evaluateAgainstInventory(
   share: ContainerShare,
   policy: ComputePolicy | undefined,
+  unknownPolicy: boolean,
   inventory: GpuInventory,
   violations: Violation[],
 ): void {
@@ -411,7 +427,7 @@ function evaluateAgainstInventory(
           ...(model !== undefined ? { model } : {}),
           perCardMiB: share.perCard.memoryMiB,
           modelMiB,
-          maxGiB: formatDecimal(new Big(modelMiB).times(share.cards).div(1024), 2),
+          maxGiB: String(largestWholeGiB(modelMiB, share.cards)),
           ...(needed <= MAX_CARDS &&
           share.computePercent % needed === 0 &&
           share.computePercent / needed <= 100
@@ -425,18 +441,21 @@ function evaluateAgainstInventory(
   // Fractional pods go only to pools of their own policy; whole-card pods skip the match (§5).
   const podPolicy = policy ?? DEFAULT_NODE_POLICY;
   const fractional = share.type === 'mgpu' && !share.wholeCards;
-  const schedulable = fractional ? ofType.filter((pool) => pool.policy === podPolicy) : ofType;
+  const schedulable =
+    fractional && !unknownPolicy ? ofType.filter((pool) => pool.policy === podPolicy) : ofType;
   const maxCards = maxOf(schedulable, (pool) => pool.cardsPerNode);
   if (share.cards > maxCards) {
+    // Without multi-card sharing, whole mGPU cards are counted by the compute field.
     const cardsField = share.type === 'mgpu' && !share.multiCard ? 'compute' : 'cards';
     violations.push({
       rule: 'cards-exceed-node',
       path: `${base}.${cardsField}`,
       params: {
         container,
+        field: cardsField,
         cards: share.cards,
         ...(model !== undefined ? { model } : {}),
-        ...(fractional ? { policy: podPolicy } : {}),
+        ...(fractional && !unknownPolicy ? { policy: podPolicy } : {}),
         maxCards,
       },
     });
@@ -617,8 +636,10 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
   }
 
   if (inventory !== undefined) {
-    const podPolicy = policy !== undefined && isComputePolicy(policy) ? policy : undefined;
-    for (const share of shares) evaluateAgainstInventory(share, podPolicy, inventory, violations);
+    const known = policy !== undefined && isComputePolicy(policy) ? policy : undefined;
+    const unknownPolicy = policy !== undefined && known === undefined;
+    for (const share of shares)
+      evaluateAgainstInventory(share, known, unknownPolicy, inventory, violations);
   }
   return { violations, shares };
 }

@@ -1,3 +1,5 @@
+export * from './allocations.js';
+export * from './api.js';
 export * from './check.js';
 export * from './decimal.js';
 export * from './inventory.js';
@@ -10,4 +12,5 @@ export * from './placement/index.js';
 export * from './read-workload.js';
 export * from './request.js';
 export * from './rules.js';
+export * from './server-errors.js';
 export * from './vke.js';

@@ -82,6 +82,11 @@ const english: Catalog = {
           message: `${field} is ${value}; the smallest share is 0.01 of a card.`,
           fix: 'Use at least 0.01.',
         };
+      case 'above-maximum':
+        return {
+          message: `${field} is ${value}; no node has more than ${MAX_CARDS} cards.`,
+          fix: `Use at most ${MAX_CARDS}.`,
+        };
       case 'slice-decimals':
         return {
           message: `${field} is ${value}; from 0.01 to 1 it may have at most two decimals.`,
@@ -197,11 +202,11 @@ const english: Catalog = {
     message: `${enOf(en.memory, container)}: ${perCardMiB} MiB per card is more than ${model ? model : 'any model in the cluster'} has (${modelMiB} MiB per card).`,
     fix: `Use at most ${maxGiB} GiB${cardsSuggestion ? `, or ${cardsEn(cardsSuggestion)} with multi-card sharing` : ''}.`,
   }),
-  'cards-exceed-node': ({ container, cards, model, policy, maxCards }) => ({
+  'cards-exceed-node': ({ container, field, cards, model, policy, maxCards }) => ({
     message:
       maxCards === 0
-        ? `${enOf(en.cards, container)}: no node${model ? ` of model ${model}` : ''}${policy ? ` with policy ${policy}` : ''} exists for this request.`
-        : `${enOf(en.cards, container)}: ${cardsEn(cards)} is more than any node${model ? ` of model ${model}` : ''}${policy ? ` with policy ${policy}` : ''} has (${maxCards}).`,
+        ? `${enOf(en[field], container)}: no node${model ? ` of model ${model}` : ''}${policy ? ` with policy ${policy}` : ''} exists for this request.`
+        : `${enOf(en[field], container)}: ${cardsEn(cards)} is more than any node${model ? ` of model ${model}` : ''}${policy ? ` with policy ${policy}` : ''} has (${maxCards}).`,
     fix:
       maxCards === 0
         ? `Choose another ${en.model} or ${en.computePolicy}.`
@@ -280,6 +285,11 @@ const chinese: Catalog = {
         return {
           message: `${field}为 ${value}，最小为 0.01 张卡。`,
           fix: '请填写不小于 0.01 的值。',
+        };
+      case 'above-maximum':
+        return {
+          message: `${field}为 ${value}，节点最多只有 ${MAX_CARDS} 张卡。`,
+          fix: `请填写不超过 ${MAX_CARDS} 的值。`,
         };
       case 'slice-decimals':
         return {
@@ -387,11 +397,11 @@ const chinese: Catalog = {
     message: `${zhOf(zh.memory, container)}：每卡 ${perCardMiB} MiB，超过${model ? ` ${model} ` : '集群中任何型号'}的单卡显存（${modelMiB} MiB）。`,
     fix: `请填写不超过 ${maxGiB} GiB${cardsSuggestion ? `，或开启多卡共享使用 ${zhCards(cardsSuggestion)}` : ''}。`,
   }),
-  'cards-exceed-node': ({ container, cards, model, policy, maxCards }) => ({
+  'cards-exceed-node': ({ container, field, cards, model, policy, maxCards }) => ({
     message:
       maxCards === 0
-        ? `${zhOf(zh.cards, container)}：集群中没有${model ? `型号为 ${model} ` : ''}${policy ? `策略为 ${policy} ` : ''}的节点可用于该请求。`
-        : `${zhOf(zh.cards, container)}：${zhCards(cards)}超过了${model ? `型号 ${model} ` : ''}${policy ? `策略 ${policy} ` : ''}节点的最大卡数（${maxCards}）。`,
+        ? `${zhOf(zh[field], container)}：集群中没有${model ? `型号为 ${model} ` : ''}${policy ? `策略为 ${policy} ` : ''}的节点可用于该请求。`
+        : `${zhOf(zh[field], container)}：${zhCards(cards)}超过了${model ? `型号 ${model} ` : ''}${policy ? `策略 ${policy} ` : ''}节点的最大卡数（${maxCards}）。`,
     fix:
       maxCards === 0
         ? `请更换${zh.model}或${zh.computePolicy}。`

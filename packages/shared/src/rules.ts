@@ -62,7 +62,13 @@ export interface RuleParams {
   'compute-format': {
     container: string;
     value: string;
-    problem: 'empty' | 'not-a-number' | 'below-minimum' | 'slice-decimals' | 'above-one-decimals';
+    problem:
+      | 'empty'
+      | 'not-a-number'
+      | 'below-minimum'
+      | 'above-maximum'
+      | 'slice-decimals'
+      | 'above-one-decimals';
     suggestions: string[];
   };
   'compute-whole-cards': {
@@ -124,6 +130,8 @@ export interface RuleParams {
   };
   'cards-exceed-node': {
     container: string;
+    /** The field the card count comes from: `cards`, or `compute` for whole cards without sharing. */
+    field: 'cards' | 'compute';
     cards: number;
     model?: string;
     policy?: string;

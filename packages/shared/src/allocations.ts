@@ -1,0 +1,211 @@
+import { z } from 'zod';
+import { evaluateRequest } from './check.js';
+import type { MgpuInstanceReport, MgpuNodeStatus } from './mgpu-node.js';
+import { parseCardIndexes } from './placement/index.js';
+import { readWorkloadObject } from './read-workload.js';
+import { VKE } from './vke.js';
+
+/** The node-side fields of spec §6, in their snake_case names; null = no node reported it. */
+export const NODE_SIDE_FIELDS = [
+  'container_id',
+  'device_id',
+  'instance_id',
+  'pod_uid',
+  'compute_priority',
+  'compute_qos_enable',
+  'compute_weight',
+  'compute_weight_native_burst',
+  'compute_weight_online',
+  'minor',
+  'online',
+  'tasks',
+  'vmem_info',
+  'vmem_limit',
+] as const;
+export type NodeSideField = (typeof NODE_SIDE_FIELDS)[number];
+
+export const VerificationSchema = z.enum(['verified', 'drift', 'unreported']);
+/** Whether the node gave an instance what its pod asked for (spec §6 结果验证). */
+export type Verification = z.infer<typeof VerificationSchema>;
+
+/** One mGPU instance (one container on one card) as the console shows it (spec §7). */
+export const AllocationRecordSchema = z.object({
+  /** `<namespace>/<pod>/<container>/<card>`: stable across updates of the same instance. */
+  id: z.string(),
+  namespace: z.string(),
+  pod: z.string(),
+  container: z.string(),
+  node: z.string(),
+  /** Card index on the node, from the scheduler's `gpu-index-container-<name>` annotation. */
+  card: z.number(),
+  /** The Deployment (or other owner) the pod belongs to, when known. */
+  workload: z.string().nullable(),
+  policy: z.string().nullable(),
+  /** What the pod asked for on this card: compute percent and MiB (null for whole cards). */
+  requested: z.object({ computePercent: z.number(), memoryMiB: z.number().nullable() }),
+  phase: z.string().nullable(),
+  container_id: z.string().nullable(),
+  device_id: z.string().nullable(),
+  instance_id: z.string().nullable(),
+  pod_uid: z.string().nullable(),
+  compute_priority: z.number().nullable(),
+  compute_qos_enable: z.boolean().nullable(),
+  compute_weight: z.number().nullable(),
+  compute_weight_native_burst: z.number().nullable(),
+  compute_weight_online: z.number().nullable(),
+  minor: z.number().nullable(),
+  online: z.boolean().nullable(),
+  tasks: z.array(z.number()).nullable(),
+  vmem_info: z
+    .object({ free: z.number(), used: z.array(z.object({ pid: z.number(), used: z.number() })) })
+    .nullable(),
+  vmem_limit: z.number().nullable(),
+  /** Where the values came from: the card choice is always the scheduler's annotation. */
+  sources: z.object({
+    card: z.literal('scheduler-annotation'),
+    container_id: z.enum(['node-agent', 'pod-status']).nullable(),
+    nodeFields: z.enum(['node-agent']).nullable(),
+  }),
+  verification: VerificationSchema,
+  /** Fields whose node-side value differs from the request, for the drift badge. */
+  drift: z.array(z.string()),
+});
+export type AllocationRecord = z.infer<typeof AllocationRecordSchema>;
+
+/** The parts of a Pod the records are built from (a V1Pod fits). */
+export interface PodLike {
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+    ownerReferences?: { kind?: string; name?: string }[];
+  };
+  spec?: { nodeName?: string; containers?: unknown[] };
+  status?: { phase?: string; containerStatuses?: { name: string; containerID?: string }[] };
+}
+
+/** The Deployment behind a pod: its ReplicaSet's name without the pod-template hash. */
+function workloadOf(pod: PodLike): string | null {
+  const owner = pod.metadata?.ownerReferences?.[0];
+  if (owner?.name === undefined) return null;
+  const hash = pod.metadata?.labels?.['pod-template-hash'];
+  if (owner.kind === 'ReplicaSet' && hash && owner.name.endsWith(`-${hash}`)) {
+    return owner.name.slice(0, -hash.length - 1);
+  }
+  return owner.name;
+}
+
+/**
+ * Compares what the node reports with what was asked (spec §6: "60 on both cards, matching the
+ * configuration"). Under native-burst-share the instance's `compute_weight_native_burst` is the
+ * share; otherwise `compute_weight_online`. Memory is compared only for slices (whole cards bring
+ * the card's memory). Nothing reported → `unreported`, never assumed fine.
+ */
+export function verifyInstance(
+  requested: { computePercent: number; memoryMiB: number | null },
+  policy: string | null,
+  report: MgpuInstanceReport | undefined,
+): { verification: Verification; drift: string[] } {
+  if (report === undefined) return { verification: 'unreported', drift: [] };
+  const drift: string[] = [];
+  const weightField =
+    policy === 'native-burst-share' ? 'compute_weight_native_burst' : 'compute_weight_online';
+  const weight = report[weightField];
+  if (weight === undefined || weight !== requested.computePercent) drift.push(weightField);
+  if (requested.memoryMiB !== null && report.vmem_limit !== requested.memoryMiB)
+    drift.push('vmem_limit');
+  return { verification: drift.length === 0 ? 'verified' : 'drift', drift };
+}
+
+/**
+ * Every mGPU instance of one scheduled pod: the cards from the scheduler's annotations, the
+ * shares from the pod's own requests, container IDs from the pod status, and the node-side
+ * fields from the node agent's report where the node has one.
+ */
+export function podAllocationRecords(
+  pod: PodLike,
+  nodeReport: MgpuNodeStatus | undefined,
+): AllocationRecord[] {
+  const metadata = pod.metadata ?? {};
+  const annotations = metadata.annotations ?? {};
+  const node = pod.spec?.nodeName;
+  const namespace = metadata.namespace ?? 'default';
+  const podName = metadata.name;
+  if (node === undefined || podName === undefined) return [];
+  const read = readWorkloadObject({ ...pod, kind: 'Pod' });
+  if (read === undefined) return [];
+  const { shares } = evaluateRequest(read.request);
+  const policy = read.computePolicy ?? null;
+  const workload = workloadOf(pod);
+  const reported = new Map<string, MgpuInstanceReport>();
+  for (const card of nodeReport?.cards ?? []) {
+    for (const instance of card.instances) {
+      if (instance.namespace === namespace && instance.pod === podName) {
+        reported.set(`${instance.container}/${card.index}`, instance);
+      }
+    }
+  }
+  const statusIds = new Map(
+    (pod.status?.containerStatuses ?? []).map((status) => [status.name, status.containerID]),
+  );
+
+  const records: AllocationRecord[] = [];
+  for (const share of shares) {
+    if (share.type !== 'mgpu') continue;
+    const cards = parseCardIndexes(annotations[`${VKE.gpuIndexAnnotationPrefix}${share.name}`]);
+    for (const card of cards ?? []) {
+      const report = reported.get(`${share.name}/${card}`);
+      const requested = {
+        computePercent: share.perCard.computePercent,
+        memoryMiB: share.perCard.memoryMiB,
+      };
+      const statusId = statusIds.get(share.name);
+      const containerId = report?.container_id ?? statusId ?? null;
+      records.push({
+        id: `${namespace}/${podName}/${share.name}/${card}`,
+        namespace,
+        pod: podName,
+        container: share.name,
+        node,
+        card,
+        workload,
+        policy,
+        requested,
+        phase: pod.status?.phase ?? null,
+        container_id: containerId,
+        device_id: report?.device_id ?? null,
+        instance_id: report?.instance_id ?? null,
+        pod_uid: report?.pod_uid ?? null,
+        compute_priority: report?.compute_priority ?? null,
+        compute_qos_enable: report?.compute_qos_enable ?? null,
+        compute_weight: report?.compute_weight ?? null,
+        compute_weight_native_burst: report?.compute_weight_native_burst ?? null,
+        compute_weight_online: report?.compute_weight_online ?? null,
+        minor: report?.minor ?? null,
+        online: report?.online ?? null,
+        tasks: report?.tasks ?? null,
+        vmem_info: report?.vmem_info
+          ? {
+              free: report.vmem_info.free,
+              used: report.vmem_info.used.map(({ pid, used }) => ({ pid, used })),
+            }
+          : null,
+        vmem_limit: report?.vmem_limit ?? null,
+        sources: {
+          card: 'scheduler-annotation',
+          container_id:
+            report?.container_id !== undefined
+              ? 'node-agent'
+              : statusId !== undefined
+                ? 'pod-status'
+                : null,
+          nodeFields: report !== undefined ? 'node-agent' : null,
+        },
+        ...verifyInstance(requested, policy, report),
+      });
+    }
+  }
+  return records;
+}

@@ -1,0 +1,201 @@
+import { z } from 'zod';
+import { AllocationRecordSchema } from './allocations.js';
+import { WorkloadRequestSchema } from './request.js';
+import { KUBERNETES_RULES, LANGS, MGPU_RULES } from './rules.js';
+import { SERVER_RULES } from './server-errors.js';
+
+/**
+ * The BFF's procedure inputs and outputs (spec §7), declared once so the server validates what
+ * it sends and the web app gets the same types.
+ */
+
+export const LangSchema = z.enum(LANGS);
+
+export const RuleErrorSchema = z.object({
+  path: z.string(),
+  rule: z.string(),
+  message: z.string(),
+  fix: z.string().optional(),
+});
+
+export const ALL_RULE_IDS = [...MGPU_RULES, ...KUBERNETES_RULES, ...SERVER_RULES] as const;
+
+export const ContainerShareSchema = z.object({
+  index: z.number(),
+  name: z.string(),
+  type: z.enum(['mgpu', 'nvidia']),
+  multiCard: z.boolean(),
+  wholeCards: z.boolean(),
+  cards: z.number(),
+  perCard: z.object({ computePercent: z.number(), memoryMiB: z.number().nullable() }),
+  computePercent: z.number(),
+  memoryMiB: z.number().nullable(),
+  model: z.string().optional(),
+});
+
+export const CheckResultSchema = z.object({
+  valid: z.boolean(),
+  errors: z.array(RuleErrorSchema),
+  containers: z.array(ContainerShareSchema),
+  manifest: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const RejectionSchema = z.object({
+  group: z.string(),
+  nodes: z.array(z.string()),
+  reason: z.string(),
+  message: z.string(),
+});
+
+export const ReplicaPlacementSchema = z.discriminatedUnion('ok', [
+  z.object({
+    replica: z.number(),
+    ok: z.literal(true),
+    node: z.string(),
+    cards: z.record(z.string(), z.array(z.number())),
+  }),
+  z.object({
+    replica: z.number(),
+    ok: z.literal(false),
+    totalNodes: z.number(),
+    rejections: z.array(RejectionSchema),
+    message: z.string(),
+  }),
+]);
+
+export const PreviewInputSchema = z.object({
+  request: WorkloadRequestSchema,
+  lang: LangSchema.default('zh-CN'),
+});
+
+export const PreviewResultSchema = CheckResultSchema.extend({
+  placement: z.object({
+    cardPolicy: z.enum(['binpack', 'spread']),
+    replicas: z.array(ReplicaPlacementSchema),
+  }),
+});
+
+export const CreateInputSchema = z.object({
+  request: WorkloadRequestSchema,
+  /** Set once per form submission; a retry with the same id never makes a second Deployment. */
+  clientRequestId: z.string().min(1).max(128),
+  lang: LangSchema.default('zh-CN'),
+});
+
+export const WorkloadRefSchema = z.object({
+  namespace: z.string().min(1).max(63),
+  name: z.string().min(1).max(253),
+});
+
+export const CreateResultSchema = WorkloadRefSchema.extend({
+  uid: z.string(),
+  /** False when this was a retry and the Deployment already existed from the same request. */
+  created: z.boolean(),
+  clientRequestId: z.string(),
+});
+
+export const WorkloadSummarySchema = WorkloadRefSchema.extend({
+  uid: z.string(),
+  createdAt: z.string().nullable(),
+  replicas: z.number(),
+  readyReplicas: z.number(),
+  availableReplicas: z.number(),
+  managedByConsole: z.boolean(),
+  computePolicy: z.string().nullable(),
+  containers: z.array(ContainerShareSchema),
+});
+
+export const WorkloadDetailSchema = WorkloadSummarySchema.extend({
+  request: WorkloadRequestSchema,
+  manifest: z.record(z.string(), z.unknown()),
+});
+
+export const PoolSummarySchema = z.object({
+  /** `<model>/<policy>` for mGPU pools, `<model>/nvidia` for whole-card pools. */
+  pool: z.string(),
+  model: z.string(),
+  resourceType: z.enum(['mgpu', 'nvidia']),
+  policy: z.string(),
+  nodes: z.number(),
+  cards: z.number(),
+  memoryMiBPerCard: z.number(),
+  cardsPerNode: z.number(),
+  compute: z.object({ allocatable: z.number(), allocated: z.number() }),
+  memoryMiB: z.object({ allocatable: z.number(), allocated: z.number() }),
+  cardsPartlyUsed: z.number(),
+  cardsIdle: z.number(),
+});
+
+export const ClusterSummarySchema = z.object({
+  version: z.string(),
+  source: z.string(),
+  nodes: z.number(),
+  pools: z.array(PoolSummarySchema),
+});
+
+export const GpuModelSchema = z.object({
+  model: z.string(),
+  memoryMiBPerCard: z.number(),
+  cardsPerNode: z.number(),
+  resourceTypes: z.array(z.enum(['mgpu', 'nvidia'])),
+  policies: z.array(z.string()),
+  nodes: z.number(),
+  freeComputePercent: z.number(),
+  freeMemoryMiB: z.number(),
+  idleCards: z.number(),
+});
+
+export const AllocationFilterSchema = z.object({
+  namespace: z.string().optional(),
+  workload: z.string().optional(),
+  node: z.string().optional(),
+  pod: z.string().optional(),
+  /** Resume after this event id (tRPC passes the SSE `Last-Event-ID` here). */
+  lastEventId: z.string().nullish(),
+});
+
+export const AllocationEventSchema = z.object({
+  /** `snapshot` replaces everything the subscriber had; `upsert`/`delete` change single records. */
+  type: z.enum(['snapshot', 'upsert', 'delete']),
+  records: z.array(AllocationRecordSchema),
+  at: z.string(),
+});
+
+export const PROGRESS_STAGES = ['created', 'scheduled', 'running', 'verified'] as const;
+
+export const ProgressStageSchema = z.object({
+  stage: z.enum(PROGRESS_STAGES),
+  state: z.enum(['done', 'pending', 'failed']),
+  detail: z.string().nullable(),
+});
+
+export const WorkloadProgressSchema = z.object({
+  namespace: z.string(),
+  name: z.string(),
+  exists: z.boolean(),
+  outcome: z.enum(['in-progress', 'verified', 'failed', 'absent']),
+  stages: z.array(ProgressStageSchema),
+  replicas: z.object({ desired: z.number(), ready: z.number() }),
+  pods: z.array(
+    z.object({
+      name: z.string(),
+      node: z.string().nullable(),
+      phase: z.string().nullable(),
+      cards: z.record(z.string(), z.array(z.number())),
+      unschedulable: z.string().nullable(),
+    }),
+  ),
+  records: z.array(AllocationRecordSchema),
+});
+
+export type PreviewResult = z.infer<typeof PreviewResultSchema>;
+export type CreateResult = z.infer<typeof CreateResultSchema>;
+export type WorkloadSummary = z.infer<typeof WorkloadSummarySchema>;
+export type WorkloadDetail = z.infer<typeof WorkloadDetailSchema>;
+export type PoolSummary = z.infer<typeof PoolSummarySchema>;
+export type ClusterSummary = z.infer<typeof ClusterSummarySchema>;
+export type GpuModel = z.infer<typeof GpuModelSchema>;
+export type AllocationFilter = z.infer<typeof AllocationFilterSchema>;
+export type AllocationEvent = z.infer<typeof AllocationEventSchema>;
+export type WorkloadProgress = z.infer<typeof WorkloadProgressSchema>;
+export type ProgressStage = z.infer<typeof ProgressStageSchema>;

@@ -1,0 +1,121 @@
+import type { WorkloadRequest } from './request.js';
+import type { Lang, RuleError } from './rules.js';
+import { VKE } from './vke.js';
+
+/**
+ * When the API server refuses what the rules allowed, its answer is put onto the form's fields:
+ * a Status cause's `field` (an object path) becomes a request path, and the refusal a rule id.
+ */
+export const SERVER_RULES = [
+  'name-taken',
+  'namespace-not-found',
+  'kubernetes-invalid',
+  'forbidden',
+  'cluster-unavailable',
+] as const;
+export type ServerRule = (typeof SERVER_RULES)[number];
+
+export interface ServerRuleError extends Omit<RuleError, 'rule'> {
+  rule: ServerRule;
+}
+
+/** The request path of an object field (`spec.template.spec.containers[0].image` → `containers.0.image`); '' for the form as a whole. */
+export function requestPathOfObjectField(
+  field: string | undefined,
+  request: WorkloadRequest,
+): string {
+  if (!field) return '';
+  const normalized = field.replace(/\[(\d+)\]/g, '.$1');
+  const direct: Record<string, string> = {
+    'metadata.name': 'name',
+    'metadata.namespace': 'namespace',
+    'spec.replicas': 'replicas',
+    'spec.template.spec.containers': 'containers',
+  };
+  if (direct[normalized] !== undefined) return direct[normalized];
+  const container = /^spec\.template\.spec\.containers\.(\d+)(?:\.(.*))?$/.exec(normalized);
+  if (container) {
+    const [, index, rest = ''] = container;
+    if (rest === 'name' || rest === 'image') return `containers.${index}.${rest}`;
+    if (rest.includes(VKE.coreResource)) return `containers.${index}.gpu.compute`;
+    if (rest.includes(VKE.memoryResource)) return `containers.${index}.gpu.memoryGiB`;
+    if (rest.includes(VKE.nvidiaResource)) return `containers.${index}.gpu.cards`;
+    return `containers.${index}`;
+  }
+  if (normalized.includes(VKE.computePolicyAnnotation)) return 'computePolicy';
+  const multiCard = normalized.indexOf(VKE.multiCardAnnotationPrefix);
+  if (multiCard >= 0) {
+    const name = normalized
+      .slice(multiCard + VKE.multiCardAnnotationPrefix.length)
+      .replace(/["'\]]+$/, '');
+    const index = request.containers.findIndex((c) => c.name === name);
+    if (index >= 0) return `containers.${index}.gpu.cards`;
+  }
+  if (
+    normalized.includes(VKE.defaultModelLabel) ||
+    normalized.startsWith('spec.template.spec.affinity')
+  ) {
+    const index = request.containers.findIndex((c) => c.gpu?.model);
+    if (index >= 0) return `containers.${index}.gpu.model`;
+  }
+  return '';
+}
+
+const TEXTS: Record<
+  Lang,
+  Record<
+    ServerRule,
+    (detail: string, request: WorkloadRequest) => { message: string; fix?: string }
+  >
+> = {
+  en: {
+    'name-taken': (_d, r) => ({
+      message: `A Deployment named "${r.name}" already exists in namespace "${r.namespace}".`,
+      fix: 'Choose another name, or delete the existing Deployment first.',
+    }),
+    'namespace-not-found': (_d, r) => ({
+      message: `Namespace "${r.namespace}" does not exist in the cluster.`,
+      fix: 'Choose an existing namespace, or create it first.',
+    }),
+    'kubernetes-invalid': (detail) => ({
+      message: `The Kubernetes API refused the object: ${detail}`,
+    }),
+    forbidden: (detail) => ({
+      message: `The console's cluster account may not do this: ${detail}`,
+      fix: 'Ask a cluster administrator for create permission on Deployments in this namespace.',
+    }),
+    'cluster-unavailable': (detail) => ({
+      message: `The Kubernetes API did not answer: ${detail}`,
+      fix: 'Try again in a moment; nothing was created.',
+    }),
+  },
+  'zh-CN': {
+    'name-taken': (_d, r) => ({
+      message: `命名空间“${r.namespace}”中已存在名为“${r.name}”的 Deployment。`,
+      fix: '请换一个名称，或先删除已有的 Deployment。',
+    }),
+    'namespace-not-found': (_d, r) => ({
+      message: `集群中不存在命名空间“${r.namespace}”。`,
+      fix: '请选择已有的命名空间，或先创建它。',
+    }),
+    'kubernetes-invalid': (detail) => ({ message: `Kubernetes API 拒绝了该对象：${detail}` }),
+    forbidden: (detail) => ({
+      message: `控制台使用的集群账号无权执行此操作：${detail}`,
+      fix: '请联系集群管理员授予该命名空间中 Deployment 的 create 权限。',
+    }),
+    'cluster-unavailable': (detail) => ({
+      message: `Kubernetes API 没有响应：${detail}`,
+      fix: '请稍后重试；没有创建任何对象。',
+    }),
+  },
+};
+
+export function describeServerError(
+  rule: ServerRule,
+  path: string,
+  detail: string,
+  request: WorkloadRequest,
+  lang: Lang,
+): ServerRuleError {
+  return { path, rule, ...TEXTS[lang][rule](detail, request) };
+}
