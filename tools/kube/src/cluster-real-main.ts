@@ -1,0 +1,137 @@
+// `pnpm --silent cluster:real --kubeconfig FILE [--port N] [--topology FILE] [--no-mgpu-controllers]`
+// Upstream etcd, kube-apiserver and kube-controller-manager on loopback, the MgpuNode CRD, the
+// default topology's nodes and pods, and the project's mGPU scheduler and node agents (spec §7,
+// "The real control plane"). Progress on stderr; stdout gets the one `ready` line. SIGTERM or
+// SIGINT stops everything.
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { VersionApi } from '@kubernetes/client-node';
+import { DEFAULT_TOPOLOGY_FILE, loadTopology } from '@mgpu/cluster-sim';
+import {
+  CLUSTER_ROLES_FILE,
+  createFromFile,
+  createTopologyPods,
+  installCrd,
+  registerNodes,
+  TEST_BINDINGS_FILE,
+  waitForDefaultServiceAccount,
+} from './cluster-setup.js';
+import { buildBinaries, type ControlPlane, startControlPlane } from './control-plane.js';
+import { kubeConfigFor, kubeconfigText, writeKubeconfig } from './kubeconfig.js';
+import { type RunningController, startMgpuControllers } from './mgpu-controllers.js';
+
+const log = (message: string) => process.stderr.write(`[cluster:real] ${message}\n`);
+
+const { values } = parseArgs({
+  options: {
+    kubeconfig: { type: 'string' },
+    port: { type: 'string' },
+    topology: { type: 'string' },
+    'no-mgpu-controllers': { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+if (!values.kubeconfig) {
+  log('usage: cluster:real --kubeconfig FILE [--port N] [--topology FILE] [--no-mgpu-controllers]');
+  process.exit(2);
+}
+const kubeconfigFile = resolve(values.kubeconfig);
+const port = values.port ? Number(values.port) : 0;
+
+const dir = mkdtempSync(join(tmpdir(), 'mgpu-cluster-real-'));
+let build: ChildProcess | undefined;
+let controlPlane: ControlPlane | undefined;
+let controllers: RunningController[] = [];
+let stopping = false;
+
+async function shutdown(exitCode: number): Promise<never> {
+  // A group kill and a relayed signal may both arrive: the first one stops everything, within
+  // bounded time (each process gets SIGKILL after its grace period).
+  if (stopping) return new Promise<never>(() => {});
+  stopping = true;
+  log('stopping');
+  if (build?.pid && build.exitCode === null) {
+    try {
+      process.kill(-build.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  for (const controller of controllers) {
+    try {
+      await controller.stop();
+    } catch (error) {
+      log(`stopping a controller failed: ${String(error)}`);
+    }
+  }
+  await controlPlane?.stop();
+  if (process.env.MGPU_KUBE_KEEP_DIR) log(`kept ${dir} (logs, certificates, etcd data)`);
+  else rmSync(dir, { recursive: true, force: true });
+  log('stopped');
+  process.exit(exitCode);
+}
+
+process.on('SIGTERM', () => void shutdown(0));
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGHUP', () => void shutdown(0));
+// If whatever started us dies without signalling (SIGKILL of a test runner), we are re-parented:
+// stop rather than leave a control plane running for nobody.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void shutdown(1);
+}, 1000).unref();
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const seconds = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  const topology = loadTopology(values.topology ?? DEFAULT_TOPOLOGY_FILE);
+
+  const binDir = await buildBinaries((child) => {
+    build = child;
+  });
+  log(`binaries in ${binDir} (${seconds()})`);
+  controlPlane = await startControlPlane(binDir, { dir, port, log });
+  const text = kubeconfigText(controlPlane.server, controlPlane.pki, controlPlane.users);
+  const admin = kubeConfigFor(text, 'admin');
+  log(`kube-apiserver ready (${seconds()})`);
+
+  await installCrd(admin);
+  await createFromFile(admin, CLUSTER_ROLES_FILE);
+  await createFromFile(admin, TEST_BINDINGS_FILE);
+  await waitForDefaultServiceAccount(admin, 'default');
+  log(`CRD, RBAC and kube-controller-manager ready (${seconds()})`);
+  const nodeCount = await registerNodes(admin, topology);
+  log(`${nodeCount} nodes of topology ${topology.name} registered`);
+
+  if (!values['no-mgpu-controllers']) {
+    // The controllers act as mgpu-controllers, bound only to rbac/console-clusterrole.yaml's
+    // role: a missing permission surfaces here as a 403, as it would on an operator's cluster.
+    controllers = await startMgpuControllers(kubeConfigFor(text, 'controllers'), topology, log);
+  }
+  const podCount = await createTopologyPods(admin, topology);
+  log(`${podCount} topology pods created`);
+
+  // Any control-plane process dying from now on is fatal: tests would see a half cluster.
+  for (const managed of controlPlane.processes) {
+    void managed.exited.then((status) => {
+      if (!stopping) {
+        log(`${managed.name} exited (${status}); see ${managed.logFile}`);
+        void shutdown(1);
+      }
+    });
+  }
+
+  const version = await admin.makeApiClient(VersionApi).getCode();
+  writeKubeconfig(kubeconfigFile, text);
+  process.stdout.write(
+    `cluster:real ready: Kubernetes ${version.gitVersion} (upstream kube-apiserver) at ${controlPlane.server}, kubeconfig ${kubeconfigFile} (${seconds()})\n`,
+  );
+}
+
+main().catch((error: unknown) => {
+  log(`failed: ${error instanceof Error ? error.message : String(error)}`);
+  void shutdown(1);
+});
