@@ -9,3 +9,11 @@ export {
   type ResourceDefinition,
 } from './apiserver/resource-table.js';
 export { ApiError, type StatusCause, type StatusObject } from './apiserver/status.js';
+export * from './controllers/index.js';
+export {
+  type EmbeddedCluster,
+  type EmbeddedClusterOptions,
+  kubeConfigFor,
+  startEmbeddedCluster,
+} from './embedded.js';
+export * from './topology/index.js';

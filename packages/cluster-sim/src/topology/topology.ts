@@ -5,6 +5,7 @@ import {
   type ComputePolicy,
   type ContainerRequest,
   checkRequest,
+  type DeploymentManifest,
   VKE,
   type WorkloadRequest,
 } from '@mgpu/shared';
@@ -77,7 +78,7 @@ export interface TopologyPodObject {
     labels: Record<string, string>;
     annotations: Record<string, string>;
   };
-  spec: Record<string, unknown> & { containers: unknown[]; nodeName?: string };
+  spec: DeploymentManifest['spec']['template']['spec'] & { nodeName?: string };
 }
 
 /** Label of our own group that names a node's pool (VKE's own pool label is not public). */

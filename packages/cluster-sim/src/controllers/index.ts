@@ -1,0 +1,53 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Topology } from '../topology/topology.js';
+import { startDeploymentController } from './deployment-controller.js';
+import { startNodeAgents } from './node-agent.js';
+import { type RunningController, type SchedulerOptions, startScheduler } from './scheduler.js';
+
+export * from './deployment-controller.js';
+export * from './kube.js';
+export * from './mgpu-node.js';
+export * from './node-agent.js';
+export * from './scheduler.js';
+export * from './work-queue.js';
+
+/** The scheduler under the name the real control plane's launcher looks up. */
+export const startMgpuScheduler = (
+  kubeConfig: KubeConfig,
+  options: SchedulerOptions & { topology?: Topology } = {},
+) => startScheduler(kubeConfig, options);
+
+export interface ControllersOptions {
+  topology: Topology;
+  /** Off when kube-controller-manager runs the deployment controller (a real control plane). */
+  deploymentController?: boolean;
+  scheduler?: SchedulerOptions;
+  log?: (message: string) => void;
+}
+
+/** Every controller of the embedded cluster: node agents first, so the scheduler sees Ready nodes. */
+export async function startControllers(
+  kubeConfig: KubeConfig,
+  options: ControllersOptions,
+): Promise<RunningController> {
+  const log = options.log ?? (() => undefined);
+  const running: RunningController[] = [];
+  try {
+    running.push(await startNodeAgents(kubeConfig, { topology: options.topology, log }));
+    running.push(await startScheduler(kubeConfig, { log, ...options.scheduler }));
+    if (options.deploymentController !== false) {
+      running.push(await startDeploymentController(kubeConfig, { log }));
+    }
+  } catch (error) {
+    await Promise.allSettled(running.map((controller) => controller.stop()));
+    throw error;
+  }
+  return {
+    async stop() {
+      await Promise.allSettled([...running].reverse().map((controller) => controller.stop()));
+    },
+    async idle() {
+      for (const controller of running) await controller.idle();
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import {
+  ApiException,
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  makeInformer,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+
+/** The typed clients every controller uses; nothing else talks to the API. */
+export interface KubeClients {
+  kubeConfig: KubeConfig;
+  core: CoreV1Api;
+  apps: AppsV1Api;
+  custom: CustomObjectsApi;
+}
+
+export function makeClients(kubeConfig: KubeConfig): KubeClients {
+  return {
+    kubeConfig,
+    core: kubeConfig.makeApiClient(CoreV1Api),
+    apps: kubeConfig.makeApiClient(AppsV1Api),
+    custom: kubeConfig.makeApiClient(CustomObjectsApi),
+  };
+}
+
+export const mergePatch = () => setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+export const statusCode = (error: unknown): number | undefined =>
+  error instanceof ApiException ? error.code : undefined;
+export const isNotFound = (error: unknown) => statusCode(error) === 404;
+export const isConflict = (error: unknown) => statusCode(error) === 409;
+
+/** namespace/name, the key of every queue and cache here. */
+export const objectKey = (object: KubernetesObject): string =>
+  object.metadata?.namespace
+    ? `${object.metadata.namespace}/${object.metadata.name ?? ''}`
+    : (object.metadata?.name ?? '');
+
+export function splitKey(key: string): { namespace: string; name: string } {
+  const slash = key.indexOf('/');
+  return slash < 0
+    ? { namespace: '', name: key }
+    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+export interface WatchedCache<T extends KubernetesObject> {
+  get(name: string, namespace?: string): T | undefined;
+  list(namespace?: string): readonly T[];
+  stop(): Promise<void>;
+}
+
+export interface InformerHandlers<T> {
+  add?: (object: T) => void;
+  update?: (object: T) => void;
+  delete?: (object: T) => void;
+}
+
+/**
+ * An informer (list, then watch from the list's resourceVersion) that restarts itself after a
+ * watch error: client-node's informer stops on errors other than 410 Gone, which it re-lists.
+ * Resolves once the first list is in the cache.
+ */
+export async function startInformer<T extends KubernetesObject>(
+  kubeConfig: KubeConfig,
+  path: string,
+  list: () => Promise<KubernetesListObject<T>>,
+  handlers: InformerHandlers<T>,
+): Promise<WatchedCache<T>> {
+  const informer = makeInformer<T>(kubeConfig, path, list);
+  let stopped = false;
+  if (handlers.add) informer.on('add', handlers.add);
+  if (handlers.update) informer.on('update', handlers.update);
+  if (handlers.delete) informer.on('delete', handlers.delete);
+  informer.on('error', () => {
+    if (stopped) return;
+    const timer = setTimeout(() => {
+      if (!stopped) informer.start().catch(() => undefined);
+    }, 500);
+    timer.unref?.();
+  });
+  await informer.start();
+  return {
+    get: (name, namespace) => informer.get(name, namespace),
+    list: (namespace) => informer.list(namespace),
+    stop: async () => {
+      stopped = true;
+      await informer.stop();
+    },
+  };
+}
+
+/** The controller that owns an object (its ownerReference with controller=true). */
+export function controllerOf(
+  object: KubernetesObject,
+): { kind: string; name: string; uid: string } | undefined {
+  const owner = object.metadata?.ownerReferences?.find(
+    (reference) => reference.controller === true,
+  );
+  return owner ? { kind: owner.kind, name: owner.name, uid: owner.uid } : undefined;
+}

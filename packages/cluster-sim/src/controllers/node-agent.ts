@@ -1,0 +1,491 @@
+import { createHash } from 'node:crypto';
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import {
+  DEFAULT_NODE_POLICY,
+  isTerminalPod,
+  MAX_INSTANCES_PER_CARD,
+  nodeStateFromNode,
+  readPodAllocation,
+  VKE,
+} from '@mgpu/shared';
+import { type Topology, type TopologyNode, topologyNodes } from '../topology/topology.js';
+import {
+  isConflict,
+  isNotFound,
+  type KubeClients,
+  makeClients,
+  mergePatch,
+  objectKey,
+  splitKey,
+  startInformer,
+  type WatchedCache,
+} from './kube.js';
+import {
+  MGPU_NODE,
+  MGPU_NODE_API_VERSION,
+  type MgpuCard,
+  type MgpuInstance,
+  type MgpuNodeObject,
+  type MgpuNodeStatus,
+} from './mgpu-node.js';
+import type { RunningController } from './scheduler.js';
+import { WorkQueue } from './work-queue.js';
+
+/** A node the agents run, as the cluster's topology describes it. */
+export interface AgentNodeSpec {
+  /** The Node object to register (labels; status.capacity/allocatable/nodeInfo). */
+  object: TopologyNode['object'];
+}
+
+export interface NodeAgentOptions {
+  /** The cluster whose nodes the agents run (every node of every pool). */
+  topology?: Topology;
+  /** Or the nodes, one by one. */
+  nodes?: readonly AgentNodeSpec[];
+  /** Debounce of MgpuNode report writes per node. */
+  reportDelayMs?: number;
+  log?: (message: string) => void;
+}
+
+interface RunningContainer {
+  name: string;
+  containerID: string;
+  image: string;
+}
+
+interface RunningPod {
+  key: string;
+  uid: string;
+  instances: MgpuInstance[];
+  whole: { card: number; container: string; containerID: string }[];
+  containers: RunningContainer[];
+}
+
+/** One simulated kubelet + mGPU driver: its cards' instance slots and the pods it runs. */
+interface AgentNode {
+  name: string;
+  index: number;
+  resourceType: 'mgpu' | 'nvidia' | undefined;
+  model: string;
+  policy: string;
+  memoryMiBPerCard: number;
+  cardCount: number;
+  /** card → instance slot → taken. */
+  slots: boolean[][];
+  pods: Map<string, RunningPod>;
+  podIPs: number;
+  object: TopologyNode['object'];
+}
+
+const hex = (text: string, length: number) =>
+  createHash('sha256').update(text).digest('hex').slice(0, length);
+
+/** A stable containerd ID: the same pod container always gets the same one. */
+export const containerIdOf = (podUid: string, container: string) =>
+  `containerd://${hex(`${podUid}/${container}`, 64)}`;
+
+const cardUuid = (node: string, card: number) => {
+  const h = hex(`${node}/gpu${card}`, 32);
+  return `GPU-${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+};
+
+const nodeIP = (index: number) => `192.168.${Math.floor(index / 250)}.${(index % 250) + 4}`;
+const podIP = (index: number, serial: number) =>
+  `10.${16 + Math.floor(index / 256)}.${index % 256}.${(serial % 253) + 2}`;
+
+/**
+ * kwok-style node agents, one per node with its own state: they register their Node (Ready,
+ * capacity and allocatable), start the pods bound to them (Running, containerIDs), create one
+ * mGPU instance per container per card and publish every node-side field of spec §6 in the
+ * node's `MgpuNode` report; all of it is freed when the pod goes.
+ */
+export async function startNodeAgents(
+  kubeConfig: KubeConfig,
+  options: NodeAgentOptions,
+): Promise<RunningController> {
+  const clients: KubeClients = makeClients(kubeConfig);
+  const log = options.log ?? (() => undefined);
+  const reportDelayMs = options.reportDelayMs ?? 100;
+  const agents = new Map<string, AgentNode>();
+  /** Which node runs a pod, for pods that disappear from the cache. */
+  const podNode = new Map<string, string>();
+
+  const specs: readonly AgentNodeSpec[] =
+    options.nodes ?? (options.topology ? topologyNodes(options.topology) : []);
+  specs.forEach((spec, index) => {
+    const state = nodeStateFromNode(spec.object);
+    const labels = spec.object.metadata.labels;
+    agents.set(state.name, {
+      name: state.name,
+      index,
+      resourceType: state.resourceType,
+      model: state.model ?? '',
+      policy: labels[VKE.computePolicyLabel] ?? DEFAULT_NODE_POLICY,
+      memoryMiBPerCard: state.memoryMiBPerCard,
+      cardCount: state.cards.length,
+      slots: state.cards.map(() => Array.from({ length: MAX_INSTANCES_PER_CARD }, () => false)),
+      pods: new Map(),
+      podIPs: 0,
+      object: spec.object,
+    });
+  });
+
+  const report = (agent: AgentNode): MgpuNodeStatus => {
+    const cards: MgpuCard[] = Array.from({ length: agent.cardCount }, (_, index) => ({
+      index,
+      device: `/dev/mgpu${index}`,
+      uuid: cardUuid(agent.name, index),
+      model: agent.model,
+      memoryMiB: agent.memoryMiBPerCard,
+      allocatedCompute: 0,
+      allocatedMemoryMiB: 0,
+      instances: [],
+    }));
+    const pods = [...agent.pods.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+    for (const pod of pods) {
+      for (const instance of pod.instances) {
+        const card = cards[instance.device_id];
+        if (!card) continue;
+        card.instances.push(instance);
+        card.allocatedCompute += instance.compute_weight_online;
+        card.allocatedMemoryMiB += instance.vmem_limit;
+      }
+      for (const whole of pod.whole) {
+        const card = cards[whole.card];
+        if (!card) continue;
+        const { namespace, name } = splitKey(pod.key);
+        card.wholeNvidia = {
+          namespace,
+          pod: name,
+          container: whole.container,
+          container_id: whole.containerID,
+        };
+        card.allocatedCompute = 100;
+        card.allocatedMemoryMiB = card.memoryMiB;
+      }
+    }
+    for (const card of cards) card.instances.sort((a, b) => a.instance_id - b.instance_id);
+    return {
+      nodeName: agent.name,
+      resourceType: agent.resourceType === 'nvidia' ? 'nvidia' : 'mgpu',
+      model: agent.model,
+      policy: agent.resourceType === 'nvidia' ? 'nvidia' : agent.policy,
+      memoryMiBPerCard: agent.memoryMiBPerCard,
+      cards,
+      updatedAt: new Date().toISOString(),
+    };
+  };
+
+  async function publishReport(name: string): Promise<void> {
+    const agent = agents.get(name);
+    if (!agent || agent.resourceType === undefined) return;
+    const status = report(agent);
+    const patch = () =>
+      clients.custom.patchClusterCustomObjectStatus(
+        {
+          group: MGPU_NODE.group,
+          version: MGPU_NODE.version,
+          plural: MGPU_NODE.plural,
+          name,
+          body: { status },
+        },
+        mergePatch(),
+      );
+    try {
+      await patch();
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      const body: MgpuNodeObject = {
+        apiVersion: MGPU_NODE_API_VERSION,
+        kind: MGPU_NODE.kind,
+        metadata: { name },
+        spec: {
+          nodeName: name,
+          resourceType: status.resourceType,
+          model: agent.model,
+          cards: agent.cardCount,
+        },
+      };
+      try {
+        await clients.custom.createClusterCustomObject({
+          group: MGPU_NODE.group,
+          version: MGPU_NODE.version,
+          plural: MGPU_NODE.plural,
+          body,
+        });
+      } catch (createError) {
+        if (!isConflict(createError)) throw createError;
+      }
+      await patch();
+    }
+  }
+
+  const reports = new WorkQueue(publishReport, {
+    workers: 4,
+    onError: (key, error) => log(`node agent: report ${key}: ${String(error)}`),
+  });
+  const scheduleReport = (name: string) => reports.addAfter(name, reportDelayMs);
+
+  /** Kubelet registration: create the Node if missing, then publish its status as Ready. */
+  async function registerNode(agent: AgentNode): Promise<void> {
+    try {
+      await clients.core.readNode({ name: agent.name });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      try {
+        await clients.core.createNode({
+          body: { apiVersion: 'v1', kind: 'Node', metadata: agent.object.metadata, spec: {} },
+        });
+      } catch (createError) {
+        if (!isConflict(createError)) throw createError;
+      }
+    }
+    const now = new Date().toISOString();
+    const condition = (type: string, status: string, reason: string, message: string) => ({
+      type,
+      status,
+      reason,
+      message,
+      lastHeartbeatTime: now,
+      lastTransitionTime: now,
+    });
+    await clients.core.patchNodeStatus(
+      {
+        name: agent.name,
+        body: {
+          status: {
+            capacity: agent.object.status.capacity,
+            allocatable: agent.object.status.allocatable,
+            nodeInfo: agent.object.status.nodeInfo,
+            addresses: [
+              { type: 'InternalIP', address: nodeIP(agent.index) },
+              { type: 'Hostname', address: agent.name },
+            ],
+            conditions: [
+              condition(
+                'MemoryPressure',
+                'False',
+                'KubeletHasSufficientMemory',
+                'kubelet has sufficient memory available',
+              ),
+              condition(
+                'DiskPressure',
+                'False',
+                'KubeletHasNoDiskPressure',
+                'kubelet has no disk pressure',
+              ),
+              condition(
+                'PIDPressure',
+                'False',
+                'KubeletHasSufficientPID',
+                'kubelet has sufficient PID available',
+              ),
+              condition(
+                'Ready',
+                'True',
+                'KubeletReady',
+                'kubelet is posting ready status (simulated)',
+              ),
+            ],
+          },
+        },
+      },
+      mergePatch(),
+    );
+  }
+
+  /** Frees a pod's instances and slots on its node. */
+  const release = (key: string) => {
+    const nodeName = podNode.get(key);
+    podNode.delete(key);
+    const agent = nodeName ? agents.get(nodeName) : undefined;
+    const running = agent?.pods.get(key);
+    if (!agent || !running) return;
+    for (const instance of running.instances) {
+      const slots = agent.slots[instance.device_id];
+      if (slots) slots[instance.instance_id] = false;
+    }
+    agent.pods.delete(key);
+    scheduleReport(agent.name);
+  };
+
+  /** Creates the pod's mGPU instances from the scheduler's card choice (idempotent per pod). */
+  const start = (agent: AgentNode, pod: V1Pod): RunningPod => {
+    const key = objectKey(pod);
+    const existing = agent.pods.get(key);
+    const uid = pod.metadata?.uid ?? '';
+    if (existing && existing.uid === uid) return existing;
+    if (existing) release(key);
+    const containers: RunningContainer[] = (pod.spec?.containers ?? []).map((container) => ({
+      name: container.name,
+      containerID: containerIdOf(uid, container.name),
+      image: container.image ?? '',
+    }));
+    const running: RunningPod = { key, uid, instances: [], whole: [], containers };
+    const allocation = readPodAllocation(pod);
+    const { namespace, name } = splitKey(key);
+    for (const container of allocation?.containers ?? []) {
+      const containerID = containerIdOf(uid, container.name);
+      for (const card of container.cards) {
+        if (container.type === 'nvidia') {
+          running.whole.push({ card, container: container.name, containerID });
+          continue;
+        }
+        const slots = agent.slots[card];
+        const slot = slots?.indexOf(false) ?? -1;
+        if (!slots || slot < 0) {
+          log(
+            `node agent ${agent.name}: no free instance on card ${card} for ${key}/${container.name}`,
+          );
+          continue;
+        }
+        slots[slot] = true;
+        const memory = container.perCardMemoryMiB ?? agent.memoryMiBPerCard;
+        const percent = container.perCardCompute;
+        // The weights mirror the asked per-card share (seed: 1.2 on 2 cards → 60 and 60).
+        // QoS on for the policies that enforce a share; the exact semantics are not public.
+        running.instances.push({
+          namespace,
+          pod: name,
+          container: container.name,
+          device: `/dev/mgpu${card}inst${slot}`,
+          container_id: containerID,
+          device_id: card,
+          instance_id: slot,
+          pod_uid: '',
+          compute_priority: 0,
+          compute_qos_enable: agent.policy !== 'native-burst-share',
+          compute_weight: percent,
+          compute_weight_native_burst: agent.policy === 'native-burst-share' ? percent : 0,
+          compute_weight_online: percent,
+          minor: card * MAX_INSTANCES_PER_CARD + slot,
+          online: true,
+          tasks: [],
+          vmem_info: { free_mib: memory, used: [] },
+          vmem_limit: memory,
+        });
+      }
+    }
+    agent.pods.set(key, running);
+    podNode.set(key, agent.name);
+    scheduleReport(agent.name);
+    return running;
+  };
+
+  const isRunningAsReported = (pod: V1Pod, running: RunningPod) =>
+    pod.status?.phase === 'Running' &&
+    running.containers.every((container) =>
+      pod.status?.containerStatuses?.some(
+        (status) => status.name === container.name && status.containerID === container.containerID,
+      ),
+    );
+
+  async function reconcilePod(key: string): Promise<void> {
+    const { namespace, name } = splitKey(key);
+    if (pods === undefined) {
+      podQueue.addAfter(key, 50);
+      return;
+    }
+    const pod = pods.get(name, namespace);
+    const agent = pod?.spec?.nodeName ? agents.get(pod.spec.nodeName) : undefined;
+    if (!pod || !agent || isTerminalPod(pod)) {
+      release(key);
+      return;
+    }
+    if (podNode.get(key) !== undefined && podNode.get(key) !== agent.name) release(key);
+    if (pod.metadata?.deletionTimestamp) {
+      // What a kubelet does once the containers stopped: free the devices, finish the delete.
+      release(key);
+      try {
+        await clients.core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+      return;
+    }
+    const running = start(agent, pod);
+    if (isRunningAsReported(pod, running)) return;
+    agent.podIPs += 1;
+    const now = new Date().toISOString();
+    const ip = pod.status?.podIP ?? podIP(agent.index, agent.podIPs);
+    const condition = (type: string) => ({
+      type,
+      status: 'True',
+      lastProbeTime: null,
+      lastTransitionTime: now,
+    });
+    try {
+      await clients.core.patchNamespacedPodStatus(
+        {
+          name,
+          namespace,
+          body: {
+            status: {
+              phase: 'Running',
+              hostIP: nodeIP(agent.index),
+              hostIPs: [{ ip: nodeIP(agent.index) }],
+              podIP: ip,
+              podIPs: [{ ip }],
+              startTime: pod.status?.startTime ?? now,
+              qosClass: 'BestEffort',
+              conditions: [
+                condition('PodReadyToStartContainers'),
+                condition('Initialized'),
+                condition('Ready'),
+                condition('ContainersReady'),
+                condition('PodScheduled'),
+              ],
+              containerStatuses: running.containers.map((container) => ({
+                name: container.name,
+                ready: true,
+                started: true,
+                restartCount: 0,
+                image: container.image,
+                imageID: `${container.image}@sha256:${hex(container.image, 64)}`,
+                containerID: container.containerID,
+                state: { running: { startedAt: now } },
+              })),
+            },
+          },
+        },
+        mergePatch(),
+      );
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      release(key);
+    }
+  }
+
+  const podQueue = new WorkQueue(reconcilePod, {
+    workers: 8,
+    onError: (key, error) => log(`node agent: pod ${key}: ${String(error)}`),
+  });
+
+  for (const agent of agents.values()) await registerNode(agent);
+
+  const enqueue = (pod: V1Pod) => {
+    const key = objectKey(pod);
+    if ((pod.spec?.nodeName && agents.has(pod.spec.nodeName)) || podNode.has(key))
+      podQueue.add(key);
+  };
+  let pods: WatchedCache<V1Pod> | undefined;
+  pods = await startInformer<V1Pod>(
+    kubeConfig,
+    '/api/v1/pods',
+    () => clients.core.listPodForAllNamespaces(),
+    { add: enqueue, update: enqueue, delete: (pod) => podQueue.add(objectKey(pod)) },
+  );
+  for (const agent of agents.values()) scheduleReport(agent.name);
+
+  return {
+    async stop() {
+      podQueue.stop();
+      reports.stop();
+      await pods?.stop();
+    },
+    async idle() {
+      await podQueue.idle();
+      await reports.idle();
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The embedded cluster, standalone (spec §7):
+ * `pnpm --silent sim --port P --kubeconfig FILE [--topology FILE] [--state-file FILE]`
+ * serves the Kubernetes API on 127.0.0.1:P, writes a kubeconfig, prints a line with `ready`
+ * and runs until SIGTERM or SIGINT.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startEmbeddedCluster } from './embedded.js';
+
+const usage = 'usage: sim --port P --kubeconfig FILE [--topology FILE] [--state-file FILE]';
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n${usage}\n`);
+  process.exit(2);
+}
+
+let values: { port?: string; kubeconfig?: string; topology?: string; 'state-file'?: string };
+try {
+  ({ values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      topology: { type: 'string' },
+      'state-file': { type: 'string' },
+    },
+  }));
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
+const port = values.port === undefined ? 0 : Number(values.port);
+if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port: not a port: ${values.port}`);
+
+// pnpm runs scripts from the workspace root; relative paths are the caller's.
+const cwd = process.env.INIT_CWD ?? process.cwd();
+const cluster = await startEmbeddedCluster({
+  port,
+  ...(values.topology ? { topology: resolve(cwd, values.topology) } : {}),
+  ...(values['state-file'] ? { stateFile: resolve(cwd, values['state-file']) } : {}),
+}).catch((error: unknown) =>
+  fail(`sim: ${error instanceof Error ? error.message : String(error)}`),
+);
+
+if (values.kubeconfig) await cluster.writeKubeconfig(resolve(cwd, values.kubeconfig));
+const nodes = cluster.topology.pools.reduce((sum, pool) => sum + pool.nodes, 0);
+process.stdout.write(
+  `mgpu embedded cluster ready at ${cluster.url} (${nodes} nodes, topology ${cluster.topology.name}${
+    values.kubeconfig ? `, kubeconfig ${values.kubeconfig}` : ''
+  })\n`,
+);
+
+let stopping = false;
+const shutdown = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  process.stderr.write(`sim: ${signal}, stopping\n`);
+  cluster.stop().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`sim: stop failed: ${String(error)}\n`);
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));
