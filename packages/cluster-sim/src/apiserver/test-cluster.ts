@@ -21,6 +21,8 @@ export interface TestCluster {
   /** True when the cluster is the embedded sim (sim-only knobs such as a tiny watch window apply). */
   isSim: boolean;
   serverUrl: string;
+  /** The leading kubectl arguments (kubeconfig, a private discovery cache) for spawning it directly. */
+  kubectlBaseArgs: string[];
   kubectl(args: string[], input?: string): Promise<KubectlResult>;
   request(method: string, path: string, options?: RawRequestOptions): Promise<RawResponse>;
   /** A fresh namespace for one test file, so suites do not see each other's objects. */
@@ -49,7 +51,7 @@ export interface RawResponse {
   json(): unknown;
 }
 
-const KUBECTL = process.env.MGPU_TEST_KUBECTL ?? '/usr/bin/kubectl';
+export const KUBECTL = process.env.MGPU_TEST_KUBECTL ?? '/usr/bin/kubectl';
 
 function kubeconfigFor(url: string): string {
   return [
@@ -85,11 +87,15 @@ export async function startTestCluster(simOptions: ApiServerOptions = {}): Promi
   const serverUrl = kubeConfig.getCurrentCluster()?.server ?? '';
   const namespaces: string[] = [];
 
+  const kubectlBaseArgs = [
+    `--kubeconfig=${kubeconfigPath}`,
+    `--cache-dir=${join(workDir, 'kube-cache')}`,
+  ];
   const kubectl = (args: string[], input?: string): Promise<KubectlResult> =>
     new Promise((resolve) => {
       const child = execFile(
         KUBECTL,
-        [`--kubeconfig=${kubeconfigPath}`, `--cache-dir=${join(workDir, 'kube-cache')}`, ...args],
+        [...kubectlBaseArgs, ...args],
         { timeout: 30_000, env: { ...process.env, HOME: workDir } },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
@@ -140,6 +146,7 @@ export async function startTestCluster(simOptions: ApiServerOptions = {}): Promi
     kubeconfigPath,
     isSim: server !== undefined,
     serverUrl,
+    kubectlBaseArgs,
     kubectl,
     request,
     createNamespace: async (prefix) => {
