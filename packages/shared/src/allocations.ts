@@ -45,8 +45,8 @@ export const AllocationRecordSchema = z.object({
   requested: z.object({ computePercent: z.number(), memoryMiB: z.number().nullable() }),
   phase: z.string().nullable(),
   container_id: z.string().nullable(),
-  device_id: z.string().nullable(),
-  instance_id: z.string().nullable(),
+  device_id: z.union([z.string(), z.number()]).nullable(),
+  instance_id: z.union([z.string(), z.number()]).nullable(),
   pod_uid: z.string().nullable(),
   compute_priority: z.number().nullable(),
   compute_qos_enable: z.boolean().nullable(),
@@ -57,7 +57,10 @@ export const AllocationRecordSchema = z.object({
   online: z.boolean().nullable(),
   tasks: z.array(z.number()).nullable(),
   vmem_info: z
-    .object({ free: z.number(), used: z.array(z.object({ pid: z.number(), used: z.number() })) })
+    .object({
+      free_mib: z.number(),
+      used: z.array(z.object({ pid: z.number(), used_mib: z.number() })),
+    })
     .nullable(),
   vmem_limit: z.number().nullable(),
   /** Where the values came from: the card choice is always the scheduler's annotation. */
@@ -188,8 +191,8 @@ export function podAllocationRecords(
         tasks: report?.tasks ?? null,
         vmem_info: report?.vmem_info
           ? {
-              free: report.vmem_info.free,
-              used: report.vmem_info.used.map(({ pid, used }) => ({ pid, used })),
+              free_mib: report.vmem_info.free_mib,
+              used: report.vmem_info.used.map(({ pid, used_mib }) => ({ pid, used_mib })),
             }
           : null,
         vmem_limit: report?.vmem_limit ?? null,

@@ -21,8 +21,9 @@ export const MgpuInstanceReportSchema = z.looseObject({
   /** Device file of the instance, e.g. `/dev/mgpu0inst1`. */
   device: z.string().optional(),
   container_id: z.string().optional(),
-  device_id: z.string().optional(),
-  instance_id: z.string().optional(),
+  /** The card (device) id; nodes report it as a number or a string, kept as reported. */
+  device_id: z.union([z.string(), z.number()]).optional(),
+  instance_id: z.union([z.string(), z.number()]).optional(),
   pod_uid: z.string().optional(),
   compute_priority: z.number().optional(),
   compute_qos_enable: z.boolean().optional(),
@@ -39,8 +40,8 @@ export const MgpuInstanceReportSchema = z.looseObject({
   /** Memory in MiB: what is free on the instance and what each PID uses. */
   vmem_info: z
     .looseObject({
-      free: z.number(),
-      used: z.array(z.looseObject({ pid: z.number(), used: z.number() })),
+      free_mib: z.number(),
+      used: z.array(z.looseObject({ pid: z.number(), used_mib: z.number() })),
     })
     .optional(),
   /** The container's memory limit on this card, MiB. */
@@ -50,7 +51,6 @@ export type MgpuInstanceReport = z.infer<typeof MgpuInstanceReportSchema>;
 
 export const MgpuCardReportSchema = z.looseObject({
   index: z.number(),
-  device_id: z.string().optional(),
   memoryMiB: z.number().optional(),
   instances: z.array(MgpuInstanceReportSchema).default([]),
 });
