@@ -4,6 +4,7 @@
  * serves the Kubernetes API on 127.0.0.1:P, writes a kubeconfig, prints a line with `ready`
  * and runs until SIGTERM or SIGINT.
  */
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEmbeddedCluster } from './embedded.js';
@@ -64,3 +65,32 @@ const shutdown = (signal: string) => {
 };
 process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));
+
+/** The parent pid of a process, from /proc (Linux); undefined elsewhere or when it is gone. */
+function parentOf(pid: number): number | undefined {
+  try {
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis don't.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return Number.isInteger(ppid) ? ppid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// `pnpm sim` runs us under sh and tsx; pnpm 12 dies on SIGTERM without passing it on, which
+// would leave the cluster serving as an orphan. Stop when any launcher above us is gone.
+const ancestors: number[] = [];
+for (let pid = process.ppid; pid > 1 && ancestors.length < 4; pid = parentOf(pid) ?? 0)
+  ancestors.push(pid);
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+setInterval(() => {
+  if (ancestors.some((pid) => !alive(pid))) shutdown('launcher exited');
+}, 500).unref();

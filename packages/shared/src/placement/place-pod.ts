@@ -553,8 +553,11 @@ export function describeRejections(result: {
   rejections: readonly Rejection[];
   totalNodes: number;
 }): string {
-  const parts = result.rejections.map(
-    (rejection) => `${rejection.nodes.length} ${rejection.group}: ${rejection.message}`,
+  // A rejection of the pod itself (its own request or policy) needs no node count.
+  const parts = result.rejections.map((rejection) =>
+    rejection.group === 'pod'
+      ? rejection.message
+      : `${rejection.nodes.length} ${rejection.group}: ${rejection.message}`,
   );
   return `0/${result.totalNodes} nodes are available: ${parts.join('; ')}.`;
 }
