@@ -370,6 +370,9 @@ function deleteOptions(request: FastifyRequest, query: Query): DeleteOptions {
   return options;
 }
 
+/** JSON of stored objects already sent to a watcher; stored objects are never mutated. */
+const serializedObjects = new WeakMap<object, string>();
+
 class WatchStreams {
   private readonly open = new Set<ServerResponse>();
 
@@ -754,7 +757,16 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
           object = partialMetadata(event.object as KubeObject);
         }
       }
-      response.write(`${JSON.stringify({ type: event.type, object })}\n`);
+      // The same stored object goes to every watcher: serialise it once, not once per watcher.
+      let serialized =
+        typeof object === 'object' && object !== null ? serializedObjects.get(object) : undefined;
+      if (serialized === undefined) {
+        serialized = JSON.stringify(object);
+        if (object === event.object && typeof object === 'object' && object !== null) {
+          serializedObjects.set(object, serialized);
+        }
+      }
+      response.write(`{"type":"${event.type}","object":${serialized}}\n`);
     };
     const timers: NodeJS.Timeout[] = [];
     let stop = (): void => undefined;
