@@ -1,0 +1,168 @@
+import {
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Deployment,
+  type V1Pod,
+  type V1ReplicaSet,
+} from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ControllerCluster,
+  eventually,
+  isNotFoundError,
+  startControllerCluster,
+} from '../test-support/controller-cluster.js';
+
+let cluster: ControllerCluster;
+let namespace: string;
+
+beforeAll(async () => {
+  cluster = await startControllerCluster();
+  namespace = await cluster.createNamespace('deploy');
+}, 60_000);
+afterAll(async () => cluster?.close());
+
+const deployment = (name: string, replicas: number, image = 'nginx:1.27'): V1Deployment => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, namespace },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: { containers: [{ name: 'web', image }] },
+    },
+  },
+});
+
+const ownedBy = (uid: string | undefined) => (object: V1Pod | V1ReplicaSet) =>
+  object.metadata?.ownerReferences?.some(
+    (owner) => owner.uid === uid && owner.controller === true,
+  ) ?? false;
+
+async function replicaSetsOf(name: string): Promise<V1ReplicaSet[]> {
+  const owner = await cluster.apps.readNamespacedDeployment({ name, namespace });
+  const list = await cluster.apps.listNamespacedReplicaSet({ namespace });
+  return list.items.filter(ownedBy(owner.metadata?.uid));
+}
+
+async function podsOf(rs: V1ReplicaSet): Promise<V1Pod[]> {
+  const list = await cluster.core.listNamespacedPod({ namespace });
+  return list.items
+    .filter(ownedBy(rs.metadata?.uid))
+    .filter((pod) => !pod.metadata?.deletionTimestamp);
+}
+
+/** The deployment once it reports `replicas` ready, updated pods of its current template. */
+async function rolledOut(name: string, replicas: number): Promise<V1Deployment> {
+  return eventually(
+    async () => {
+      const current = await cluster.apps.readNamespacedDeployment({ name, namespace });
+      const status = current.status;
+      return status?.observedGeneration === current.metadata?.generation &&
+        (status?.updatedReplicas ?? 0) === replicas &&
+        (status?.replicas ?? 0) === replicas &&
+        (status?.availableReplicas ?? 0) === replicas
+        ? current
+        : undefined;
+    },
+    20_000,
+    `${name} to roll out ${replicas} replicas`,
+  );
+}
+
+describe('deployment controller', () => {
+  it('creates a ReplicaSet named after the template hash, and its pods run', async () => {
+    await cluster.apps.createNamespacedDeployment({ namespace, body: deployment('web', 2) });
+    const done = await rolledOut('web', 2);
+    const [rs, ...others] = await replicaSetsOf('web');
+    expect(others).toHaveLength(0);
+    const hash = rs?.metadata?.labels?.['pod-template-hash'];
+    expect(hash).toBeTruthy();
+    expect(rs?.metadata?.name).toBe(`web-${hash}`);
+    expect(rs?.spec?.selector?.matchLabels?.['pod-template-hash']).toBe(hash);
+    const pods = rs ? await podsOf(rs) : [];
+    expect(pods).toHaveLength(2);
+    for (const pod of pods) {
+      expect(pod.metadata?.name?.startsWith(`web-${hash}-`)).toBe(true);
+      expect(pod.metadata?.labels?.['pod-template-hash']).toBe(hash);
+      expect(pod.status?.phase).toBe('Running');
+    }
+    const conditions = Object.fromEntries(
+      (done.status?.conditions ?? []).map((condition) => [condition.type, condition.status]),
+    );
+    expect(conditions).toMatchObject({ Available: 'True', Progressing: 'True' });
+    expect(done.status?.readyReplicas).toBe(2);
+  });
+
+  it('scales up and down', async () => {
+    await cluster.apps.patchNamespacedDeploymentScale(
+      { name: 'web', namespace, body: { spec: { replicas: 4 } } },
+      mergePatchOptions(),
+    );
+    await rolledOut('web', 4);
+    const [rs] = await replicaSetsOf('web');
+    expect(rs ? await podsOf(rs) : []).toHaveLength(4);
+
+    const current = await cluster.apps.readNamespacedDeployment({ name: 'web', namespace });
+    if (current.spec) current.spec.replicas = 1;
+    await cluster.apps.replaceNamespacedDeployment({ name: 'web', namespace, body: current });
+    await rolledOut('web', 1);
+    await eventually(async () => {
+      const [only] = await replicaSetsOf('web');
+      return only && (await podsOf(only)).length === 1 ? true : undefined;
+    });
+  });
+
+  it('rolls a template change out through a new ReplicaSet and scales the old one to zero', async () => {
+    const [before] = await replicaSetsOf('web');
+    const current = await cluster.apps.readNamespacedDeployment({ name: 'web', namespace });
+    if (current.spec) current.spec.replicas = 3;
+    const container = current.spec?.template.spec?.containers[0];
+    if (container) container.image = 'nginx:1.27-alpine';
+    await cluster.apps.replaceNamespacedDeployment({ name: 'web', namespace, body: current });
+    await rolledOut('web', 3);
+    const sets = await eventually(async () => {
+      const all = await replicaSetsOf('web');
+      const old = all.find((rs) => rs.metadata?.name === before?.metadata?.name);
+      return all.length === 2 && old?.spec?.replicas === 0 && (old.status?.replicas ?? 0) === 0
+        ? all
+        : undefined;
+    });
+    const fresh = sets.find((rs) => rs.metadata?.name !== before?.metadata?.name);
+    const pods = fresh ? await podsOf(fresh) : [];
+    expect(pods).toHaveLength(3);
+    for (const pod of pods) expect(pod.spec?.containers[0]?.image).toBe('nginx:1.27-alpine');
+  });
+
+  it('collects ReplicaSets and pods when the Deployment is deleted', async () => {
+    const sets = await replicaSetsOf('web');
+    const uids = new Set(sets.map((rs) => rs.metadata?.uid));
+    await cluster.apps.deleteNamespacedDeployment({ name: 'web', namespace });
+    await eventually(
+      async () => {
+        const replicaSets = await cluster.apps.listNamespacedReplicaSet({ namespace });
+        const pods = await cluster.core.listNamespacedPod({ namespace });
+        const left =
+          replicaSets.items.filter((rs) => uids.has(rs.metadata?.uid)).length +
+          pods.items.filter((pod) =>
+            pod.metadata?.ownerReferences?.some((owner) => uids.has(owner.uid)),
+          ).length;
+        return left === 0 ? true : undefined;
+      },
+      20_000,
+      'garbage collection',
+    );
+    await expect(
+      cluster.apps.readNamespacedDeployment({ name: 'web', namespace }).catch((error) => {
+        throw isNotFoundError(error) ? new Error('gone') : error;
+      }),
+    ).rejects.toThrow('gone');
+  });
+});
+
+function mergePatchOptions() {
+  // Scale through the `scale` subresource, as `kubectl scale` does.
+  return setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+}
