@@ -345,6 +345,15 @@ function deleteOptions(request: FastifyRequest, query: Query): DeleteOptions {
       };
     }
   }
+  const graceText = first(query.gracePeriodSeconds);
+  const graceBody = isRecord(body) ? body.gracePeriodSeconds : undefined;
+  const grace = graceText !== undefined ? Number(graceText) : graceBody;
+  if (grace !== undefined && grace !== null) {
+    if (typeof grace !== 'number' || !Number.isInteger(grace)) {
+      throw badRequest(`invalid gracePeriodSeconds "${String(graceText ?? graceBody)}"`);
+    }
+    options.gracePeriodSeconds = grace;
+  }
   const orphanQuery = first(query.orphanDependents);
   if (policy === undefined && orphanQuery !== undefined)
     policy = orphanQuery === 'true' ? 'Orphan' : 'Background';
@@ -633,6 +642,20 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       throw methodNotAllowed();
     }
     const target = subresource === 'status' ? 'status' : 'main';
+    const watchingOne =
+      parsed.watchPath || first(query.watch) === 'true' || first(query.watch) === '1';
+    if (method === 'GET' && subresource === undefined && watchingOne) {
+      // Watching one object (legacy /watch/…/<name>) is a watch with a metadata.name selector.
+      const byName = `metadata.name=${name}`;
+      const fieldSelector = first(query.fieldSelector);
+      return streamWatch(
+        reply,
+        definition,
+        namespace,
+        { ...query, fieldSelector: fieldSelector ? `${fieldSelector},${byName}` : byName },
+        representationOf(request),
+      );
+    }
     switch (method) {
       case 'GET': {
         const representation = representationOf(request);

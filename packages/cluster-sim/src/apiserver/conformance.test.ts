@@ -317,6 +317,31 @@ describe('create, get, update, delete', () => {
   });
 });
 
+describe('graceful pod deletion', () => {
+  it('keeps a pod on a node Terminating until it is deleted with grace 0', async () => {
+    const nodeName = `grace-node-${namespace}`;
+    await core.createNode({ body: { metadata: { name: nodeName } } });
+    try {
+      await core.createNamespacedPod({ namespace, body: pod('graceful') });
+      await core.createNamespacedPodBinding({
+        name: 'graceful',
+        namespace,
+        body: { metadata: { name: 'graceful' }, target: { kind: 'Node', name: nodeName } },
+      });
+      const terminating = await core.deleteNamespacedPod({ name: 'graceful', namespace });
+      expect(terminating.metadata?.deletionTimestamp).toBeTruthy();
+      expect(terminating.metadata?.deletionGracePeriodSeconds).toBe(30);
+      const still = await core.readNamespacedPod({ name: 'graceful', namespace });
+      expect(still.metadata?.deletionTimestamp).toBeTruthy();
+      await core.deleteNamespacedPod({ name: 'graceful', namespace, gracePeriodSeconds: 0 });
+      const gone = await expectStatus(core.readNamespacedPod({ name: 'graceful', namespace }));
+      expect(gone.code).toBe(404);
+    } finally {
+      await core.deleteNode({ name: nodeName });
+    }
+  });
+});
+
 describe('list', () => {
   it('filters by label and field selectors', async () => {
     const selectors = await cluster.createNamespace('selectors');

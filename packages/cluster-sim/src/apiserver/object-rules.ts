@@ -364,3 +364,19 @@ export function defaultNamespace(object: KubeObject): void {
 export function podReplicas(object: KubeObject): number {
   return numberAt(object, 'spec', 'replicas') ?? 0;
 }
+
+/**
+ * The pod strategy's CheckGracefulDelete: unscheduled and finished pods go at once, as do pods
+ * whose node is gone (what the pod garbage collector does); others wait for their kubelet.
+ */
+export function podGracePeriod(
+  pod: KubeObject,
+  requested: number | undefined,
+  nodeExists: (name: string) => boolean,
+): number {
+  const nodeName = stringAt(pod, 'spec', 'nodeName');
+  const phase = stringAt(pod, 'status', 'phase');
+  if (!nodeName || phase === 'Succeeded' || phase === 'Failed' || !nodeExists(nodeName)) return 0;
+  const grace = requested ?? numberAt(pod, 'spec', 'terminationGracePeriodSeconds') ?? 30;
+  return Math.max(0, grace);
+}

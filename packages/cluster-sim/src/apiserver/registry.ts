@@ -58,6 +58,8 @@ export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
 
 export interface DeleteOptions extends WriteOptions {
   propagationPolicy?: PropagationPolicy;
+  /** Requested grace period; absent means the kind's default (pods: terminationGracePeriodSeconds). */
+  gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
 }
 
@@ -140,6 +142,7 @@ function decodeContinue(encoded: string): ContinueToken {
 
 export class Registry {
   private garbageCollection: NodeJS.Immediate | undefined;
+  private readonly graceTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(readonly store: ObjectStore) {}
 
@@ -437,7 +440,12 @@ export class Registry {
     const typed = withTypeMeta(definition, next);
     // A no-op update keeps the resourceVersion and sends no watch event, as on a real server.
     if (jsonEqual(typed, existing) || options.dryRun) return options.dryRun ? typed : existing;
-    if (typed.metadata.deletionTimestamp && (typed.metadata.finalizers ?? []).length === 0) {
+    // Removing the last finalizer of an object being deleted (with no grace period pending) completes the delete.
+    if (
+      typed.metadata.deletionTimestamp &&
+      (typed.metadata.finalizers ?? []).length === 0 &&
+      (typed.metadata.deletionGracePeriodSeconds ?? 0) === 0
+    ) {
       const removed = this.store.commit(definition, 'DELETED', typed, existing);
       this.scheduleGarbageCollection();
       return removed;
@@ -534,6 +542,11 @@ export class Registry {
     if (definition.plural === 'namespaces')
       return this.deleteNamespace(definition, existing, options);
     const policy = options.propagationPolicy ?? 'Background';
+    const grace =
+      definition.gracePeriod?.(existing, options.gracePeriodSeconds, (node) =>
+        this.nodeExists(node),
+      ) ?? 0;
+    if (grace > 0) return this.deleteGracefully(definition, existing, grace, policy, options);
     const finalizers = [...(existing.metadata.finalizers ?? [])];
     if (policy === 'Foreground' && !finalizers.includes(FOREGROUND_FINALIZER))
       finalizers.push(FOREGROUND_FINALIZER);
@@ -563,6 +576,66 @@ export class Registry {
     const removed = this.store.commit(definition, 'DELETED', { ...existing }, existing);
     this.scheduleGarbageCollection();
     return { object: removed, deleted: true };
+  }
+
+  private nodeExists(name: string): boolean {
+    const nodes = findResource('', 'v1', 'nodes');
+    return nodes !== undefined && this.store.get(nodes, undefined, name) !== undefined;
+  }
+
+  /**
+   * Graceful deletion (pods on a node): the object gets deletionTimestamp and
+   * deletionGracePeriodSeconds and stays until its kubelet (our node agent) deletes it with
+   * grace 0. If nothing does by the end of the grace period, the sim finishes the delete
+   * itself, so a pod on a node without an agent cannot hang in Terminating.
+   */
+  private deleteGracefully(
+    definition: ResourceDefinition,
+    existing: KubeObject,
+    grace: number,
+    policy: PropagationPolicy,
+    options: DeleteOptions,
+  ): { object: KubeObject; deleted: boolean } {
+    const pending = existing.metadata.deletionGracePeriodSeconds;
+    if (existing.metadata.deletionTimestamp && pending !== undefined && pending <= grace) {
+      return { object: existing, deleted: false };
+    }
+    const finalizers = [...(existing.metadata.finalizers ?? [])];
+    if (policy === 'Foreground' && !finalizers.includes(FOREGROUND_FINALIZER))
+      finalizers.push(FOREGROUND_FINALIZER);
+    const metadata: ObjectMeta = {
+      ...existing.metadata,
+      deletionTimestamp: new Date(Date.now() + grace * 1000)
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z'),
+      deletionGracePeriodSeconds: grace,
+    };
+    if (finalizers.length > 0) metadata.finalizers = finalizers;
+    const marked: KubeObject = { ...existing, metadata };
+    if (options.dryRun) return { object: marked, deleted: false };
+    if (policy === 'Orphan') this.orphanDependents(existing.metadata.uid ?? '');
+    const stored = this.store.commit(definition, 'MODIFIED', marked, existing);
+    const uid = existing.metadata.uid ?? '';
+    const previousTimer = this.graceTimers.get(uid);
+    if (previousTimer) clearTimeout(previousTimer);
+    const timer = setTimeout(() => {
+      this.graceTimers.delete(uid);
+      const current = this.store.get(
+        definition,
+        existing.metadata.namespace,
+        existing.metadata.name ?? '',
+      );
+      if (current?.metadata.uid === uid) {
+        this.delete(definition, existing.metadata.namespace, existing.metadata.name ?? '', {
+          dryRun: false,
+          gracePeriodSeconds: 0,
+          propagationPolicy: policy,
+        });
+      }
+    }, grace * 1000);
+    timer.unref();
+    this.graceTimers.set(uid, timer);
+    return { object: stored, deleted: false };
   }
 
   private deleteNamespace(
@@ -720,6 +793,8 @@ export class Registry {
   }
 
   stop(): void {
+    for (const timer of this.graceTimers.values()) clearTimeout(timer);
+    this.graceTimers.clear();
     if (this.garbageCollection) clearImmediate(this.garbageCollection);
     this.garbageCollection = undefined;
   }

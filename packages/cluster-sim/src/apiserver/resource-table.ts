@@ -10,6 +10,7 @@ import {
   defaultPod,
   defaultReplicaSet,
   type NameRule,
+  podGracePeriod,
   qosClassOf,
   validateDeployment,
   validatePod,
@@ -54,6 +55,12 @@ export interface ResourceDefinition {
   returnsDeletedObject: boolean;
   /** Custom resources reject strategic merge patch with 415, like a real server. */
   strategicMergePatch: boolean;
+  /** Seconds a DELETE waits before the object goes (0 or absent: at once). */
+  gracePeriod?(
+    object: KubeObject,
+    requested: number | undefined,
+    nodeExists: (name: string) => boolean,
+  ): number;
   defaults?(object: KubeObject): void;
   validate?(object: KubeObject, old: KubeObject | undefined): StatusCause[];
   columns: readonly TableColumn[];
@@ -137,6 +144,7 @@ export const RESOURCES: readonly ResourceDefinition[] = [
       'status.nominatedNodeName',
     ],
     returnsDeletedObject: true,
+    gracePeriod: podGracePeriod,
     defaults: defaultPod,
     validate: validatePod,
     columns: podColumns,
