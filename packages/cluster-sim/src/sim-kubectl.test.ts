@@ -1,0 +1,258 @@
+/**
+ * The standalone sim as an operator meets it (spec §7): `pnpm --silent sim`, then the real
+ * kubectl. With MGPU_TEST_KUBECONFIG the same steps run against that cluster instead.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkRequest, VKE } from '@mgpu/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { eventually } from './test-support/controller-cluster.js';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const KUBECTL = process.env.MGPU_TEST_KUBECTL ?? '/usr/bin/kubectl';
+
+let sim: ChildProcess | undefined;
+let simPort = 0;
+let kubeconfig = '';
+let dir = '';
+const namespace = `kubectl-${randomBytes(3).toString('hex')}`;
+
+function kubectl(
+  args: string[],
+  input?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      KUBECTL,
+      ['--kubeconfig', kubeconfig, ...args],
+      { timeout: 30_000 },
+      (error, stdout, stderr) =>
+        resolve({
+          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+          stdout,
+          stderr,
+        }),
+    );
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mgpu-sim-kubectl-'));
+  if (process.env.MGPU_TEST_KUBECONFIG) {
+    kubeconfig = process.env.MGPU_TEST_KUBECONFIG;
+  } else {
+    simPort = await freePort();
+    kubeconfig = join(dir, 'kubeconfig.yaml');
+    const child = spawn(
+      'pnpm',
+      ['--silent', 'sim', '--port', String(simPort), '--kubeconfig', kubeconfig],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    sim = child;
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`sim did not print ready: ${output}`)),
+        60_000,
+      );
+      child.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('ready')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.stderr?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      child.once('exit', (code) => reject(new Error(`sim exited with ${code}: ${output}`)));
+    });
+  }
+  // `kubectl create namespace` speaks protobuf; a manifest goes as JSON on any server.
+  const created = await kubectl(
+    ['create', '-f', '-'],
+    JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }),
+  );
+  expect(created.stderr).toBe('');
+}, 90_000);
+
+afterAll(async () => {
+  await kubectl(['delete', 'namespace', namespace, '--wait=false']);
+  if (sim && sim.exitCode === null) sim.kill('SIGTERM');
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The seed's Deployment exactly as the console writes it. */
+function seedDeploymentYaml(name: string): string {
+  const checked = checkRequest({
+    name,
+    namespace,
+    replicas: 1,
+    computePolicy: 'native-burst-share',
+    containers: [
+      {
+        name: 'worker',
+        image: 'nginx:1.27',
+        gpu: { type: 'mgpu', multiCard: true, compute: '1.2', memoryGiB: '8', cards: 2 },
+      },
+    ],
+  });
+  return stringify(checked.manifest);
+}
+
+const selector = (name: string) => `app.kubernetes.io/name=${name}`;
+
+describe('pnpm sim with kubectl', () => {
+  it('lists Ready GPU nodes with their pool labels', async () => {
+    const nodes = await kubectl(['get', 'nodes', '-l', `${VKE.scheduleLabel}=mgpu`, '-o', 'name']);
+    expect(nodes.code).toBe(0);
+    expect(nodes.stdout.trim().split('\n').length).toBeGreaterThan(0);
+    const ready = await kubectl([
+      'get',
+      'nodes',
+      '-o',
+      'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}',
+    ]);
+    expect(
+      ready.stdout
+        .trim()
+        .split('\n')
+        .every((status) => status === 'True'),
+    ).toBe(true);
+  });
+
+  it('creates a Deployment from YAML and runs its pod on two distinct cards', async () => {
+    const created = await kubectl(['create', '-f', '-'], seedDeploymentYaml('seed'));
+    expect(created.stderr).toBe('');
+    expect(created.stdout).toContain('deployment.apps/seed created');
+    const line = await eventually(async () => {
+      const pods = await kubectl([
+        '-n',
+        namespace,
+        'get',
+        'pods',
+        '-l',
+        selector('seed'),
+        '-o',
+        `jsonpath={range .items[*]}{.status.phase} {.spec.nodeName} {.metadata.annotations.vke\\.volcengine\\.com/gpu-index-container-worker}{"\\n"}{end}`,
+      ]);
+      const first = pods.stdout.trim();
+      return first.startsWith('Running ') ? first : undefined;
+    }, 20_000);
+    const [, node, cards] = line.split(' ');
+    expect(node).toBeTruthy();
+    const indexes = (cards ?? '').split(',');
+    expect(indexes).toHaveLength(2);
+    expect(new Set(indexes).size).toBe(2);
+  });
+
+  it('refuses a duplicate create', async () => {
+    const again = await kubectl(['create', '-f', '-'], seedDeploymentYaml('seed'));
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/AlreadyExists/);
+  });
+
+  it('explains an unschedulable pod in describe and in its conditions', async () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: 'too-big',
+        namespace,
+        annotations: { [VKE.computePolicyAnnotation]: 'native-burst-share' },
+      },
+      spec: {
+        containers: [
+          {
+            name: 'main',
+            image: 'nginx:1.27',
+            resources: {
+              limits: { [VKE.coreResource]: '90', [VKE.memoryResource]: '90000' },
+              requests: { [VKE.coreResource]: '90', [VKE.memoryResource]: '90000' },
+            },
+          },
+        ],
+      },
+    };
+    expect((await kubectl(['create', '-f', '-'], JSON.stringify(pod))).code).toBe(0);
+    const reason = await eventually(async () => {
+      const result = await kubectl([
+        '-n',
+        namespace,
+        'get',
+        'pod',
+        'too-big',
+        '-o',
+        'jsonpath={.status.conditions[?(@.type=="PodScheduled")].reason}',
+      ]);
+      return result.stdout === 'Unschedulable' ? result.stdout : undefined;
+    });
+    expect(reason).toBe('Unschedulable');
+    const described = await eventually(async () => {
+      const result = await kubectl(['-n', namespace, 'describe', 'pod', 'too-big']);
+      return result.stdout.includes('FailedScheduling') ? result.stdout : undefined;
+    });
+    expect(described).toMatch(/nodes are available: .*memory/);
+  });
+
+  it('deletes the Deployment and its pods are collected', async () => {
+    expect((await kubectl(['-n', namespace, 'delete', 'deployment', 'seed'])).code).toBe(0);
+    await eventually(async () => {
+      const pods = await kubectl([
+        '-n',
+        namespace,
+        'get',
+        'pods,replicasets',
+        '-l',
+        selector('seed'),
+        '-o',
+        'name',
+      ]);
+      return pods.code === 0 && pods.stdout.trim() === '' ? true : undefined;
+    }, 20_000);
+  });
+
+  it.skipIf(process.env.MGPU_TEST_KUBECONFIG !== undefined)(
+    'stops cleanly when its launcher is terminated',
+    async () => {
+      expect(await accepts(simPort)).toBe(true);
+      sim?.kill('SIGTERM');
+      await eventually(
+        async () => ((await accepts(simPort)) ? undefined : true),
+        15_000,
+        'the sim to stop',
+      );
+    },
+  );
+});
