@@ -4,12 +4,12 @@
 // "The real control plane"). Progress on stderr; stdout gets the one `ready` line. SIGTERM or
 // SIGINT stops everything.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { VersionApi } from '@kubernetes/client-node';
-import { DEFAULT_TOPOLOGY_FILE, loadTopology } from '@mgpu/cluster-sim';
+import { DEFAULT_TOPOLOGY_FILE, loadTopology, type RunningController } from '@mgpu/cluster-sim';
 import {
   CLUSTER_ROLES_FILE,
   createFromFile,
@@ -21,7 +21,7 @@ import {
 } from './cluster-setup.js';
 import { buildBinaries, type ControlPlane, startControlPlane } from './control-plane.js';
 import { kubeConfigFor, kubeconfigText, writeKubeconfig } from './kubeconfig.js';
-import { type RunningController, startMgpuControllers } from './mgpu-controllers.js';
+import { startMgpuControllers } from './mgpu-controllers.js';
 
 const log = (message: string) => process.stderr.write(`[cluster:real] ${message}\n`);
 
@@ -77,12 +77,40 @@ async function shutdown(exitCode: number): Promise<never> {
 process.on('SIGTERM', () => void shutdown(0));
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGHUP', () => void shutdown(0));
-// If whatever started us dies without signalling (SIGKILL of a test runner), we are re-parented:
-// stop rather than leave a control plane running for nobody.
-const parent = process.ppid;
+/** The parent pid of a process, from /proc (Linux); undefined when it is gone. */
+function parentOf(pid: number): number | undefined {
+  try {
+    // The command name (field 2) may hold spaces; the fields after its last ')' don't.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return Number.isInteger(ppid) ? ppid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+// `pnpm cluster:real` runs us under sh, and pnpm 12 dies on SIGTERM without passing it on (as
+// does a SIGKILLed test runner): stop when any launcher above us is gone rather than leave a
+// control plane running for nobody.
+const ancestors: number[] = [];
+for (let pid = process.ppid; pid > 1 && ancestors.length < 4; pid = parentOf(pid) ?? 0) {
+  ancestors.push(pid);
+}
 setInterval(() => {
-  if (process.ppid !== parent) void shutdown(1);
-}, 1000).unref();
+  if (ancestors.some((pid) => !alive(pid))) {
+    log('a launcher above us exited');
+    void shutdown(1);
+  }
+}, 500).unref();
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -109,7 +137,8 @@ async function main(): Promise<void> {
   if (!values['no-mgpu-controllers']) {
     // The controllers act as mgpu-controllers, bound only to rbac/console-clusterrole.yaml's
     // role: a missing permission surfaces here as a 403, as it would on an operator's cluster.
-    controllers = await startMgpuControllers(kubeConfigFor(text, 'controllers'), topology, log);
+    controllers = [await startMgpuControllers(kubeConfigFor(text, 'controllers'), topology, log)];
+    log('mGPU node agents and scheduler started');
   }
   const podCount = await createTopologyPods(admin, topology);
   log(`${podCount} topology pods created`);
