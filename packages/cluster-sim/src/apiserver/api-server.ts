@@ -17,6 +17,7 @@ import {
 import { isRecord, type KubeObject } from './kube-object.js';
 import { ObjectStore } from './object-store.js';
 import type { TableColumn } from './printers.js';
+import { decodeKubernetesProtobuf, ProtobufKindUnsupported } from './protobuf.js';
 import {
   type DeleteOptions,
   type ListOptions,
@@ -59,6 +60,8 @@ export interface ApiServer {
   registry: Registry;
   close(): Promise<void>;
 }
+
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 const PATCH_TYPES: Readonly<Record<string, PatchType>> = {
   'application/json-patch+json': 'json',
@@ -233,6 +236,20 @@ function decodeBody(
         'UnsupportedMediaType',
         `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`,
       );
+    }
+  } else if (type === PROTOBUF && Buffer.isBuffer(raw)) {
+    try {
+      return { body: decodeKubernetesProtobuf(raw) };
+    } catch (error) {
+      if (error instanceof ProtobufKindUnsupported) {
+        throw new ApiError(
+          415,
+          'UnsupportedMediaType',
+          `${error.apiVersion}/${error.kind} cannot be sent as protobuf here - accepted media types include: application/json, application/yaml`,
+        );
+      }
+      if (error instanceof ApiError) throw error;
+      throw badRequest(`the protobuf body could not be decoded: ${String(error)}`);
     }
   } else if (
     type !== '' &&

@@ -290,6 +290,49 @@ spec:
     expect(empty.stderr).toContain('No resources found');
   });
 
+  it('creates a namespace and a deployment with the generator commands (protobuf bodies)', async () => {
+    const generated = `${namespace}-gen`;
+    expect(await ok(['create', 'namespace', generated])).toContain(
+      `namespace/${generated} created`,
+    );
+    const again = await cluster.kubectl(['create', 'namespace', generated]);
+    expect(again.stderr).toContain('AlreadyExists');
+    expect(
+      await ok([
+        'create',
+        'deployment',
+        'gen',
+        '-n',
+        generated,
+        '--image=nginx:1.27',
+        '--replicas=0',
+        '--port=80',
+      ]),
+    ).toContain('deployment.apps/gen created');
+    const created = JSON.parse(
+      await ok(['get', 'deploy', 'gen', '-n', generated, '-o', 'json']),
+    ) as {
+      metadata: { labels: Record<string, string> };
+      spec: {
+        replicas: number;
+        selector: unknown;
+        template: { spec: { containers: { image: string; ports: unknown }[] } };
+      };
+    };
+    expect(created.metadata.labels).toEqual({ app: 'gen' });
+    expect(created.spec.replicas).toBe(0);
+    expect(created.spec.selector).toEqual({ matchLabels: { app: 'gen' } });
+    expect(created.spec.template.spec.containers[0]).toMatchObject({
+      image: 'nginx:1.27',
+      ports: [{ containerPort: 80 }],
+    });
+    expect(await ok(['delete', 'namespace', generated, '--wait=true', '--timeout=20s'])).toContain(
+      'deleted',
+    );
+    const gone = await cluster.kubectl(['get', 'namespace', generated]);
+    expect(gone.stderr).toContain('NotFound');
+  });
+
   it('knows the MgpuNode custom resource by its short name', async () => {
     await ok(
       ['create', '-f', '-'],
