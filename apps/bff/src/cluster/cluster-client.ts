@@ -1,0 +1,132 @@
+import {
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type V1Deployment,
+  type V1Node,
+  type V1Pod,
+  VersionApi,
+} from '@kubernetes/client-node';
+import { MGPU_NODE_RESOURCE, type MgpuNodeObject } from '@mgpu/shared';
+import { toKubeError } from './kube-errors.js';
+import { SharedInformer } from './shared-informer.js';
+
+/**
+ * The one module that touches the Kubernetes API: typed calls with Status errors turned into
+ * `KubeError`, and one shared informer per resource for everything that watches.
+ */
+export class ClusterClient {
+  private readonly core: CoreV1Api;
+  private readonly apps: AppsV1Api;
+  private readonly custom: CustomObjectsApi;
+  private readonly versionApi: VersionApi;
+  readonly pods: SharedInformer<V1Pod>;
+  readonly nodes: SharedInformer<V1Node>;
+  readonly deployments: SharedInformer<V1Deployment>;
+  readonly mgpuNodes: SharedInformer<MgpuNodeObject>;
+
+  constructor(readonly kubeConfig: KubeConfig) {
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.apps = kubeConfig.makeApiClient(AppsV1Api);
+    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.versionApi = kubeConfig.makeApiClient(VersionApi);
+    this.pods = new SharedInformer(kubeConfig, '/api/v1/pods', () =>
+      this.core.listPodForAllNamespaces(),
+    );
+    this.nodes = new SharedInformer(kubeConfig, '/api/v1/nodes', () => this.core.listNode());
+    this.deployments = new SharedInformer(kubeConfig, '/apis/apps/v1/deployments', () =>
+      this.apps.listDeploymentForAllNamespaces(),
+    );
+    const { group, version, plural } = MGPU_NODE_RESOURCE;
+    this.mgpuNodes = new SharedInformer<MgpuNodeObject>(
+      kubeConfig,
+      `/apis/${group}/${version}/${plural}`,
+      // A real VKE cluster has no node agent of ours: an absent resource is an empty list.
+      async () => {
+        try {
+          return (await this.custom.listClusterCustomObject({
+            group,
+            version,
+            plural,
+          })) as KubernetesListObject<MgpuNodeObject>;
+        } catch (error) {
+          if (toKubeError(error).code === 404)
+            return { apiVersion: 'v1', kind: 'List', metadata: {}, items: [] };
+          throw error;
+        }
+      },
+    );
+  }
+
+  /** Starts every informer the procedures read from; resolves when each had its first try. */
+  async startInformers(): Promise<void> {
+    await Promise.all([
+      this.pods.start(),
+      this.nodes.start(),
+      this.deployments.start(),
+      this.mgpuNodes.start(),
+    ]);
+  }
+
+  async stopInformers(): Promise<void> {
+    await Promise.all([
+      this.pods.stop(),
+      this.nodes.stop(),
+      this.deployments.stop(),
+      this.mgpuNodes.stop(),
+    ]);
+  }
+
+  private async call<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw toKubeError(error);
+    }
+  }
+
+  version(): Promise<{ gitVersion: string; platform: string }> {
+    return this.call(async () => {
+      const info = await this.versionApi.getCode();
+      return { gitVersion: info.gitVersion, platform: info.platform };
+    });
+  }
+
+  createDeployment(namespace: string, body: V1Deployment, dryRun: boolean): Promise<V1Deployment> {
+    return this.call(() =>
+      this.apps.createNamespacedDeployment({
+        namespace,
+        body,
+        fieldManager: 'mgpu-console',
+        ...(dryRun ? { dryRun: 'All' } : {}),
+      }),
+    );
+  }
+
+  readDeployment(namespace: string, name: string): Promise<V1Deployment> {
+    return this.call(() => this.apps.readNamespacedDeployment({ namespace, name }));
+  }
+
+  deleteDeployment(namespace: string, name: string): Promise<void> {
+    return this.call(async () => {
+      await this.apps.deleteNamespacedDeployment({
+        namespace,
+        name,
+        body: { propagationPolicy: 'Foreground' },
+      });
+    });
+  }
+
+  listDeployments(namespace?: string): Promise<V1Deployment[]> {
+    return this.call(async () =>
+      namespace
+        ? (await this.apps.listNamespacedDeployment({ namespace })).items
+        : (await this.apps.listDeploymentForAllNamespaces()).items,
+    );
+  }
+}
+
+export type { KubernetesObject };

@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+
+/** Where the console's cluster comes from; the first log line says which. */
+export type ClusterSource =
+  | { kind: 'kubeconfig'; file: string; context: string; server: string }
+  | { kind: 'in-cluster'; server: string }
+  | { kind: 'embedded'; server: string };
+
+export interface ClusterConnection {
+  kubeConfig: KubeConfig;
+  source: ClusterSource;
+  /** Stops what the connection started (the embedded cluster); a no-op for external clusters. */
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  /** A kubeconfig file; else `KUBECONFIG`, else `~/.kube/config` when it exists. */
+  kubeconfig?: string;
+  context?: string;
+  /** Skip every configured cluster and start the embedded one. */
+  embedded?: boolean;
+  /** Options for the embedded cluster when it is started. */
+  embeddedOptions?: { topology?: string; stateFile?: string };
+  env?: NodeJS.ProcessEnv;
+  /** Told which cluster is used before anything else is logged (the embedded one logs as it starts). */
+  announce?: (source: ClusterSource | { kind: 'embedded'; server: 'starting' }) => void;
+  /** Where the embedded cluster's controllers log. */
+  log?: (message: string) => void;
+}
+
+const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/**
+ * Connects to the cluster the operator configured: an explicit or default kubeconfig, the
+ * in-cluster service account, or — when none is configured — the embedded mGPU cluster,
+ * started in this process.
+ */
+export async function connectCluster(options: ConnectOptions = {}): Promise<ClusterConnection> {
+  const env = options.env ?? process.env;
+  if (!options.embedded) {
+    const defaultFile = join(homedir(), '.kube', 'config');
+    const file =
+      options.kubeconfig ??
+      env.KUBECONFIG?.split(':')[0] ??
+      (existsSync(defaultFile) ? defaultFile : undefined);
+    if (file !== undefined && file !== '') {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(file);
+      if (options.context) kubeConfig.setCurrentContext(options.context);
+      const server = kubeConfig.getCurrentCluster()?.server ?? 'unknown';
+      const source: ClusterSource = {
+        kind: 'kubeconfig',
+        file,
+        context: kubeConfig.getCurrentContext(),
+        server,
+      };
+      options.announce?.(source);
+      return { kubeConfig, source, close: async () => {} };
+    }
+    if (env.KUBERNETES_SERVICE_HOST && existsSync(IN_CLUSTER_TOKEN)) {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromCluster();
+      const server = kubeConfig.getCurrentCluster()?.server ?? 'unknown';
+      const source: ClusterSource = { kind: 'in-cluster', server };
+      options.announce?.(source);
+      return { kubeConfig, source, close: async () => {} };
+    }
+  }
+  options.announce?.({ kind: 'embedded', server: 'starting' });
+  // Loaded lazily: an operator pointing at a real cluster never pays for the embedded one.
+  const { startEmbeddedCluster } = await import('@mgpu/cluster-sim');
+  const cluster = await startEmbeddedCluster({
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.embeddedOptions?.topology ? { topology: options.embeddedOptions.topology } : {}),
+    ...(options.embeddedOptions?.stateFile ? { stateFile: options.embeddedOptions.stateFile } : {}),
+  });
+  return {
+    kubeConfig: cluster.kubeConfig,
+    source: { kind: 'embedded', server: cluster.url },
+    close: () => cluster.stop(),
+  };
+}
+
+export function describeSource(source: ClusterSource): string {
+  switch (source.kind) {
+    case 'kubeconfig':
+      return `cluster: kubeconfig ${source.file}, context ${source.context}, server ${source.server}`;
+    case 'in-cluster':
+      return `cluster: in-cluster service account, server ${source.server}`;
+    case 'embedded':
+      return source.server === 'starting'
+        ? 'cluster: embedded mGPU cluster (no kubeconfig configured), starting'
+        : `cluster: embedded mGPU cluster at ${source.server} (no kubeconfig configured)`;
+  }
+}

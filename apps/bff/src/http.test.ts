@@ -1,0 +1,217 @@
+import type { AllocationEvent } from '@mgpu/shared';
+import { EventSource } from 'eventsource';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BffHarness,
+  eventually,
+  seedRequest,
+  startHarness,
+  uniqueName,
+} from './test-support/bff-harness.js';
+
+let harness: BffHarness;
+let origin: string;
+beforeAll(async () => {
+  harness = await startHarness();
+  origin = harness.url;
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const query = (procedure: string, input: unknown) =>
+  fetch(`${harness.url}/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`);
+
+const mutate = (procedure: string, body: string, headers: Record<string, string> = { origin }) =>
+  fetch(`${harness.url}/trpc/${procedure}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
+
+interface ErrorBody {
+  error: {
+    message: string;
+    data?: { ruleErrors?: { path: string; rule: string }[]; httpStatus?: number };
+  };
+}
+
+describe('plain JSON over HTTP (spec §7)', () => {
+  it('answers a query with GET and ?input=, with security headers and a request id', async () => {
+    const response = await query('workload.preview', {
+      request: seedRequest(uniqueName('http')),
+      lang: 'en',
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+    const body = (await response.json()) as {
+      result: { data: { valid: boolean; containers: { perCard: unknown }[] } };
+    };
+    expect(body.result.data.valid).toBe(true);
+    expect(body.result.data.containers[0]?.perCard).toEqual({
+      computePercent: 60,
+      memoryMiB: 4096,
+    });
+  });
+
+  it('creates with a POST, refuses a duplicate with the rule id and path, deletes', async () => {
+    const name = uniqueName('http');
+    const input = (clientRequestId: string) =>
+      JSON.stringify({ request: seedRequest(name), clientRequestId, lang: 'en' });
+    const created = await mutate('workload.create', input('first'));
+    expect(created.status).toBe(200);
+    const duplicate = await mutate('workload.create', input('second'));
+    expect(duplicate.status).toBe(409);
+    const body = (await duplicate.json()) as ErrorBody;
+    expect(body.error.data?.ruleErrors).toMatchObject([{ path: 'name', rule: 'name-taken' }]);
+    const deleted = await mutate('workload.delete', JSON.stringify({ namespace: 'default', name }));
+    expect(deleted.status).toBe(200);
+  });
+
+  it('refuses an invalid request with every failing rule, and creates nothing', async () => {
+    const name = uniqueName('http');
+    const request = seedRequest(
+      name,
+      {},
+      { type: 'mgpu', multiCard: true, compute: '1', memoryGiB: '12', cards: 3 },
+    );
+    const response = await mutate(
+      'workload.create',
+      JSON.stringify({ request, clientRequestId: 'x', lang: 'zh-CN' }),
+    );
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as ErrorBody;
+    expect(body.error.data?.ruleErrors).toMatchObject([
+      { path: 'containers.0.gpu.compute', rule: 'per-card-compute-precision' },
+    ]);
+    const list = (await (await query('workload.list', {})).json()) as {
+      result: { data: { name: string }[] };
+    };
+    expect(list.result.data.some((workload) => workload.name === name)).toBe(false);
+  });
+
+  // `origin` is only known once the server listens, so the table names it.
+  it.each([
+    ['malformed JSON', '{"request": ', 'same', 400],
+    [
+      'wrong types',
+      JSON.stringify({ request: { name: 5, containers: 'none' }, clientRequestId: 'x' }),
+      'same',
+      400,
+    ],
+    ['a missing Origin', JSON.stringify({ namespace: 'default', name: 'x' }), 'none', 403],
+    [
+      'a foreign Origin',
+      JSON.stringify({ namespace: 'default', name: 'x' }),
+      'http://evil.example',
+      403,
+    ],
+    ['an oversized body', JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }), 'same', 413],
+  ])('answers %s with a 4xx and keeps serving', async (_label, body, sentOrigin, status) => {
+    const procedure = status === 403 ? 'workload.delete' : 'workload.create';
+    const headers: Record<string, string> =
+      sentOrigin === 'none' ? {} : { origin: sentOrigin === 'same' ? origin : sentOrigin };
+    const response = await mutate(procedure, body, headers);
+    expect(response.status).toBe(status);
+    expect((await fetch(`${harness.url}/healthz`)).status).toBe(200);
+    expect((await query('gpu.models', {})).status).toBe(200);
+  });
+
+  it('is ready when the cluster answers', async () => {
+    const ready = (await (await fetch(`${harness.url}/readyz`)).json()) as {
+      ready: boolean;
+      version: string;
+    };
+    expect(ready).toMatchObject({ ready: true });
+  });
+});
+
+describe('the bearer token', () => {
+  it('guards all of /trpc when set', async () => {
+    const guarded = await startHarness({ token: 's3cret' });
+    try {
+      expect((await fetch(`${guarded.url}/trpc/gpu.models`)).status).toBe(401);
+      const allowed = await fetch(`${guarded.url}/trpc/gpu.models`, {
+        headers: { authorization: 'Bearer s3cret' },
+      });
+      expect(allowed.status).toBe(200);
+      expect((await fetch(`${guarded.url}/healthz`)).status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
+/** Reads SSE messages from tRPC's subscription endpoint with the Node-side `eventsource` client. */
+function subscribe(url: string, lastEventId?: string) {
+  const messages: { id: string; event: AllocationEvent }[] = [];
+  const source = new EventSource(url, {
+    fetch: (input, init) =>
+      fetch(input, {
+        ...init,
+        headers: { ...init?.headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      }),
+  });
+  source.onmessage = (message) => {
+    messages.push({ id: message.lastEventId, event: JSON.parse(message.data) as AllocationEvent });
+  };
+  return { source, messages };
+}
+
+describe('allocations.watch over SSE', () => {
+  it('streams a snapshot, then the seed workload on two cards at 60 %, and resumes after a reconnect with no gap', async () => {
+    const name = uniqueName('sse');
+    const url = `${harness.url}/trpc/allocations.watch?input=${encodeURIComponent(JSON.stringify({ workload: name }))}`;
+    const first = subscribe(url);
+    await eventually(() => first.messages.length > 0, 'the snapshot');
+    expect(first.messages[0]?.event).toMatchObject({ type: 'snapshot', records: [] });
+
+    await mutate(
+      'workload.create',
+      JSON.stringify({ request: seedRequest(name), clientRequestId: name, lang: 'en' }),
+    );
+    const verified = await eventually(() => {
+      const latest = new Map<string, AllocationEvent['records'][number]>();
+      for (const { event } of first.messages)
+        for (const record of event.records) latest.set(record.id, record);
+      const records = [...latest.values()];
+      return records.length === 2 && records.every((r) => r.verification === 'verified')
+        ? records
+        : undefined;
+    }, 'two verified instances');
+    expect(new Set(verified.map((record) => record.card)).size).toBe(2);
+    expect(new Set(verified.map((record) => record.node)).size).toBe(1);
+    for (const record of verified) {
+      expect(record).toMatchObject({
+        container: 'worker',
+        compute_weight_native_burst: 60,
+        compute_weight_online: 60,
+        vmem_limit: 4096,
+      });
+    }
+    const resumeFrom = first.messages.at(-1)?.id ?? '';
+    const seen = first.messages.length;
+    first.source.close();
+
+    // While disconnected, the workload goes away; the reconnect must bring exactly that.
+    await mutate('workload.delete', JSON.stringify({ namespace: 'default', name }));
+    await eventually(
+      () => harness.bff.context.allocations.snapshot({ workload: name }).length === 0,
+      'the records to go',
+    );
+    const second = subscribe(url, resumeFrom);
+    await eventually(
+      () => second.messages.some((m) => m.event.type === 'delete'),
+      'the missed delete',
+    );
+    second.source.close();
+    expect(second.messages.every((m) => m.event.type !== 'snapshot')).toBe(true);
+    const deletedIds = second.messages
+      .filter((m) => m.event.type === 'delete')
+      .flatMap((m) => m.event.records.map((r) => r.id));
+    expect(new Set(deletedIds)).toEqual(new Set(verified.map((record) => record.id)));
+    expect(seen).toBeGreaterThan(0);
+  });
+});

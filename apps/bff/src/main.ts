@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+/**
+ * `npm start` runs this: the console on the cluster the operator configured (a kubeconfig, the
+ * in-cluster service account) or, with none, on the embedded mGPU cluster; the first log line
+ * says which.
+ */
+import { parseArgs } from 'node:util';
+import type { CardPolicy } from '@mgpu/shared';
+import { pino } from 'pino';
+import { connectCluster, describeSource } from './cluster/connection.js';
+import { startBff } from './server.js';
+
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    token: { type: 'string' },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
+    embedded: { type: 'boolean' },
+    topology: { type: 'string' },
+    'state-file': { type: 'string' },
+    'card-policy': { type: 'string' },
+  },
+});
+
+const log = pino({ name: 'mgpu-console' });
+const cardPolicy = (values['card-policy'] ??
+  process.env.MGPU_CARD_POLICY ??
+  'binpack') as CardPolicy;
+if (cardPolicy !== 'binpack' && cardPolicy !== 'spread') {
+  log.fatal(`--card-policy must be binpack or spread, not ${cardPolicy}`);
+  process.exit(2);
+}
+
+try {
+  const connection = await connectCluster({
+    ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
+    ...(values.context ? { context: values.context } : {}),
+    embedded: values.embedded ?? false,
+    embeddedOptions: {
+      ...(values.topology ? { topology: values.topology } : {}),
+      ...(values['state-file'] ? { stateFile: values['state-file'] } : {}),
+    },
+    announce: (source) => log.info({ cluster: source }, describeSource(source)),
+    log: (message) => log.info({ component: 'embedded-cluster' }, message),
+  });
+  if (connection.source.kind === 'embedded')
+    log.info({ cluster: connection.source }, describeSource(connection.source));
+  const token = values.token ?? process.env.MGPU_CONSOLE_TOKEN;
+  const bff = await startBff({
+    connection,
+    port: Number(values.port ?? process.env.PORT ?? 8080),
+    host: values.host ?? process.env.HOST ?? '127.0.0.1',
+    cardPolicy,
+    ...(token ? { token } : {}),
+    logger: { level: process.env.LOG_LEVEL ?? 'info' },
+  });
+  log.info(`console ready at ${bff.url}`);
+  const stop = async (signal: string) => {
+    log.info(`${signal}: stopping`);
+    await bff.close();
+    await connection.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+} catch (error) {
+  log.fatal(
+    { err: error },
+    `the console could not start: ${error instanceof Error ? error.message : String(error)}`,
+  );
+  process.exit(1);
+}

@@ -1,0 +1,51 @@
+import { type AllocationEvent, AllocationEventSchema, AllocationFilterSchema } from '@mgpu/shared';
+import { tracked } from '@trpc/server';
+import { matchesFilter } from '../live/allocation-feed.js';
+import { publicProcedure } from '../trpc/init.js';
+import { trackedStream } from '../trpc/tracked-stream.js';
+
+const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError';
+
+/**
+ * `allocations.watch`: a snapshot of every allocation record (or only those the filters keep),
+ * then each change. Events are `tracked()`: a client reconnecting with `Last-Event-ID` gets
+ * exactly the changes it missed, or a fresh snapshot when it is too far behind.
+ */
+export const allocationsWatch = publicProcedure
+  .input(AllocationFilterSchema.optional())
+  .output(trackedStream(AllocationEventSchema))
+  .subscription(async function* ({ ctx, input, signal }) {
+    const filter = input ?? {};
+    const feed = ctx.allocations;
+    // Listen before reading the snapshot or the replay, so nothing falls between them.
+    const live = feed.live(signal);
+    let lastSent = feed.currentId;
+    const replay = filter.lastEventId ? feed.entriesSince(filter.lastEventId) : undefined;
+    const narrow = (event: AllocationEvent): AllocationEvent => ({
+      ...event,
+      records: event.records.filter((record) => matchesFilter(record, filter)),
+    });
+    if (replay === undefined) {
+      yield tracked(lastSent, {
+        type: 'snapshot',
+        records: feed.snapshot(filter),
+        at: new Date().toISOString(),
+      } satisfies AllocationEvent);
+    } else {
+      for (const entry of replay) {
+        const event = narrow(entry.event);
+        if (event.records.length > 0) yield tracked(entry.id, event);
+      }
+    }
+    const sentUpTo = Number(lastSent.split('-')[1]);
+    try {
+      for await (const [entry] of live) {
+        if (Number(entry.id.split('-')[1]) <= sentUpTo) continue;
+        lastSent = entry.id;
+        const event = narrow(entry.event);
+        if (event.records.length > 0) yield tracked(entry.id, event);
+      }
+    } catch (error) {
+      if (!isAbort(error)) throw error;
+    }
+  });

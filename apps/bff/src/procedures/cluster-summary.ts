@@ -1,0 +1,23 @@
+import { ClusterSummarySchema } from '@mgpu/shared';
+import { z } from 'zod';
+import { describeSource } from '../cluster/connection.js';
+import { currentNodeStates, poolSummaries } from '../cluster/inventory.js';
+import { publicProcedure } from '../trpc/init.js';
+import { kubeFailure } from './kube-failure.js';
+
+/** `cluster.summary`: server version and, per pool (model × policy), cards, compute and memory. */
+export const clusterSummary = publicProcedure
+  .input(z.object({}).optional())
+  .output(ClusterSummarySchema)
+  .query(async ({ ctx }) => {
+    const version = await ctx.cluster.version().catch((error: unknown) => {
+      throw kubeFailure(error);
+    });
+    const nodes = ctx.cluster.nodes.list();
+    return {
+      version: version.gitVersion,
+      source: describeSource(ctx.source),
+      nodes: nodes.length,
+      pools: poolSummaries(currentNodeStates(nodes, ctx.cluster.pods.list())),
+    };
+  });

@@ -1,0 +1,73 @@
+import {
+  allocationOf,
+  applyAllocation,
+  buildDeployment,
+  checkRequest,
+  describeRejections,
+  PreviewInputSchema,
+  type PreviewResult,
+  PreviewResultSchema,
+  placePod,
+  podDemandOf,
+  type WorkloadRequest,
+} from '@mgpu/shared';
+import { currentNodeStates, inventoryOf, poolSummaries } from '../cluster/inventory.js';
+import type { BffContext } from '../trpc/context.js';
+import { publicProcedure } from '../trpc/init.js';
+
+/** Replicas beyond this are not previewed one by one: the answer would not fit on a screen. */
+const MAX_PREVIEWED_REPLICAS = 16;
+
+/** The check with the cluster-aware rules, plus where each replica would land right now. */
+export function previewWorkload(
+  ctx: BffContext,
+  request: WorkloadRequest,
+  lang: 'zh-CN' | 'en',
+): PreviewResult {
+  const states = currentNodeStates(ctx.cluster.nodes.list(), ctx.cluster.pods.list());
+  const inventory = inventoryOf(poolSummaries(states));
+  const check = checkRequest(request, { lang, inventory });
+  const replicas: PreviewResult['placement']['replicas'] = [];
+  // Placement needs every GPU container's shares, even while (say) the name is still empty.
+  const gpuContainers = request.containers.filter(
+    (c) => c.gpu !== undefined && c.gpu.type !== 'none',
+  );
+  if (gpuContainers.length === check.containers.length) {
+    const template = buildDeployment(request, check.containers).spec.template;
+    const demand = podDemandOf({
+      metadata: { ...template.metadata, name: request.name, namespace: request.namespace },
+      spec: template.spec,
+    });
+    const byName = new Map(states.map((state) => [state.name, state]));
+    const count = Math.min(Math.max(request.replicas, 0), MAX_PREVIEWED_REPLICAS);
+    for (let replica = 0; replica < count; replica++) {
+      const result = placePod(demand, states, { cardPolicy: ctx.cardPolicy });
+      if (!result.ok) {
+        replicas.push({
+          replica,
+          ok: false,
+          totalNodes: result.totalNodes,
+          rejections: result.rejections,
+          message: describeRejections(result),
+        });
+        break;
+      }
+      replicas.push({ replica, ok: true, node: result.node, cards: result.cards });
+      // The next replica sees this one's cards as taken, as the scheduler would.
+      const state = byName.get(result.node);
+      if (state) applyAllocation(state, allocationOf(demand, result.node, result.cards));
+    }
+  }
+  const { manifest, ...rest } = check;
+  return {
+    ...rest,
+    ...(manifest ? { manifest: manifest as unknown as Record<string, unknown> } : {}),
+    placement: { cardPolicy: ctx.cardPolicy, replicas },
+  };
+}
+
+/** `workload.preview`: request → check result with cluster-aware rules, manifest and placement. */
+export const workloadPreview = publicProcedure
+  .input(PreviewInputSchema)
+  .output(PreviewResultSchema)
+  .query(({ ctx, input }) => previewWorkload(ctx, input.request, input.lang));

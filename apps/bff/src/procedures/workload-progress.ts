@@ -1,0 +1,178 @@
+import { EventEmitter, on } from 'node:events';
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import {
+  type AllocationRecord,
+  type ProgressStage,
+  parseCardIndexes,
+  VKE,
+  type WorkloadProgress,
+  WorkloadProgressSchema,
+  WorkloadRefSchema,
+} from '@mgpu/shared';
+import { tracked } from '@trpc/server';
+import { z } from 'zod';
+import type { BffContext } from '../trpc/context.js';
+import { publicProcedure } from '../trpc/init.js';
+import { trackedStream } from '../trpc/tracked-stream.js';
+
+const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError';
+
+function ownedBy(pod: V1Pod, deployment: V1Deployment): boolean {
+  const owner = pod.metadata?.ownerReferences?.find((ref) => ref.controller);
+  const hash = pod.metadata?.labels?.['pod-template-hash'];
+  return (
+    pod.metadata?.namespace === deployment.metadata?.namespace &&
+    owner?.kind === 'ReplicaSet' &&
+    hash !== undefined &&
+    owner.name === `${deployment.metadata?.name}-${hash}`
+  );
+}
+
+const unschedulableReason = (pod: V1Pod) =>
+  pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False')?.message ??
+  null;
+
+/** The workload's live timeline: created → scheduled → running → verified (or failed, and why). */
+export function workloadProgress(
+  ctx: BffContext,
+  namespace: string,
+  name: string,
+): WorkloadProgress {
+  const deployment = ctx.cluster.deployments.get(name, namespace);
+  if (deployment === undefined) {
+    return {
+      namespace,
+      name,
+      exists: false,
+      outcome: 'absent',
+      stages: [],
+      replicas: { desired: 0, ready: 0 },
+      pods: [],
+      records: [],
+    };
+  }
+  const desired = deployment.spec?.replicas ?? 1;
+  const pods = ctx.cluster.pods
+    .list()
+    .filter((pod) => ownedBy(pod, deployment) && !pod.metadata?.deletionTimestamp);
+  const podNames = new Set(pods.map((pod) => pod.metadata?.name));
+  const records: AllocationRecord[] = ctx.allocations
+    .snapshot({ namespace })
+    .filter((record) => podNames.has(record.pod));
+  const podViews = pods.map((pod) => {
+    const annotations = pod.metadata?.annotations ?? {};
+    const cards: Record<string, number[]> = {};
+    for (const container of pod.spec?.containers ?? []) {
+      const indexes = parseCardIndexes(
+        annotations[`${VKE.gpuIndexAnnotationPrefix}${container.name}`],
+      );
+      if (indexes) cards[container.name] = indexes;
+    }
+    return {
+      name: pod.metadata?.name ?? '',
+      node: pod.spec?.nodeName ?? null,
+      phase: pod.status?.phase ?? null,
+      cards,
+      unschedulable: unschedulableReason(pod),
+    };
+  });
+  const enough = pods.length >= desired;
+  const scheduled = podViews.filter((pod) => pod.node !== null);
+  const stuck = podViews.find((pod) => pod.unschedulable !== null);
+  const running = pods.filter(
+    (pod) =>
+      pod.status?.phase === 'Running' &&
+      pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+  );
+  const drift = records.filter((record) => record.verification === 'drift');
+  const unreported = records.filter((record) => record.verification === 'unreported');
+  const allScheduled = enough && scheduled.length >= desired;
+  const allRunning = enough && running.length >= desired;
+  const cardText = (pod: (typeof podViews)[number]) =>
+    `${pod.name} → ${pod.node}${
+      Object.keys(pod.cards).length > 0
+        ? ` (${Object.entries(pod.cards)
+            .map(([c, idx]) => `${c}: ${idx.join(',')}`)
+            .join('; ')})`
+        : ''
+    }`;
+
+  const stages: ProgressStage[] = [
+    { stage: 'created', state: 'done', detail: deployment.metadata?.uid ?? null },
+    stuck
+      ? { stage: 'scheduled', state: 'failed', detail: stuck.unschedulable }
+      : {
+          stage: 'scheduled',
+          state: allScheduled ? 'done' : 'pending',
+          detail: scheduled.map(cardText).join('\n') || null,
+        },
+    {
+      stage: 'running',
+      state: allRunning ? 'done' : 'pending',
+      detail: `${running.length}/${desired}`,
+    },
+    drift.length > 0
+      ? {
+          stage: 'verified',
+          state: 'failed',
+          detail: drift
+            .map((r) => `${r.pod}/${r.container} card ${r.card}: ${r.drift.join(', ')}`)
+            .join('\n'),
+        }
+      : {
+          stage: 'verified',
+          state: allRunning && unreported.length === 0 ? 'done' : 'pending',
+          detail:
+            unreported.length > 0
+              ? `${unreported.length} instance(s) not reported by a node yet`
+              : `${records.length} instance(s)`,
+        },
+  ];
+  const failed = stages.some((stage) => stage.state === 'failed');
+  const done = stages.every((stage) => stage.state === 'done');
+  return {
+    namespace,
+    name,
+    exists: true,
+    outcome: failed ? 'failed' : done ? 'verified' : 'in-progress',
+    stages,
+    replicas: { desired, ready: running.length },
+    pods: podViews,
+    records,
+  };
+}
+
+/** `workload.progress`: the timeline of one workload, sent again whenever it changes. */
+export const workloadProgressSubscription = publicProcedure
+  .input(WorkloadRefSchema.extend({ lastEventId: z.string().nullish() }))
+  .output(trackedStream(WorkloadProgressSchema))
+  .subscription(async function* ({ ctx, input, signal }) {
+    const changes = new EventEmitter();
+    const poke = () => changes.emit('change');
+    const unsubscribe = [
+      ctx.cluster.deployments.subscribe(poke),
+      ctx.cluster.pods.subscribe(poke),
+      ctx.cluster.mgpuNodes.subscribe(poke),
+    ];
+    let version = 0;
+    let last = '';
+    try {
+      const iterator = on(changes, 'change', signal ? { signal } : {});
+      // The first state goes out at once; later ones only when something an operator sees changed.
+      for (;;) {
+        const progress = workloadProgress(ctx, input.namespace, input.name);
+        const text = JSON.stringify(progress);
+        if (text !== last) {
+          last = text;
+          version++;
+          yield tracked(`${input.namespace}/${input.name}/${version}`, progress);
+        }
+        const next = await iterator.next();
+        if (next.done) return;
+      }
+    } catch (error) {
+      if (!isAbort(error)) throw error;
+    } finally {
+      for (const stop of unsubscribe) stop();
+    }
+  });

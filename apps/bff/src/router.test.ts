@@ -1,0 +1,247 @@
+import type { WorkloadProgress } from '@mgpu/shared';
+import { TRPCError } from '@trpc/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BffHarness,
+  eventually,
+  SEED_GPU,
+  seedRequest,
+  startHarness,
+  uniqueName,
+} from './test-support/bff-harness.js';
+import { RuleErrors } from './trpc/init.js';
+
+let harness: BffHarness;
+
+/** A caller's subscription yields tRPC's tracked envelope `[id, data]`. */
+const trackedData = <T>(item: { data: T } | unknown): T =>
+  (Array.isArray(item) ? item[1] : (item as { data: T }).data) as T;
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const ruleErrorsOf = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(TRPCError);
+    const cause = (error as TRPCError).cause;
+    expect(cause).toBeInstanceOf(RuleErrors);
+    return { code: (error as TRPCError).code, errors: (cause as RuleErrors).errors };
+  }
+  throw new Error('expected the call to fail');
+};
+
+describe('cluster.summary and gpu.models', () => {
+  it('shows a native-burst-share pool with room, and every model with its card shape', async () => {
+    const summary = await harness.caller.cluster.summary();
+    expect(summary.version).toMatch(/^v1\.\d+/);
+    const nbs = summary.pools.filter(
+      (pool) => pool.policy === 'native-burst-share' && pool.resourceType === 'mgpu',
+    );
+    expect(nbs.length).toBeGreaterThan(0);
+    expect(nbs.some((pool) => pool.compute.allocated < pool.compute.allocatable)).toBe(true);
+    const models = await harness.caller.gpu.models();
+    expect(models.map((model) => model.model)).toEqual(
+      [...new Set(summary.pools.map((pool) => pool.model))].sort(),
+    );
+    for (const model of models) expect(model.cardsPerNode).toBeGreaterThan(0);
+  });
+});
+
+describe('workload.preview', () => {
+  it('places the seed example on two distinct cards of one native-burst-share node', async () => {
+    const preview = await harness.caller.workload.preview({
+      request: seedRequest(uniqueName('preview')),
+      lang: 'en',
+    });
+    expect(preview.valid).toBe(true);
+    expect(preview.containers[0]?.perCard).toEqual({ computePercent: 60, memoryMiB: 4096 });
+    const [replica] = preview.placement.replicas;
+    expect(replica?.ok).toBe(true);
+    if (replica?.ok) {
+      const cards = replica.cards.worker ?? [];
+      expect(cards).toHaveLength(2);
+      expect(new Set(cards).size).toBe(2);
+    }
+  });
+
+  it('reports the cluster-aware rules and why no node would take an impossible request', async () => {
+    const unknownModel = seedRequest(
+      uniqueName('preview'),
+      {},
+      { ...SEED_GPU, model: 'NVIDIA-H999' },
+    );
+    const preview = await harness.caller.workload.preview({ request: unknownModel, lang: 'zh-CN' });
+    expect(preview.errors.map((error) => [error.path, error.rule])).toEqual([
+      ['containers.0.gpu.model', 'model-unknown'],
+    ]);
+    expect(preview.errors[0]?.message).toContain('显卡类型');
+
+    const tooBig = seedRequest(
+      uniqueName('preview'),
+      { computePolicy: 'fixed-share' },
+      {
+        type: 'mgpu',
+        multiCard: false,
+        compute: '0.5',
+        memoryGiB: '70',
+        model: 'NVIDIA-L20',
+      },
+    );
+    const refused = await harness.caller.workload.preview({ request: tooBig, lang: 'en' });
+    expect(refused.errors.map((error) => error.rule)).toContain('per-card-memory-exceeds-model');
+  });
+});
+
+describe('workload.create', () => {
+  it('creates the seed example once, however often the same submission is retried', async () => {
+    const name = uniqueName('seed');
+    const clientRequestId = uniqueName('submission');
+    const first = await harness.caller.workload.create({
+      request: seedRequest(name),
+      clientRequestId,
+      lang: 'en',
+    });
+    expect(first).toMatchObject({ name, namespace: 'default', created: true });
+    const retry = await harness.caller.workload.create({
+      request: seedRequest(name),
+      clientRequestId,
+      lang: 'en',
+    });
+    expect(retry).toMatchObject({ name, created: false, uid: first.uid });
+
+    const other = await ruleErrorsOf(
+      harness.caller.workload.create({
+        request: seedRequest(name),
+        clientRequestId: 'another-form',
+        lang: 'en',
+      }),
+    );
+    expect(other.code).toBe('CONFLICT');
+    expect(other.errors).toMatchObject([{ path: 'name', rule: 'name-taken' }]);
+
+    const progress = await eventually(async () => {
+      const list = await harness.caller.workload.list();
+      return list.find((workload) => workload.name === name);
+    }, 'the workload in the list');
+    expect(progress.containers[0]?.perCard.computePercent).toBe(60);
+  });
+
+  it('re-validates everything and refuses with field paths and rule ids, creating nothing', async () => {
+    const name = uniqueName('bad');
+    const request = seedRequest(
+      name,
+      { computePolicy: 'fixed-share' },
+      {
+        type: 'mgpu',
+        multiCard: true,
+        compute: '1',
+        memoryGiB: '5',
+        cards: 3,
+      },
+    );
+    const refused = await ruleErrorsOf(
+      harness.caller.workload.create({ request, clientRequestId: uniqueName('c'), lang: 'en' }),
+    );
+    expect(refused.code).toBe('BAD_REQUEST');
+    expect(refused.errors.map((error) => [error.path, error.rule])).toEqual([
+      ['containers.0.gpu.compute', 'per-card-compute-precision'],
+      ['containers.0.gpu.memoryGiB', 'per-card-memory-integer'],
+      ['computePolicy', 'multi-card-policy'],
+    ]);
+    const list = await harness.caller.workload.list();
+    expect(list.some((workload) => workload.name === name)).toBe(false);
+  });
+
+  it('puts a missing namespace on the namespace field', async () => {
+    const refused = await ruleErrorsOf(
+      harness.caller.workload.create({
+        request: seedRequest(uniqueName('ns'), { namespace: 'no-such-namespace' }),
+        clientRequestId: uniqueName('c'),
+        lang: 'zh-CN',
+      }),
+    );
+    expect(refused.errors).toMatchObject([{ path: 'namespace', rule: 'namespace-not-found' }]);
+  });
+});
+
+describe('workload.progress and the allocation records', () => {
+  it('follows the seed example to verified: 60 % on two distinct cards, as the node reports', async () => {
+    const name = uniqueName('verify');
+    await harness.caller.workload.create({
+      request: seedRequest(name),
+      clientRequestId: uniqueName('c'),
+      lang: 'en',
+    });
+    const stream = await harness.caller.workload.progress({ namespace: 'default', name });
+    let last: unknown;
+    for await (const item of stream) {
+      const progress = trackedData<WorkloadProgress>(item);
+      last = progress;
+      if (progress.outcome === 'verified' || progress.outcome === 'failed') break;
+    }
+    expect(last).toMatchObject({ outcome: 'verified', replicas: { desired: 1, ready: 1 } });
+    const records = (
+      last as {
+        records: {
+          card: number;
+          compute_weight_native_burst: number | null;
+          compute_weight_online: number | null;
+          verification: string;
+        }[];
+      }
+    ).records;
+    expect(records).toHaveLength(2);
+    expect(new Set(records.map((record) => record.card)).size).toBe(2);
+    for (const record of records) {
+      expect(record).toMatchObject({
+        compute_weight_native_burst: 60,
+        compute_weight_online: 60,
+        verification: 'verified',
+      });
+    }
+
+    const snapshot = harness.bff.context.allocations.snapshot({ workload: name });
+    expect(snapshot).toHaveLength(2);
+
+    await harness.caller.workload.delete({ namespace: 'default', name });
+    await eventually(
+      () => harness.bff.context.allocations.snapshot({ workload: name }).length === 0,
+      'the records to go',
+    );
+  });
+
+  it('says why a workload cannot be scheduled', async () => {
+    const name = uniqueName('stuck');
+    // Valid on its own, but more native-burst-share compute on 8 cards than any node has free.
+    const request = seedRequest(
+      name,
+      { replicas: 3 },
+      {
+        type: 'mgpu',
+        multiCard: true,
+        compute: '7.2',
+        memoryGiB: '400',
+        cards: 8,
+      },
+    );
+    await harness.caller.workload
+      .create({ request, clientRequestId: uniqueName('c'), lang: 'en' })
+      .catch(() => undefined);
+    const stream = await harness.caller.workload.progress({ namespace: 'default', name });
+    for await (const item of stream) {
+      const progress = trackedData<WorkloadProgress>(item);
+      if (progress.outcome === 'failed') {
+        const scheduled = progress.stages.find((stage) => stage.stage === 'scheduled');
+        expect(scheduled?.state).toBe('failed');
+        expect(scheduled?.detail).toMatch(/nodes? (are|is) available|card/i);
+        break;
+      }
+    }
+    await harness.caller.workload.delete({ namespace: 'default', name });
+  });
+});

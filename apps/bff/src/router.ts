@@ -1,0 +1,27 @@
+import { allocationsWatch } from './procedures/allocations-watch.js';
+import { clusterSummary } from './procedures/cluster-summary.js';
+import { gpuModels } from './procedures/gpu-models.js';
+import { workloadCreate } from './procedures/workload-create.js';
+import { workloadDelete } from './procedures/workload-delete.js';
+import { workloadGet } from './procedures/workload-get.js';
+import { workloadList } from './procedures/workload-list.js';
+import { workloadPreview } from './procedures/workload-preview.js';
+import { workloadProgressSubscription } from './procedures/workload-progress.js';
+import { router } from './trpc/init.js';
+
+/** The BFF's procedures (spec §7); the names are a contract with outside scripts. */
+export const appRouter = router({
+  cluster: router({ summary: clusterSummary }),
+  gpu: router({ models: gpuModels }),
+  workload: router({
+    preview: workloadPreview,
+    create: workloadCreate,
+    list: workloadList,
+    get: workloadGet,
+    delete: workloadDelete,
+    progress: workloadProgressSubscription,
+  }),
+  allocations: router({ watch: allocationsWatch }),
+});
+
+export type AppRouter = typeof appRouter;

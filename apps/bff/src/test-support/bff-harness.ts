@@ -1,0 +1,111 @@
+/**
+ * The BFF under test: on the embedded mGPU cluster started in this process, or — when
+ * MGPU_TEST_KUBECONFIG names a kubeconfig (the real control-plane tier) — on that cluster. The
+ * BFF always talks HTTP to a Kubernetes API; nothing of ours is mocked.
+ */
+import { randomBytes } from 'node:crypto';
+import { KubeConfig } from '@kubernetes/client-node';
+import { type EmbeddedCluster, startEmbeddedCluster } from '@mgpu/cluster-sim';
+import type { WorkloadRequestInput } from '@mgpu/shared';
+import type { ClusterConnection } from '../cluster/connection.js';
+import { appRouter } from '../router.js';
+import { type RunningBff, startBff } from '../server.js';
+import { createCallerFactory } from '../trpc/init.js';
+
+const createCaller = createCallerFactory(appRouter);
+
+export interface BffHarness {
+  bff: RunningBff;
+  url: string;
+  caller: ReturnType<typeof createCaller>;
+  embedded?: EmbeddedCluster;
+  /** A namespace of the cluster's default topology with room for the seed example. */
+  namespace: string;
+  close(): Promise<void>;
+}
+
+export async function startHarness(
+  options: { token?: string; bodyLimit?: number } = {},
+): Promise<BffHarness> {
+  const external = process.env.MGPU_TEST_KUBECONFIG;
+  let embedded: EmbeddedCluster | undefined;
+  let connection: ClusterConnection;
+  if (external) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(external);
+    connection = {
+      kubeConfig,
+      source: {
+        kind: 'kubeconfig',
+        file: external,
+        context: kubeConfig.getCurrentContext(),
+        server: kubeConfig.getCurrentCluster()?.server ?? '',
+      },
+      close: async () => {},
+    };
+  } else {
+    embedded = await startEmbeddedCluster({ log: () => {} });
+    const cluster = embedded;
+    connection = {
+      kubeConfig: cluster.kubeConfig,
+      source: { kind: 'embedded', server: cluster.url },
+      close: () => cluster.stop(),
+    };
+  }
+  const bff = await startBff({ connection, port: 0, logger: false, ...options });
+  return {
+    bff,
+    url: bff.url,
+    caller: createCaller(bff.context),
+    ...(embedded ? { embedded } : {}),
+    namespace: 'default',
+    close: async () => {
+      await bff.close();
+      await connection.close();
+    },
+  };
+}
+
+/** A fresh DNS-1123 name, so tests never trip over each other's workloads. */
+export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(3).toString('hex')}`;
+
+type GpuInput = NonNullable<WorkloadRequestInput['containers'][number]['gpu']>;
+
+/** The seed's GPU fields: compute 1.2 on 2 cards, 8 GiB. */
+export const SEED_GPU: GpuInput = {
+  type: 'mgpu',
+  multiCard: true,
+  compute: '1.2',
+  memoryGiB: '8',
+  cards: 2,
+};
+
+/** The seed's example (native-burst-share, one container `worker`), or another GPU ask in its place. */
+export function seedRequest(
+  name: string,
+  overrides: Partial<WorkloadRequestInput> = {},
+  gpu: GpuInput = SEED_GPU,
+): WorkloadRequestInput {
+  return {
+    name,
+    namespace: 'default',
+    replicas: 1,
+    computePolicy: 'native-burst-share',
+    containers: [{ name: 'worker', image: 'nginx:1.27', gpu }],
+    ...overrides,
+  };
+}
+
+/** Polls until `read` returns something truthy (the cluster converges asynchronously). */
+export async function eventually<T>(
+  read: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  tries = 200,
+): Promise<T> {
+  for (let attempt = 0; attempt < tries; attempt++) {
+    const value = await read();
+    if (value) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

@@ -1,0 +1,52 @@
+import type { RuleError, ServerRuleError } from '@mgpu/shared';
+import { initTRPC, TRPCError } from '@trpc/server';
+import { ZodError } from 'zod';
+import type { BffContext } from './context.js';
+
+/** Carries rule errors (field path + rule id + message + fix) from a procedure to the client. */
+export class RuleErrors extends Error {
+  override readonly name = 'RuleErrors';
+  constructor(readonly errors: (RuleError | ServerRuleError)[]) {
+    super(
+      errors
+        .map((error) => `${error.path || '(form)'}: [${error.rule}] ${error.message}`)
+        .join('; '),
+    );
+  }
+}
+
+export function ruleFailure(
+  code: TRPCError['code'],
+  errors: (RuleError | ServerRuleError)[],
+): TRPCError {
+  const cause = new RuleErrors(errors);
+  return new TRPCError({ code, message: cause.message, cause });
+}
+
+const t = initTRPC.context<BffContext>().create({
+  // Plain JSON on the wire (spec §7): curl and scripts can call every procedure.
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return {
+      ...shape,
+      data: {
+        ...shape.data,
+        // Never leak server stack traces to the browser.
+        stack: undefined,
+        ruleErrors: cause instanceof RuleErrors ? cause.errors : undefined,
+        issues:
+          cause instanceof ZodError
+            ? cause.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }))
+            : undefined,
+      },
+    };
+  },
+  sse: {
+    ping: { enabled: true, intervalMs: 10_000 },
+    client: { reconnectAfterInactivityMs: 25_000 },
+  },
+});
+
+export const router = t.router;
+export const publicProcedure = t.procedure;
+export const createCallerFactory = t.createCallerFactory;

@@ -1,0 +1,30 @@
+import { isTrackedEnvelope, type TrackedEnvelope, tracked } from '@trpc/server';
+import { z } from 'zod';
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
+  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+
+/**
+ * Output schema of a subscription that yields `tracked(id, data)`: every event's data is validated
+ * with `schema` before it leaves the server, like a query's `.output()` (tRPC's documented
+ * pattern for async-iterable outputs).
+ */
+export function trackedStream<TOut, TIn>(schema: z.ZodType<TOut, TIn>) {
+  return z
+    .custom<AsyncIterable<TrackedEnvelope<TIn>>>(isAsyncIterable)
+    .transform(async function* (iterable): AsyncGenerator<TrackedEnvelope<TOut>, void, unknown> {
+      const iterator = iterable[Symbol.asyncIterator]();
+      try {
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done) return;
+          if (!isTrackedEnvelope(next.value))
+            throw new Error('subscription yielded an untracked event');
+          const [id, data] = next.value;
+          yield tracked(id, await schema.parseAsync(data));
+        }
+      } finally {
+        await iterator.return?.();
+      }
+    });
+}
