@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Starts what the console has so far. Until the BFF lands this checks the seed's example with
-# the mgpu CLI and prints the Deployment it would create.
+# Starts the console: installs what is missing, builds, then runs the BFF on the cluster the
+# environment names (KUBECONFIG, ~/.kube/config, in-cluster) or, with none, on the embedded
+# mGPU cluster, at http://127.0.0.1:8080 (or $PORT). Arguments go to the BFF (--help-free:
+# --port, --token, --kubeconfig, --context, --embedded, --topology, --state-file).
 set -euo pipefail
+export TURBO_TELEMETRY_DISABLED=1
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
-example='{"name":"demo","computePolicy":"native-burst-share","containers":[{"name":"worker","image":"nginx:1.27","gpu":{"type":"mgpu","multiCard":true,"compute":"1.2","memoryGiB":"8","cards":2}}]}'
-echo "$example" | pnpm --silent mgpu check
-echo "$example" | pnpm --silent mgpu manifest
+pnpm exec turbo run build --output-logs=errors-only >&2
+exec node apps/bff/dist/main.js "$@"
