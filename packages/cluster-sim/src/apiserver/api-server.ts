@@ -20,6 +20,7 @@ import type { TableColumn } from './printers.js';
 import { decodeKubernetesProtobuf, ProtobufKindUnsupported } from './protobuf.js';
 import {
   type DeleteOptions,
+  type FieldValidation,
   type ListOptions,
   type PatchType,
   type PropagationPolicy,
@@ -292,7 +293,7 @@ function checkDepth(body: unknown): void {
   }
 }
 
-function writeOptions(query: Query, body?: unknown): WriteOptions {
+function writeOptions(request: FastifyRequest, query: Query, body?: unknown): WriteOptions {
   const dryRunValues = [query.dryRun ?? []].flat();
   if (isRecord(body) && Array.isArray(body.dryRun)) dryRunValues.push(...body.dryRun.map(String));
   for (const value of dryRunValues) {
@@ -306,11 +307,19 @@ function writeOptions(query: Query, body?: unknown): WriteOptions {
     );
   }
   const fieldManager = first(query.fieldManager);
+  const warnings: string[] = [];
+  requestWarnings.set(request.raw, warnings);
   return {
     dryRun: dryRunValues.length > 0,
     ...(fieldManager !== undefined ? { fieldManager } : {}),
+    // Without the parameter a real server warns about unknown fields (since 1.27).
+    fieldValidation: (fieldValidation ?? 'Warn') as FieldValidation,
+    warnings,
   };
 }
+
+/** Warnings for a request's `Warning` response header (unknown fields under fieldValidation=Warn). */
+const requestWarnings = new WeakMap<object, string[]>();
 
 function listOptions(query: Query): ListOptions {
   const limitText = first(query.limit);
@@ -347,7 +356,7 @@ function deleteOptions(request: FastifyRequest, query: Query): DeleteOptions {
       );
     }
   }
-  const options: DeleteOptions = writeOptions(query, body);
+  const options: DeleteOptions = writeOptions(request, query, body);
   let policy: unknown = first(query.propagationPolicy);
   if (isRecord(body)) {
     policy ??= body.propagationPolicy;
@@ -500,6 +509,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       ),
     );
   });
+  app.addHook('onSend', async (request, reply) => {
+    const warnings = requestWarnings.get(request.raw);
+    if (warnings && warnings.length > 0) {
+      reply.header(
+        'warning',
+        warnings.map((warning) => `299 - "${warning.replace(/["\\]/g, '\\$&')}"`),
+      );
+    }
+  });
   app.setNotFoundHandler((_request, reply) => sendStatus(reply, notFoundPath()));
 
   const ok = (_request: FastifyRequest, reply: FastifyReply) => reply.type('text/plain').send('ok');
@@ -549,7 +567,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       return sendJson(
         reply,
         201,
-        registry.bind(definition, namespace, bindingName, body, writeOptions(query, body)),
+        registry.bind(definition, namespace, bindingName, body, writeOptions(request, query, body)),
       );
     }
     if (subresource === 'bindings') throw methodNotAllowed();
@@ -596,7 +614,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         return sendJson(
           reply,
           201,
-          registry.create(definition, namespace, body, writeOptions(query, body)),
+          registry.create(definition, namespace, body, writeOptions(request, query, body)),
         );
       }
       if (method === 'DELETE') {
@@ -620,7 +638,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       return sendJson(
         reply,
         201,
-        registry.bind(definition, namespace, name, body, writeOptions(query, body)),
+        registry.bind(definition, namespace, name, body, writeOptions(request, query, body)),
       );
     }
     if (subresource === 'scale') {
@@ -631,7 +649,13 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         return sendJson(
           reply,
           200,
-          registry.updateScale(definition, namespace, name, body, writeOptions(query, body)),
+          registry.updateScale(
+            definition,
+            namespace,
+            name,
+            body,
+            writeOptions(request, query, body),
+          ),
         );
       }
       if (method === 'PATCH') {
@@ -652,7 +676,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
             name,
             patchType ?? 'merge',
             body,
-            writeOptions(query),
+            writeOptions(request, query),
           ),
         );
       }
@@ -700,7 +724,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         return sendJson(
           reply,
           200,
-          registry.update(definition, namespace, name, body, writeOptions(query, body), target),
+          registry.update(
+            definition,
+            namespace,
+            name,
+            body,
+            writeOptions(request, query, body),
+            target,
+          ),
         );
       }
       case 'PATCH': {
@@ -716,7 +747,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
           name,
           patchType ?? 'merge',
           body,
-          { ...writeOptions(query), force },
+          { ...writeOptions(request, query), force },
           target,
         );
         return sendJson(reply, existed ? 200 : 201, result);

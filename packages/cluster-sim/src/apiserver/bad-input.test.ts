@@ -220,6 +220,42 @@ describe('bad input', () => {
     });
   });
 
+  it('refuses unknown fields under fieldValidation=Strict and drops them with a warning otherwise', async () => {
+    const typo = JSON.stringify({
+      ...JSON.parse(validPod('typo')),
+      spec: { containers: [{ name: 'worker', image: 'nginx:1.27', imagePullPolicyy: 'Always' }] },
+    });
+    await expectUnchanged(async () => {
+      const strict = await cluster.request('POST', `${podsPath}?fieldValidation=Strict`, {
+        body: typo,
+        contentType: 'application/json',
+      });
+      expectStatus(strict, 400, 'BadRequest');
+      expect((strict.json() as { message: string }).message).toContain(
+        'strict decoding error: unknown field "spec.containers[0].imagePullPolicyy"',
+      );
+      expectStatus(
+        await cluster.request('POST', `${podsPath}?fieldValidation=Sometimes`, {
+          body: typo,
+          contentType: 'application/json',
+        }),
+        400,
+        'BadRequest',
+      );
+    });
+    const warned = await cluster.request('POST', `${podsPath}?fieldValidation=Warn`, {
+      body: typo,
+      contentType: 'application/json',
+    });
+    expect(warned.status).toBe(201);
+    expect(String(warned.headers.warning)).toContain(
+      'unknown field \\"spec.containers[0].imagePullPolicyy\\"',
+    );
+    const stored = warned.json() as { spec: { containers: Record<string, unknown>[] } };
+    expect(stored.spec.containers[0]).not.toHaveProperty('imagePullPolicyy');
+    await cluster.request('DELETE', `${podsPath}/typo`);
+  });
+
   it('answers broken patches without changing the object', async () => {
     await expectUnchanged(async () => {
       const path = `${podsPath}/existing`;

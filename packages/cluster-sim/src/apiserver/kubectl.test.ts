@@ -253,6 +253,16 @@ describe('kubectl', () => {
     }
   });
 
+  it('refuses a misspelt field the way kubectl users know (strict field validation)', async () => {
+    const typo = await cluster.kubectl(
+      ['create', '-n', namespace, '-f', '-'],
+      deploymentYaml(1).replace('replicas:', 'replicass:'),
+    );
+    expect(typo.code).not.toBe(0);
+    expect(typo.stderr).toContain('BadRequest');
+    expect(typo.stderr).toContain('strict decoding error: unknown field "spec.replicass"');
+  });
+
   it('rejects invalid objects with the field that is wrong', async () => {
     const invalid = await cluster.kubectl(
       ['create', '-n', namespace, '-f', '-'],

@@ -4,6 +4,7 @@
  * before anything is committed, so a failed request changes nothing.
  */
 import { randomUUID } from 'node:crypto';
+import { pruneUnknownFields } from './field-validation.js';
 import {
   cloneJson,
   isRecord,
@@ -40,9 +41,15 @@ import {
   successStatus,
 } from './status.js';
 
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
 export interface WriteOptions {
   dryRun: boolean;
   fieldManager?: string;
+  /** What to do about fields the kind does not have (absent: Ignore, for in-process callers). */
+  fieldValidation?: FieldValidation;
+  /** Collects `unknown field "…"` warnings under fieldValidation=Warn. */
+  warnings?: string[];
 }
 
 export interface ListOptions {
@@ -312,6 +319,24 @@ export class Registry {
     }
   }
 
+  /** Drops fields the kind does not have; fieldValidation Strict refuses them (400), Warn reports them. */
+  private checkFields(
+    definition: ResourceDefinition,
+    body: KubeObject,
+    options: WriteOptions,
+  ): void {
+    const validation = options.fieldValidation ?? 'Ignore';
+    const unknown = pruneUnknownFields(apiVersionOf(definition), definition.kind, body);
+    if (unknown.length === 0 || validation === 'Ignore') return;
+    const problems = unknown.map((path) => `unknown field "${path}"`);
+    if (validation === 'Strict') {
+      throw badRequest(
+        `${definition.kind} in version "${definition.version}" cannot be handled as a ${definition.kind}: strict decoding error: ${problems.join(', ')}`,
+      );
+    }
+    options.warnings?.push(...problems);
+  }
+
   create(
     definition: ResourceDefinition,
     namespace: string | undefined,
@@ -319,6 +344,7 @@ export class Registry {
     options: WriteOptions,
   ): KubeObject {
     const object = this.checkBodyType(definition, body);
+    this.checkFields(definition, object, options);
     this.checkNamespace(definition, namespace, object);
     const metadata = object.metadata;
     if (!metadata.name && metadata.generateName)
@@ -390,6 +416,7 @@ export class Registry {
     subresource: 'main' | 'status' = 'main',
   ): KubeObject {
     const incoming = this.checkBodyType(definition, body);
+    this.checkFields(definition, incoming, options);
     if (incoming.metadata.name !== undefined && incoming.metadata.name !== name) {
       throw badRequest(
         `the name of the object (${String(incoming.metadata.name)}) does not match the name on the URL (${name})`,

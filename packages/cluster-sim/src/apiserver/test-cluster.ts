@@ -47,6 +47,7 @@ export interface RawRequestOptions {
 export interface RawResponse {
   status: number;
   contentType: string;
+  headers: http.IncomingHttpHeaders;
   text: string;
   json(): unknown;
 }
@@ -130,6 +131,7 @@ export async function startTestCluster(simOptions: ApiServerOptions = {}): Promi
           resolve({
             status: response.statusCode ?? 0,
             contentType: response.headers['content-type'] ?? '',
+            headers: response.headers,
             text,
             json: () => JSON.parse(text) as unknown,
           });
