@@ -25,6 +25,9 @@ interface NodeVerdict {
   message: string;
 }
 
+/** The fast pass only needs to know that a node is out; words come in a second pass. */
+const UNEXPLAINED: NodeVerdict = { reason: 'invalid', message: '' };
+
 const isFractional = (container: ContainerDemand) =>
   container.type === 'mgpu' && !container.wholeCards;
 
@@ -71,9 +74,11 @@ function checkSelectors(
   node: NodeState,
   demand: PodDemand,
   modelLabel: string,
+  explain: boolean,
 ): NodeVerdict | undefined {
   for (const [key, value] of Object.entries(demand.nodeSelector ?? {})) {
     if (node.labels[key] !== value) {
+      if (!explain) return UNEXPLAINED;
       return key === modelLabel
         ? { reason: 'model', message: `GPU model ${node.model ?? 'none'} is not ${value}` }
         : { reason: 'node-affinity', message: `node selector ${key}=${value} does not match` };
@@ -92,6 +97,7 @@ function checkSelectors(
     return true;
   };
   if (terms.some(termMatches)) return undefined;
+  if (!explain) return UNEXPLAINED;
   if (firstFailure?.key === modelLabel) {
     return {
       reason: 'model',
@@ -101,87 +107,138 @@ function checkSelectors(
   return { reason: 'node-affinity', message: 'required node affinity does not match' };
 }
 
+/** What the node layer needs of a pod, computed once per `placePod` rather than per node. */
+interface PodFacts {
+  types: string[];
+  multiCard: boolean;
+  fractional: boolean;
+  maxCards: number;
+  widest: ContainerDemand | undefined;
+  compute: number;
+  memory: number;
+  wholeCards: number;
+  instances: number;
+}
+
+function podFacts(demand: PodDemand): PodFacts {
+  const facts: PodFacts = {
+    types: [...new Set(demand.containers.map((container) => container.type))],
+    multiCard: demand.containers.some((container) => container.multiCard),
+    fractional: demand.containers.some(isFractional),
+    maxCards: 0,
+    widest: undefined,
+    compute: 0,
+    memory: 0,
+    wholeCards: 0,
+    instances: 0,
+  };
+  for (const container of demand.containers) {
+    if (container.cards > facts.maxCards) {
+      facts.maxCards = container.cards;
+      facts.widest = container;
+    }
+    if (container.wholeCards) {
+      facts.wholeCards += container.cards;
+    } else {
+      facts.compute += container.perCardCompute * container.cards;
+      facts.memory += (container.perCardMemoryMiB ?? 0) * container.cards;
+    }
+    if (container.type === 'mgpu') facts.instances += container.cards;
+  }
+  return facts;
+}
+
 /** The node layer: every check that needs no card search, cheapest first. */
 function checkNode(
   node: NodeState,
   demand: PodDemand,
+  facts: PodFacts,
   podPolicy: string,
   modelLabel: string,
+  explain: boolean,
 ): NodeVerdict | undefined {
   if (!node.schedulable)
-    return { reason: 'unschedulable', message: 'node is cordoned or not Ready' };
-  const containers = demand.containers;
-  if (containers.length > 0) {
-    const types = [...new Set(containers.map((container) => container.type))];
+    return explain
+      ? { reason: 'unschedulable', message: 'node is cordoned or not Ready' }
+      : UNEXPLAINED;
+  const gpu = demand.containers.length > 0;
+  if (gpu) {
     if (node.resourceType === undefined) {
-      return { reason: 'resource-type', message: `node has no GPUs, pod needs ${types.join('+')}` };
+      return explain
+        ? {
+            reason: 'resource-type',
+            message: `node has no GPUs, pod needs ${facts.types.join('+')}`,
+          }
+        : UNEXPLAINED;
     }
-    if (types.some((type) => type !== node.resourceType)) {
-      return {
-        reason: 'resource-type',
-        message: `resource type ${node.resourceType} does not match ${types.join('+')}`,
-      };
+    if (facts.types.some((type) => type !== node.resourceType)) {
+      return explain
+        ? {
+            reason: 'resource-type',
+            message: `resource type ${node.resourceType} does not match ${facts.types.join('+')}`,
+          }
+        : UNEXPLAINED;
     }
-    const multiCard = containers.some((container) => container.multiCard);
     // Multi-card sharing needs native-burst-share on the node too (spec §2); fractional pods
     // go only to pools of their own policy; whole-card pods skip the match (spec §5).
-    if (multiCard && node.policy !== NATIVE_BURST_SHARE) {
-      return {
-        reason: 'policy',
-        message: `policy ${node.policy} does not match ${NATIVE_BURST_SHARE} (multi-card sharing)`,
-      };
+    if (facts.multiCard && node.policy !== NATIVE_BURST_SHARE) {
+      return explain
+        ? {
+            reason: 'policy',
+            message: `policy ${node.policy} does not match ${NATIVE_BURST_SHARE} (multi-card sharing)`,
+          }
+        : UNEXPLAINED;
     }
-    if (
-      containers.some(isFractional) &&
-      node.policy !== podPolicy &&
-      node.resourceType === 'mgpu'
-    ) {
-      return { reason: 'policy', message: `policy ${node.policy} does not match ${podPolicy}` };
+    if (facts.fractional && node.policy !== podPolicy && node.resourceType === 'mgpu') {
+      return explain
+        ? { reason: 'policy', message: `policy ${node.policy} does not match ${podPolicy}` }
+        : UNEXPLAINED;
     }
   }
   if (demand.model !== undefined && node.model !== demand.model) {
-    return { reason: 'model', message: `GPU model ${node.model ?? 'none'} is not ${demand.model}` };
+    return explain
+      ? { reason: 'model', message: `GPU model ${node.model ?? 'none'} is not ${demand.model}` }
+      : UNEXPLAINED;
   }
-  const selectors = checkSelectors(node, demand, modelLabel);
+  const selectors = checkSelectors(node, demand, modelLabel, explain);
   if (selectors) return selectors;
   if (node.pods >= node.maxPods)
-    return { reason: 'pods', message: `node already runs ${node.maxPods} pods` };
-  if (containers.length === 0) return undefined;
+    return explain
+      ? { reason: 'pods', message: `node already runs ${node.maxPods} pods` }
+      : UNEXPLAINED;
+  if (!gpu) return undefined;
 
   // Pruning on the precomputed free totals: these hold for any card choice.
-  let compute = 0;
-  let memory = 0;
-  let wholeCards = 0;
-  let instances = 0;
-  for (const container of containers) {
-    if (container.cards > node.cards.length) {
-      return {
-        reason: 'cards',
-        message: `${container.name} needs ${container.cards} cards, nodes have ${node.cards.length}`,
-      };
-    }
-    if (container.wholeCards) {
-      wholeCards += container.cards;
-    } else {
-      compute += container.perCardCompute * container.cards;
-      memory += (container.perCardMemoryMiB ?? 0) * container.cards;
-    }
-    if (container.type === 'mgpu') instances += container.cards;
+  if (facts.widest !== undefined && facts.maxCards > node.cards.length) {
+    return explain
+      ? {
+          reason: 'cards',
+          message: `${facts.widest.name} needs ${facts.maxCards} cards, nodes have ${node.cards.length}`,
+        }
+      : UNEXPLAINED;
   }
-  if (wholeCards > node.idleCards) {
-    return { reason: 'idle-cards', message: `needs ${wholeCards} idle whole cards` };
+  if (facts.wholeCards > node.idleCards) {
+    return explain
+      ? { reason: 'idle-cards', message: `needs ${facts.wholeCards} idle whole cards` }
+      : UNEXPLAINED;
   }
-  if (compute + wholeCards * 100 > node.freeCompute) {
-    return { reason: 'compute', message: `not enough free compute (needs ${percent(compute)})` };
+  if (facts.compute + facts.wholeCards * 100 > node.freeCompute) {
+    return explain
+      ? { reason: 'compute', message: `not enough free compute (needs ${percent(facts.compute)})` }
+      : UNEXPLAINED;
   }
-  if (memory + wholeCards * node.memoryMiBPerCard > node.freeMemoryMiB) {
-    return { reason: 'memory', message: `not enough free GPU memory (needs ${memory} MiB)` };
+  if (facts.memory + facts.wholeCards * node.memoryMiBPerCard > node.freeMemoryMiB) {
+    return explain
+      ? { reason: 'memory', message: `not enough free GPU memory (needs ${facts.memory} MiB)` }
+      : UNEXPLAINED;
   }
-  if (instances > node.freeInstanceSlots) {
-    return {
-      reason: 'instance-limit',
-      message: `no room for ${instances} more mGPU instances (${MAX_INSTANCES_PER_CARD} per card)`,
-    };
+  if (facts.instances > node.freeInstanceSlots) {
+    return explain
+      ? {
+          reason: 'instance-limit',
+          message: `no room for ${facts.instances} more mGPU instances (${MAX_INSTANCES_PER_CARD} per card)`,
+        }
+      : UNEXPLAINED;
   }
   return undefined;
 }
@@ -221,25 +278,89 @@ function takeCard(
  * core weighted 20 and memory 80. With the pod's total fixed, binpack's higher sum of squares
  * means fuller cards (and fuller nodes); spread takes the complement.
  */
+/** One card's share of the score: the weighted squared used ratio (0–1). */
+function cardTerm(usedCompute: number, usedMemoryMiB: number, memoryMiBPerCard: number): number {
+  const coreRatio = usedCompute / 100;
+  const memoryRatio = memoryMiBPerCard > 0 ? usedMemoryMiB / memoryMiBPerCard : coreRatio;
+  return (
+    (CORE_SCORE_WEIGHT * coreRatio * coreRatio +
+      (100 - CORE_SCORE_WEIGHT) * memoryRatio * memoryRatio) /
+    100
+  );
+}
+
 function scoreCards(
   cards: readonly CardState[],
   memoryMiBPerCard: number,
   policy: CardPolicy,
 ): number {
   if (cards.length === 0) return 0;
-  let core = 0;
-  let memory = 0;
-  for (const card of cards) {
-    const coreRatio = card.usedCompute / 100;
-    const memoryRatio = memoryMiBPerCard > 0 ? card.usedMemoryMiB / memoryMiBPerCard : coreRatio;
-    core += coreRatio * coreRatio;
-    memory += memoryRatio * memoryRatio;
-  }
-  core /= cards.length;
-  memory /= cards.length;
-  const used = (CORE_SCORE_WEIGHT * core + (100 - CORE_SCORE_WEIGHT) * memory) / 100;
+  let used = 0;
+  for (const card of cards)
+    used += cardTerm(card.usedCompute, card.usedMemoryMiB, memoryMiBPerCard);
+  used /= cards.length;
   return 100 * (policy === 'binpack' ? used : 1 - used);
 }
+
+/**
+ * One container (most pods): the score is a sum of independent per-card terms, so the best
+ * cards are simply the fitting ones whose term grows most (binpack) or least (spread), ties
+ * to the lower index. No search needed.
+ */
+function chooseCardsForOne(
+  node: NodeState,
+  container: ContainerDemand,
+  policy: CardPolicy,
+): CardChoice | undefined {
+  const memoryMiBPerCard = node.memoryMiBPerCard;
+  const memory = container.perCardMemoryMiB ?? memoryMiBPerCard;
+  const size = node.cards.length;
+  // Scratch space reused across nodes: this runs for every node of every placement.
+  if (scratchGain.length < size) {
+    scratchGain = new Float64Array(size);
+    scratchIndex = new Int32Array(size);
+  }
+  const binpack = policy === 'binpack';
+  let count = 0;
+  let base = 0;
+  for (const card of node.cards) {
+    const before = cardTerm(card.usedCompute, card.usedMemoryMiB, memoryMiBPerCard);
+    base += before;
+    if (!cardFits(card, container, memoryMiBPerCard)) continue;
+    const after =
+      container.type === 'nvidia'
+        ? cardTerm(100, memoryMiBPerCard, memoryMiBPerCard)
+        : cardTerm(
+            card.usedCompute + container.perCardCompute,
+            card.usedMemoryMiB + memory,
+            memoryMiBPerCard,
+          );
+    const gain = binpack ? after - before : before - after;
+    // Insertion by gain (descending), ties to the lower index; cards come in index order.
+    let at = count;
+    while (at > 0 && gain > (scratchGain[at - 1] ?? 0) + EPSILON) {
+      scratchGain[at] = scratchGain[at - 1] ?? 0;
+      scratchIndex[at] = scratchIndex[at - 1] ?? 0;
+      at -= 1;
+    }
+    scratchGain[at] = gain;
+    scratchIndex[at] = card.index;
+    count += 1;
+  }
+  if (count < container.cards) return undefined;
+  const chosen: number[] = [];
+  let used = base;
+  for (let i = 0; i < container.cards; i++) {
+    chosen.push(scratchIndex[i] ?? 0);
+    used += binpack ? (scratchGain[i] ?? 0) : -(scratchGain[i] ?? 0);
+  }
+  chosen.sort((a, b) => a - b);
+  used /= size;
+  return { cards: [chosen], score: 100 * (binpack ? used : 1 - used) };
+}
+
+let scratchGain = new Float64Array(16);
+let scratchIndex = new Int32Array(16);
 
 const cardSignature = (card: CardState) =>
   `${card.wholeNvidia ? 'n' : 'm'}${card.usedCompute}/${card.usedMemoryMiB}/${card.instances}`;
@@ -274,6 +395,8 @@ function searchCards(
   policy: CardPolicy,
   limit: number,
 ): CardChoice | undefined {
+  const only = containers[0];
+  if (containers.length === 1 && only !== undefined) return chooseCardsForOne(node, only, policy);
   // Work on a copy: the node state is shared with other placements.
   const cards = node.cards.map((card) => ({ ...card }));
   const memoryMiBPerCard = node.memoryMiBPerCard;
@@ -383,77 +506,47 @@ function scorePlainNode(node: NodeState): number {
   return (node.resourceType === undefined ? 50 : 0) + 50 * room;
 }
 
-interface NodeOutcome {
-  verdict: NodeVerdict | undefined;
-  choice: CardChoice | undefined;
-  score: number;
-}
-
-function judgeNode(
-  node: NodeState,
-  demand: PodDemand,
-  podPolicy: string,
-  modelLabel: string,
-  cardPolicy: CardPolicy,
-  limit: number,
-): NodeOutcome {
-  const verdict = checkNode(node, demand, podPolicy, modelLabel);
-  if (verdict !== undefined) return { verdict, choice: undefined, score: 0 };
-  if (demand.containers.length === 0)
-    return { verdict, choice: undefined, score: scorePlainNode(node) };
-  const choice = searchCards(node, demand.containers, cardPolicy, limit);
-  if (choice === undefined) {
-    return { verdict: diagnoseCards(node, demand.containers), choice: undefined, score: 0 };
-  }
-  return { verdict: undefined, choice, score: choice.score };
-}
-
 /**
- * Per-node memo of outcomes by demand: a scheduler places many identical replicas and each
- * placement changes one node, so the other nodes' card searches are reused while their
- * `version` stands. A few demands per node are kept.
+ * Per-node memo of card-search results by demand: a scheduler places many identical replicas
+ * and each placement changes one node, so the other nodes' searches are reused while their
+ * `version` stands. Kept on the node state object under a symbol (a WeakMap of 1,000 nodes
+ * costs the garbage collector noticeably more). A few demands per node are kept.
  */
-const outcomeCache = new WeakMap<
-  NodeState,
-  { version: number; outcomes: Map<string, NodeOutcome> }
->();
-const OUTCOMES_PER_NODE = 4;
+interface SearchMemo {
+  version: number;
+  results: Map<string, CardChoice | null>;
+}
+const MEMO = Symbol('placePod memo');
+type Memoized = NodeState & { [MEMO]?: SearchMemo };
+const RESULTS_PER_NODE = 4;
 
-function demandSignature(
+function demandSignature(demand: PodDemand, cardPolicy: CardPolicy, limit: number): string {
+  return JSON.stringify([demand.containers, cardPolicy, limit]);
+}
+
+/** The card layer for a node that passed the node layer, through the memo. */
+function searchMemoized(
+  node: Memoized,
   demand: PodDemand,
+  signature: string,
   cardPolicy: CardPolicy,
-  modelLabel: string,
   limit: number,
-): string {
-  return JSON.stringify([
-    demand.containers,
-    demand.policy,
-    demand.model ?? null,
-    demand.nodeSelector ?? null,
-    demand.nodeSelectorTerms ?? null,
-    cardPolicy,
-    modelLabel,
-    limit,
-  ]);
-}
-
-function cachedOutcome(node: NodeState, signature: string): NodeOutcome | undefined {
-  const entry = outcomeCache.get(node);
-  if (entry === undefined || entry.version !== node.version) return undefined;
-  return entry.outcomes.get(signature);
-}
-
-function rememberOutcome(node: NodeState, signature: string, outcome: NodeOutcome): void {
-  let entry = outcomeCache.get(node);
-  if (entry === undefined || entry.version !== node.version) {
-    entry = { version: node.version, outcomes: new Map() };
-    outcomeCache.set(node, entry);
+): CardChoice | null {
+  let memo = node[MEMO];
+  if (memo !== undefined && memo.version === node.version) {
+    const known = memo.results.get(signature);
+    if (known !== undefined) return known;
+  } else {
+    memo = { version: node.version, results: new Map() };
+    node[MEMO] = memo;
   }
-  if (entry.outcomes.size >= OUTCOMES_PER_NODE) {
-    const oldest = entry.outcomes.keys().next().value;
-    if (oldest !== undefined) entry.outcomes.delete(oldest);
+  const choice = searchCards(node, demand.containers, cardPolicy, limit) ?? null;
+  if (memo.results.size >= RESULTS_PER_NODE) {
+    const oldest = memo.results.keys().next().value;
+    if (oldest !== undefined) memo.results.delete(oldest);
   }
-  entry.outcomes.set(signature, outcome);
+  memo.results.set(signature, choice);
+  return choice;
 }
 
 /**
@@ -469,7 +562,7 @@ export function placePod(
   const cardPolicy = options.cardPolicy ?? 'binpack';
   const modelLabel = options.modelLabel ?? VKE.defaultModelLabel;
   const limit = options.searchLimit ?? DEFAULT_SEARCH_LIMIT;
-  const allNodes = nodes.map((node) => node.name);
+  const allNodes = () => nodes.map((node) => node.name);
 
   if (demand.invalidRules !== undefined && demand.invalidRules.length > 0) {
     return {
@@ -478,7 +571,7 @@ export function placePod(
       rejections: [
         {
           group: 'pod',
-          nodes: allNodes,
+          nodes: allNodes(),
           reason: 'invalid',
           message: `the pod's GPU request breaks ${demand.invalidRules.join(', ')}`,
         },
@@ -495,7 +588,7 @@ export function placePod(
       rejections: [
         {
           group: 'pod',
-          nodes: allNodes,
+          nodes: allNodes(),
           reason: 'policy',
           message: `multi-card sharing needs pod policy ${NATIVE_BURST_SHARE}, pod has ${podPolicy}`,
         },
@@ -503,33 +596,47 @@ export function placePod(
     };
   }
 
-  let best: { node: NodeState; choice: CardChoice | undefined; score: number } | undefined;
-  const rejected = new Map<string, Rejection>();
-  const signature = demandSignature(demand, cardPolicy, modelLabel, limit);
+  const facts = podFacts(demand);
+  const gpu = demand.containers.length > 0;
+  const signature = gpu ? demandSignature(demand, cardPolicy, limit) : '';
+  // Fast pass: no words, no allocation for nodes that are out.
+  let bestNode: NodeState | undefined;
+  let bestChoice: CardChoice | null = null;
+  let bestScore = 0;
   for (const node of nodes) {
-    let outcome = cachedOutcome(node, signature);
-    if (outcome === undefined) {
-      outcome = judgeNode(node, demand, podPolicy, modelLabel, cardPolicy, limit);
-      rememberOutcome(node, signature, outcome);
+    if (checkNode(node, demand, facts, podPolicy, modelLabel, false) !== undefined) continue;
+    let choice: CardChoice | null = null;
+    let score: number;
+    if (gpu) {
+      choice = searchMemoized(node, demand, signature, cardPolicy, limit);
+      if (choice === null) continue;
+      score = choice.score;
+    } else {
+      score = scorePlainNode(node);
     }
-    const { verdict, choice, score } = outcome;
-    if (verdict !== undefined) {
+    if (
+      bestNode === undefined ||
+      score > bestScore + EPSILON ||
+      (Math.abs(score - bestScore) <= EPSILON && node.name < bestNode.name)
+    ) {
+      bestNode = node;
+      bestChoice = choice;
+      bestScore = score;
+    }
+  }
+
+  if (bestNode === undefined) {
+    // Nothing fits: say why, per node group and failing constraint.
+    const rejected = new Map<string, Rejection>();
+    for (const node of nodes) {
+      const verdict =
+        checkNode(node, demand, facts, podPolicy, modelLabel, true) ??
+        diagnoseCards(node, demand.containers);
       const key = `${node.group}\u0000${verdict.reason}\u0000${verdict.message}`;
       const existing = rejected.get(key);
       if (existing) existing.nodes.push(node.name);
       else rejected.set(key, { group: node.group, nodes: [node.name], ...verdict });
-      continue;
     }
-    if (
-      best === undefined ||
-      score > best.score + EPSILON ||
-      (Math.abs(score - best.score) <= EPSILON && node.name < best.node.name)
-    ) {
-      best = { node, choice, score };
-    }
-  }
-
-  if (best === undefined) {
     const rejections = [...rejected.values()].sort(
       (a, b) =>
         b.nodes.length - a.nodes.length ||
@@ -540,9 +647,9 @@ export function placePod(
   }
   const cards: CardAssignment = {};
   demand.containers.forEach((container, index) => {
-    cards[container.name] = best?.choice?.cards[index] ?? [];
+    cards[container.name] = bestChoice?.cards[index] ?? [];
   });
-  return { ok: true, node: best.node.name, cards, score: best.score };
+  return { ok: true, node: bestNode.name, cards, score: bestScore };
 }
 
 /**
