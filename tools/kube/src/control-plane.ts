@@ -226,8 +226,6 @@ export async function startControlPlane(
       join(binDir, 'kube-controller-manager'),
       [
         `--kubeconfig=${kcmKubeconfig}`,
-        `--authentication-kubeconfig=${kcmKubeconfig}`,
-        `--authorization-kubeconfig=${kcmKubeconfig}`,
         // No kubelets: the node lifecycle controller would mark every node unreachable after
         // 40 s, taint it NoExecute and evict the pods. The mGPU node agents stand in for the
         // kubelets but do not heartbeat, and the embedded cluster has no such controller either.
@@ -239,6 +237,7 @@ export async function startControlPlane(
         `--root-ca-file=${pki.caCert}`,
         '--leader-elect=false',
         '--bind-address=127.0.0.1',
+        // Nothing scrapes its metrics or health endpoints: serve none (and need no serving cert).
         '--secure-port=0',
         '--profiling=false',
       ],
