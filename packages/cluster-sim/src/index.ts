@@ -3,6 +3,9 @@ export type { KubeObject, ObjectMeta, OwnerReference } from './apiserver/kube-ob
 export { ObjectStore } from './apiserver/object-store.js';
 export { DEFAULT_NAMESPACES, Registry } from './apiserver/registry.js';
 export {
+  apiVersionOf,
+  findResource,
+  findResourceByKind,
   MGPU_GROUP,
   MGPU_VERSION,
   RESOURCES,

@@ -442,6 +442,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   }
   const registry = new Registry(store);
   registry.ensureDefaultNamespaces();
+  registry.resumeAfterRestore();
   const stateWriter = options.stateFile
     ? new StateFileWriter(
         options.stateFile,

@@ -819,6 +819,41 @@ export class Registry {
     return changed;
   }
 
+  /**
+   * After loading a state file: finish what was in flight — garbage collection, namespaces
+   * being terminated, and graceful deletions whose grace period runs out (or already has).
+   */
+  resumeAfterRestore(): void {
+    for (const definition of this.store.definitions()) {
+      for (const object of [...this.store.state(definition).objects.values()]) {
+        const grace = object.metadata.deletionGracePeriodSeconds ?? 0;
+        const deadline = Date.parse(object.metadata.deletionTimestamp ?? '');
+        if (grace <= 0 || Number.isNaN(deadline)) continue;
+        const uid = object.metadata.uid ?? '';
+        const timer = setTimeout(
+          () => {
+            this.graceTimers.delete(uid);
+            const current = this.store.get(
+              definition,
+              object.metadata.namespace,
+              object.metadata.name ?? '',
+            );
+            if (current?.metadata.uid === uid) {
+              this.delete(definition, object.metadata.namespace, object.metadata.name ?? '', {
+                dryRun: false,
+                gracePeriodSeconds: 0,
+              });
+            }
+          },
+          Math.max(0, deadline - Date.now()),
+        );
+        timer.unref();
+        this.graceTimers.set(uid, timer);
+      }
+    }
+    this.scheduleGarbageCollection();
+  }
+
   stop(): void {
     for (const timer of this.graceTimers.values()) clearTimeout(timer);
     this.graceTimers.clear();
