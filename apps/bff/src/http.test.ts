@@ -1,11 +1,11 @@
 import type { AllocationEvent } from '@mgpu/shared';
-import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BffHarness,
   eventually,
   seedRequest,
   startHarness,
+  subscribe,
   uniqueName,
 } from './test-support/bff-harness.js';
 
@@ -143,22 +143,6 @@ describe('the bearer token', () => {
     }
   });
 });
-
-/** Reads SSE messages from tRPC's subscription endpoint with the Node-side `eventsource` client. */
-function subscribe(url: string, lastEventId?: string) {
-  const messages: { id: string; event: AllocationEvent }[] = [];
-  const source = new EventSource(url, {
-    fetch: (input, init) =>
-      fetch(input, {
-        ...init,
-        headers: { ...init?.headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
-      }),
-  });
-  source.onmessage = (message) => {
-    messages.push({ id: message.lastEventId, event: JSON.parse(message.data) as AllocationEvent });
-  };
-  return { source, messages };
-}
 
 describe('allocations.watch over SSE', () => {
   it('streams a snapshot, then the seed workload on two cards at 60 %, and resumes after a reconnect with no gap', async () => {

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type EmbeddedCluster, startEmbeddedCluster } from '@mgpu/cluster-sim';
-import type { WorkloadRequestInput } from '@mgpu/shared';
+import type { AllocationEvent, WorkloadRequestInput } from '@mgpu/shared';
+import { EventSource } from 'eventsource';
 import type { ClusterConnection } from '../cluster/connection.js';
 import { appRouter } from '../router.js';
 import { type RunningBff, startBff } from '../server.js';
@@ -108,4 +109,20 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Reads SSE messages from tRPC's subscription endpoint with the Node-side `eventsource` client. */
+export function subscribe(url: string, lastEventId?: string) {
+  const messages: { id: string; event: AllocationEvent }[] = [];
+  const source = new EventSource(url, {
+    fetch: (input, init) =>
+      fetch(input, {
+        ...init,
+        headers: { ...init?.headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      }),
+  });
+  source.onmessage = (message) => {
+    messages.push({ id: message.lastEventId, event: JSON.parse(message.data) as AllocationEvent });
+  };
+  return { source, messages };
 }
