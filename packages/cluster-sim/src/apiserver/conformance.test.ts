@@ -15,7 +15,13 @@ import {
   Watch,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, expectStatus, startTestCluster, type TestCluster } from './test-cluster.js';
+import {
+  eventually,
+  expectStatus,
+  startTestCluster,
+  type TestCluster,
+  UNSCHEDULED,
+} from './test-cluster.js';
 
 let cluster: TestCluster;
 let core: CoreV1Api;
@@ -46,7 +52,7 @@ function pod(name: string, labels: Record<string, string> = {}): V1Pod {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, labels },
-    spec: { containers: [{ name: 'worker', image: 'nginx:1.27' }] },
+    spec: { schedulerName: UNSCHEDULED, containers: [{ name: 'worker', image: 'nginx:1.27' }] },
   };
 }
 
@@ -61,6 +67,7 @@ function deployment(name: string, replicas = 2): V1Deployment {
       template: {
         metadata: { labels: { app: name } },
         spec: {
+          schedulerName: UNSCHEDULED,
           containers: [
             {
               name: 'worker',
@@ -215,36 +222,43 @@ describe('create, get, update, delete', () => {
       rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' },
     });
     expect(created.metadata?.generation).toBe(1);
-    const withStatus = await apps.replaceNamespacedDeploymentStatus({
-      name: 'gen',
-      namespace,
-      body: { ...created, status: { replicas: 1, observedGeneration: 1 } },
-    });
-    expect(withStatus.metadata?.generation).toBe(1);
-    expect(withStatus.status?.replicas).toBe(1);
-    const scaled = await apps.replaceNamespacedDeployment({
-      name: 'gen',
-      namespace,
-      body: {
-        ...withStatus,
-        spec: { ...withStatus.spec, replicas: 3 } as V1Deployment['spec'],
-        status: { replicas: 99 },
+    // Patches without a resourceVersion: on a real cluster the deployment controller writes
+    // status concurrently, and these assertions look only at each response.
+    const withStatus = await apps.patchNamespacedDeploymentStatus(
+      {
+        name: 'gen',
+        namespace,
+        body: { spec: { replicas: 7 }, status: { observedGeneration: 1, collisionCount: 42 } },
       },
-    });
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    expect(withStatus.metadata?.generation).toBe(1);
+    expect(withStatus.spec?.replicas).toBe(1);
+    expect(withStatus.status?.collisionCount).toBe(42);
+    const scaled = await apps.patchNamespacedDeployment(
+      { name: 'gen', namespace, body: { spec: { replicas: 3 }, status: { replicas: 99 } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     expect(scaled.metadata?.generation).toBe(2);
-    expect(scaled.status?.replicas).toBe(1);
+    expect(scaled.spec?.replicas).toBe(3);
+    expect(scaled.status?.replicas).not.toBe(99);
+    const relabelled = await apps.patchNamespacedDeployment(
+      { name: 'gen', namespace, body: { metadata: { labels: { app: 'gen', team: 'gpu' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    expect(relabelled.metadata?.generation).toBe(2);
   });
 
   it('rejects an update with a stale resourceVersion with 409 Conflict', async () => {
-    const current = await apps.createNamespacedDeployment({ namespace, body: deployment('occ') });
-    const first = await apps.replaceNamespacedDeployment({
+    const current = await core.createNamespacedPod({ namespace, body: pod('occ', { app: 'occ' }) });
+    const first = await core.replaceNamespacedPod({
       name: 'occ',
       namespace,
       body: { ...current, metadata: { ...current.metadata, labels: { app: 'occ', round: 'one' } } },
     });
     expect(first.metadata?.resourceVersion).not.toBe(current.metadata?.resourceVersion);
     const stale = await expectStatus(
-      apps.replaceNamespacedDeployment({
+      core.replaceNamespacedPod({
         name: 'occ',
         namespace,
         body: {
@@ -254,7 +268,7 @@ describe('create, get, update, delete', () => {
       }),
     );
     expect(stale).toMatchObject({ code: 409, reason: 'Conflict' });
-    const after = await apps.readNamespacedDeployment({ name: 'occ', namespace });
+    const after = await core.readNamespacedPod({ name: 'occ', namespace });
     expect(after.metadata?.labels?.round).toBe('one');
   });
 
@@ -697,23 +711,21 @@ describe('validation', () => {
   });
 
   it('keeps the selector of a deployment and the spec of a pod immutable', async () => {
-    const created = await apps.createNamespacedDeployment({ namespace, body: deployment('fixed') });
+    await apps.createNamespacedDeployment({ namespace, body: deployment('fixed') });
     const changed = await expectStatus(
-      apps.replaceNamespacedDeployment({
-        name: 'fixed',
-        namespace,
-        body: {
-          ...created,
-          spec: {
-            ...created.spec,
-            selector: { matchLabels: { app: 'fixed', extra: 'x' } },
-            template: {
-              ...created.spec?.template,
-              metadata: { labels: { app: 'fixed', extra: 'x' } },
+      apps.patchNamespacedDeployment(
+        {
+          name: 'fixed',
+          namespace,
+          body: {
+            spec: {
+              selector: { matchLabels: { extra: 'x' } },
+              template: { metadata: { labels: { extra: 'x' } } },
             },
-          } as V1Deployment['spec'],
+          },
         },
-      }),
+        setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+      ),
     );
     expect(changed.details?.causes).toEqual(
       expect.arrayContaining([expect.objectContaining({ field: 'spec.selector' })]),
@@ -757,78 +769,81 @@ describe('dry run', () => {
       apps.createNamespacedDeployment({ namespace, body: deployment('Bad Name'), dryRun: 'All' }),
     );
     expect(invalidDry.code).toBe(422);
-    const real = await apps.createNamespacedDeployment({ namespace, body: deployment('wet') });
-    await apps.patchNamespacedDeployment(
-      { name: 'wet', namespace, dryRun: 'All', body: { spec: { replicas: 9 } } },
+    // Update, patch and delete on a pod: no controller writes to an unscheduled pod, so its
+    // resourceVersion stays put on a real cluster too.
+    const real = await core.createNamespacedPod({ namespace, body: pod('wet') });
+    await core.patchNamespacedPod(
+      { name: 'wet', namespace, dryRun: 'All', body: { metadata: { labels: { dry: 'patch' } } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-    await apps.replaceNamespacedDeployment({
+    await core.replaceNamespacedPod({
       name: 'wet',
       namespace,
       dryRun: 'All',
-      body: { ...real, spec: { ...real.spec, replicas: 7 } as V1Deployment['spec'] },
+      body: { ...real, metadata: { ...real.metadata, labels: { dry: 'update' } } },
     });
-    await apps.deleteNamespacedDeployment({ name: 'wet', namespace, dryRun: 'All' });
-    const after = await apps.readNamespacedDeployment({ name: 'wet', namespace });
-    expect(after.spec?.replicas).toBe(2);
+    await core.deleteNamespacedPod({ name: 'wet', namespace, dryRun: 'All' });
+    const after = await core.readNamespacedPod({ name: 'wet', namespace });
+    expect(after.metadata?.labels ?? {}).toEqual({});
     expect(after.metadata?.resourceVersion).toBe(real.metadata?.resourceVersion);
   });
 });
 
 describe('garbage collection', () => {
-  async function ownedTree(
-    name: string,
-  ): Promise<{ deploymentUid: string; replicaSetUid: string }> {
+  /**
+   * Deployment → ReplicaSet → Pod by ownerReferences. The ReplicaSet's selector is its own and
+   * its reference to the Deployment is not a controller reference, so on a real cluster the
+   * deployment controller neither adopts nor scales it; only the garbage collector acts.
+   */
+  async function ownedTree(name: string): Promise<void> {
     const owner = await apps.createNamespacedDeployment({ namespace, body: deployment(name) });
-    const deploymentUid = owner.metadata?.uid ?? '';
+    const labels = { app: `${name}-rs` };
     const replicaSet = await apps.createNamespacedReplicaSet({
       namespace,
       body: {
         metadata: {
           name: `${name}-rs`,
-          labels: { app: name },
+          labels,
           ownerReferences: [
             {
               apiVersion: 'apps/v1',
               kind: 'Deployment',
               name,
-              uid: deploymentUid,
-              controller: true,
+              uid: owner.metadata?.uid ?? '',
               blockOwnerDeletion: true,
             },
           ],
         },
         spec: {
           replicas: 1,
-          selector: { matchLabels: { app: name } },
+          selector: { matchLabels: labels },
           template: {
-            metadata: { labels: { app: name } },
-            spec: { containers: [{ name: 'worker', image: 'nginx' }] },
+            metadata: { labels },
+            spec: { schedulerName: UNSCHEDULED, containers: [{ name: 'worker', image: 'nginx' }] },
           },
         },
       },
     });
-    const replicaSetUid = replicaSet.metadata?.uid ?? '';
     await core.createNamespacedPod({
       namespace,
       body: {
-        ...pod(`${name}-pod`, { app: name }),
+        ...pod(`${name}-pod`, labels),
         metadata: {
           name: `${name}-pod`,
-          labels: { app: name },
+          labels,
           ownerReferences: [
             {
               apiVersion: 'apps/v1',
               kind: 'ReplicaSet',
               name: `${name}-rs`,
-              uid: replicaSetUid,
+              uid: replicaSet.metadata?.uid ?? '',
               controller: true,
+              blockOwnerDeletion: true,
             },
           ],
         },
       },
     });
-    return { deploymentUid, replicaSetUid };
   }
 
   async function exists(read: Promise<unknown>): Promise<boolean> {

@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KUBECTL, startTestCluster, type TestCluster } from './test-cluster.js';
+import { KUBECTL, startTestCluster, type TestCluster, UNSCHEDULED } from './test-cluster.js';
 
 let cluster: TestCluster;
 let namespace: string;
@@ -22,6 +22,7 @@ spec:
     metadata:
       labels: {app: web}
     spec:
+      schedulerName: ${UNSCHEDULED}
       containers:
       - name: worker
         image: ${image}
@@ -32,6 +33,7 @@ const podYaml = (name: string): string => `apiVersion: v1
 kind: Pod
 metadata: {name: ${name}, labels: {app: loose}}
 spec:
+  schedulerName: ${UNSCHEDULED}
   containers: [{name: c, image: busybox:1.36}]
 `;
 
@@ -60,9 +62,9 @@ describe('kubectl', () => {
     expect(namespaces).toMatch(/^kube-system\s+Active/m);
     await ok(
       ['create', '-f', '-'],
-      'apiVersion: v1\nkind: Node\nmetadata: {name: kubectl-test-node, labels: {vke.node.gpu.schedule: mgpu}}\n',
+      'apiVersion: v1\nkind: Node\nmetadata: {name: kubectl-test-node, labels: {mgpu-test/kubectl: "yes"}}\n',
     );
-    const nodes = await ok(['get', 'nodes', '-l', 'vke.node.gpu.schedule=mgpu', '-o', 'name']);
+    const nodes = await ok(['get', 'nodes', '-l', 'mgpu-test/kubectl=yes', '-o', 'name']);
     expect(nodes.trim()).toBe('node/kubectl-test-node');
     const table = await ok(['get', 'no']);
     expect(table).toMatch(/^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION/);
@@ -95,7 +97,8 @@ describe('kubectl', () => {
     expect(table).toMatch(
       /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR/,
     );
-    expect(table).toMatch(/^web\s+0\/2\s+0\s+0\s+\S+\s+worker\s+nginx:1\.27\s+app=web/m);
+    // READY/UP-TO-DATE/AVAILABLE are a deployment controller's to fill in.
+    expect(table).toMatch(/^web\s+\d+\/2\s+\d+\s+\d+\s+\S+\s+worker\s+nginx:1\.27\s+app=web/m);
   });
 
   it('applies client-side and server-side', async () => {
@@ -285,6 +288,7 @@ metadata:
   name: owned-1
   ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: ${owner.metadata.uid}}]
 spec:
+  schedulerName: ${UNSCHEDULED}
   containers: [{name: c, image: busybox:1.36}]
 `,
     );
@@ -296,7 +300,7 @@ spec:
     expect(gone.code).not.toBe(0);
     expect(gone.stderr).toContain('NotFound');
     expect(await ok(['delete', 'pods', '-n', namespace, '-l', 'app=loose'])).toContain('deleted');
-    const empty = await cluster.kubectl(['get', 'pods', '-n', namespace]);
+    const empty = await cluster.kubectl(['get', 'pods', '-n', namespace, '-l', 'app=loose']);
     expect(empty.stderr).toContain('No resources found');
   });
 

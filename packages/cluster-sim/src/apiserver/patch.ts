@@ -37,6 +37,7 @@ function parsePointer(pointer: string): string[] {
     .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
+/** A patch that is not a JSON array is a 400; a malformed operation fails when applied (422), as in Go. */
 function parseOperations(patch: unknown): JsonPatchOperation[] {
   if (!Array.isArray(patch)) throw badRequest('json patch must be an array of operations');
   return patch.map((operation, index) => {
@@ -45,16 +46,16 @@ function parseOperations(patch: unknown): JsonPatchOperation[] {
       typeof operation.op !== 'string' ||
       typeof operation.path !== 'string'
     ) {
-      throw badRequest(`json patch operation ${index} needs "op" and "path"`);
+      throw patchFailed(`json patch operation ${index} needs "op" and "path"`);
     }
     if (!['add', 'remove', 'replace', 'move', 'copy', 'test'].includes(operation.op)) {
-      throw badRequest(`Unexpected kind: ${operation.op}`);
+      throw patchFailed(`Unexpected kind: ${operation.op}`);
     }
     if (['add', 'replace', 'test'].includes(operation.op) && !('value' in operation)) {
-      throw badRequest(`json patch operation ${index} (${operation.op}) needs "value"`);
+      throw patchFailed(`json patch operation ${index} (${operation.op}) needs "value"`);
     }
     if (['move', 'copy'].includes(operation.op) && typeof operation.from !== 'string') {
-      throw badRequest(`json patch operation ${index} (${operation.op}) needs "from"`);
+      throw patchFailed(`json patch operation ${index} (${operation.op}) needs "from"`);
     }
     return operation as JsonPatchOperation;
   });

@@ -52,6 +52,12 @@ export interface RawResponse {
   json(): unknown;
 }
 
+/**
+ * A schedulerName no scheduler serves: test pods stay Pending and unbound on any cluster, so
+ * a real cluster's schedulers and node agents leave them alone.
+ */
+export const UNSCHEDULED = 'mgpu-test-unscheduled';
+
 export const KUBECTL = process.env.MGPU_TEST_KUBECTL ?? '/usr/bin/kubectl';
 
 function kubeconfigFor(url: string): string {
