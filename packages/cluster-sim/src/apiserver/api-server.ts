@@ -167,7 +167,12 @@ function table(
 }
 
 function parsePath(url: string): ParsedPath | 'discovery' {
-  const segments = url.split('?')[0]?.split('/').filter(Boolean).map(decodeURIComponent) ?? [];
+  let segments: string[];
+  try {
+    segments = url.split('?')[0]?.split('/').filter(Boolean).map(decodeURIComponent) ?? [];
+  } catch {
+    throw badRequest(`malformed URL path: ${url}`);
+  }
   let group: string;
   let version: string;
   let rest: string[];
@@ -558,7 +563,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       return sendJson(reply, 200, document);
     }
     const { definition, namespace, name, subresource } = parsed;
-    const method = request.method;
+    // HEAD is a GET without the body (Fastify drops the body).
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (subresource === 'bindings' && method === 'POST') {
       const { body } = decodeBody(request, 'object');
       const bindingName =
@@ -813,7 +819,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       'cache-control': 'no-cache, private',
     });
     response.flushHeaders();
+    // A watcher that went away mid-write must not take the server down with an 'error' event.
+    response.on('error', () => undefined);
     const write = (event: WatchEvent): void => {
+      if (response.writableEnded || response.destroyed) return;
       let object: unknown = event.object;
       if (event.type !== 'ERROR' && event.type !== 'BOOKMARK') {
         if (representation === 'table') {

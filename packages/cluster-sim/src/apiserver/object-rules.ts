@@ -152,8 +152,9 @@ export function qosClassOf(spec: unknown): string {
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 
-export function validatePodSpec(spec: unknown, path: string): StatusCause[] {
-  if (!isRecord(spec)) return [required(path)];
+export function validatePodSpec(given: unknown, path: string): StatusCause[] {
+  // A missing spec decodes to an empty one on a real server, so the complaint is the containers.
+  const spec: JsonRecord = isRecord(given) ? given : {};
   const causes: StatusCause[] = [];
   const containers = spec.containers;
   if (!Array.isArray(containers) || containers.length === 0) {
