@@ -39,6 +39,11 @@ export interface SchedulerOptions {
   maxInFlight?: number;
   /** Re-try unschedulable pods this often even when nothing seems to change. */
   retryUnschedulableMs?: number;
+  /**
+   * Also patch the annotations onto the pod before binding (one more request per pod). Off by
+   * default: the Binding carries them, which kube-apiserver applies atomically with nodeName.
+   */
+  annotationPatch?: boolean;
   /** Write a `Scheduled` event per bound pod (kubectl describe shows it). */
   scheduledEvents?: boolean;
   log?: (message: string) => void;
@@ -197,18 +202,25 @@ export async function startScheduler(
       );
     }
     try {
-      if (allocation.containers.length > 0) {
+      if (options.annotationPatch === true && allocation.containers.length > 0) {
         await clients.core.patchNamespacedPod(
           { name, namespace, body: { metadata: { annotations } } },
           mergePatch(),
         );
       }
+      // The Binding carries the annotations too: kube-apiserver copies a Binding's annotations
+      // onto the pod together with nodeName, so no one ever sees a bound pod without its cards.
       await clients.core.createNamespacedBinding({
         namespace,
         body: {
           apiVersion: 'v1',
           kind: 'Binding',
-          metadata: { name, namespace, ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}) },
+          metadata: {
+            name,
+            namespace,
+            ...(allocation.containers.length > 0 ? { annotations } : {}),
+            ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}),
+          },
           target: { apiVersion: 'v1', kind: 'Node', name: allocation.node },
         },
       });
