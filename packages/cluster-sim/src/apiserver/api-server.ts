@@ -819,6 +819,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       'cache-control': 'no-cache, private',
     });
     response.flushHeaders();
+    let corked = false;
     // A watcher that went away mid-write must not take the server down with an 'error' event.
     response.on('error', () => undefined);
     const write = (event: WatchEvent): void => {
@@ -846,6 +847,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         if (object === event.object && typeof object === 'object' && object !== null) {
           serializedObjects.set(object, serialized);
         }
+      }
+      // Cork until the end of this tick, so a burst (a replay, a cascade) is one socket write.
+      if (!corked) {
+        corked = true;
+        response.cork();
+        process.nextTick(() => {
+          corked = false;
+          response.uncork();
+        });
       }
       response.write(`{"type":"${event.type}","object":${serialized}}\n`);
     };
