@@ -1,0 +1,30 @@
+import type { AppRouter } from '@mgpu/bff';
+import { QueryClient } from '@tanstack/react-query';
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from '@trpc/client';
+import { createTRPCContext } from '@trpc/tanstack-react-query';
+
+/** The BFF's procedures, typed from the BFF's router (the only thing the web imports from it). */
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+
+export function createQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      // Cluster state changes under us; previews are cheap, so keep them short-lived.
+      queries: { staleTime: 5_000, retry: 1, refetchOnWindowFocus: false },
+    },
+  });
+}
+
+export function createBffClient() {
+  const url = '/trpc';
+  return createTRPCClient<AppRouter>({
+    links: [
+      // Subscriptions are server-sent events (spec §7); everything else is batched plain JSON.
+      splitLink({
+        condition: (op) => op.type === 'subscription',
+        true: httpSubscriptionLink({ url }),
+        false: httpBatchLink({ url }),
+      }),
+    ],
+  });
+}

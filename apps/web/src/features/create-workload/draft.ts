@@ -1,0 +1,66 @@
+import {
+  type CheckResult,
+  CLUSTER_AWARE_RULES,
+  type RuleErrorSchema,
+  type WorkloadRequest,
+  type WorkloadRequestInput,
+  WorkloadRequestSchema,
+} from '@mgpu/shared';
+import type { z } from 'zod';
+
+/** A failing rule on a request path: the engine's, the cluster's, or the server's own ids. */
+export type FieldError = z.infer<typeof RuleErrorSchema>;
+
+/** The form's draft as the rules and the BFF take it (defaults applied), or undefined if unshaped. */
+export function requestOfDraft(draft: WorkloadRequestInput): WorkloadRequest | undefined {
+  const parsed = WorkloadRequestSchema.safeParse(draft);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** DOM id of the input that edits a request path (`containers.0.gpu.compute`). */
+export const fieldId = (path: string) => `field-${path.replaceAll('.', '-')}`;
+/** DOM id of the message (and fix) shown under that input. */
+export const errorId = (path: string) => `${fieldId(path)}-error`;
+
+const clusterAware = new Set<string>(CLUSTER_AWARE_RULES);
+
+/**
+ * Every error the form shows: the browser's own check, the cluster-aware rules from the last
+ * preview of this very request (a stale preview says nothing), and what the server refused.
+ */
+export function mergeErrors(
+  local: CheckResult,
+  previewErrors: readonly FieldError[] | undefined,
+  serverErrors: readonly FieldError[],
+): FieldError[] {
+  const seen = new Set<string>();
+  const merged: FieldError[] = [];
+  const add = (error: FieldError) => {
+    const key = `${error.path}\u0000${error.rule}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    merged.push(error);
+  };
+  for (const error of local.errors) add(error);
+  for (const error of previewErrors ?? []) if (clusterAware.has(error.rule)) add(error);
+  for (const error of serverErrors) add(error);
+  return merged;
+}
+
+export function errorsByPath(errors: readonly FieldError[]): Map<string, FieldError[]> {
+  const byPath = new Map<string, FieldError[]>();
+  for (const error of errors) {
+    const list = byPath.get(error.path);
+    if (list) list.push(error);
+    else byPath.set(error.path, [error]);
+  }
+  return byPath;
+}
+
+/** Paths the form has an input for; errors elsewhere are shown above the submit button. */
+export function isFieldPath(path: string): boolean {
+  return (
+    ['name', 'namespace', 'replicas', 'computePolicy'].includes(path) ||
+    /^containers\.\d+\.(name|image|gpu\.(type|multiCard|compute|memoryGiB|cards|model))$/.test(path)
+  );
+}

@@ -1,0 +1,90 @@
+import type { ContainerShare, WorkloadRequest } from '@mgpu/shared';
+import { useI18n } from '../../i18n/i18n.js';
+
+/** Largest per-card memory the rules allow (81920 MiB): the memory bar's full width. */
+const MEMORY_BAR_MAX_MIB = 81920;
+
+function Bar({ percent, label }: { percent: number; label: string }) {
+  const clamped = Math.max(0, Math.min(100, percent));
+  return (
+    <div className="bar">
+      <span className="bar-label">{label}</span>
+      <span className="bar-track" aria-hidden="true">
+        <span className="bar-fill" style={{ width: `${clamped}%` }} />
+      </span>
+    </div>
+  );
+}
+
+interface PerCardPanelProps {
+  request: WorkloadRequest | undefined;
+  shares: readonly ContainerShare[];
+}
+
+/** Every card slot of every container with what it gets: shares come from the shared check only. */
+export function PerCardPanel({ request, shares }: PerCardPanelProps) {
+  const { t } = useI18n();
+  const byIndex = new Map(shares.map((share) => [share.index, share]));
+  const containers = request?.containers ?? [];
+  return (
+    <section className="side-panel" aria-labelledby="per-card-title" data-testid="per-card-panel">
+      <h2 id="per-card-title" className="panel-title">
+        {t('cards.title')}
+      </h2>
+      {containers.length === 0 ? <p>{t('cards.empty')}</p> : null}
+      {containers.map((container, index) => {
+        const share = byIndex.get(index);
+        const key = `${index}-${container.name}`;
+        if (!container.gpu || container.gpu.type === 'none')
+          return (
+            <div key={key} className="share-group">
+              <h3 className="share-title">
+                {container.name || t('form.container', { n: index + 1 })}
+              </h3>
+              <p className="muted">{t('cards.noGpu')}</p>
+            </div>
+          );
+        if (!share)
+          return (
+            <div key={key} className="share-group">
+              <h3 className="share-title">
+                {container.name || t('form.container', { n: index + 1 })}
+              </h3>
+              <p className="muted">{t('cards.invalid')}</p>
+            </div>
+          );
+        return (
+          <div key={key} className="share-group">
+            <h3 className="share-title">
+              {t('cards.summary', {
+                name: share.name,
+                cards: share.cards,
+                percent: share.perCard.computePercent,
+              })}
+            </h3>
+            <ul className="card-slots">
+              {Array.from({ length: share.cards }, (_, card) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: card slots are positions, not items
+                <li key={card} className="card-slot" data-testid="card-slot">
+                  <span className="card-name">{t('cards.card', { n: card + 1 })}</span>
+                  <Bar
+                    percent={share.perCard.computePercent}
+                    label={t('cards.compute', { value: share.perCard.computePercent })}
+                  />
+                  {share.perCard.memoryMiB === null ? (
+                    <Bar percent={100} label={t('cards.memoryWhole')} />
+                  ) : (
+                    <Bar
+                      percent={(share.perCard.memoryMiB / MEMORY_BAR_MAX_MIB) * 100}
+                      label={t('cards.memory', { value: share.perCard.memoryMiB })}
+                    />
+                  )}
+                </li>
+              ))}
+            </ul>
+          </div>
+        );
+      })}
+    </section>
+  );
+}

@@ -1,0 +1,72 @@
+import type { PreviewResult } from '@mgpu/shared';
+import { useI18n } from '../../i18n/i18n.js';
+
+interface PlacementPreviewProps {
+  preview: PreviewResult | undefined;
+  loading: boolean;
+  failure: string | undefined;
+}
+
+/** Where each replica would land now (node, cards per container), and why other nodes would not. */
+export function PlacementPreview({ preview, loading, failure }: PlacementPreviewProps) {
+  const { t } = useI18n();
+  let body: React.ReactNode;
+  if (failure) body = <p className="muted">{t('placement.unavailable', { message: failure })}</p>;
+  else if (!preview) body = <p className="muted">{t('placement.loading')}</p>;
+  else if (preview.placement.replicas.length === 0)
+    body = (
+      <p className="muted">
+        {preview.containers.length > 0 || preview.errors.length === 0
+          ? t('placement.none')
+          : t('placement.waiting')}
+      </p>
+    );
+  else
+    body = (
+      <>
+        <p className="muted">
+          {t('placement.cardPolicy', { policy: preview.placement.cardPolicy })}
+        </p>
+        <ul className="placement-list">
+          {preview.placement.replicas.map((replica) =>
+            replica.ok ? (
+              <li key={replica.replica} data-testid="placement-replica">
+                <strong>{t('placement.replica', { n: replica.replica + 1 })}</strong>{' '}
+                {t('placement.node', { node: replica.node })}
+                <ul>
+                  {Object.entries(replica.cards).map(([container, cards]) => (
+                    <li key={container}>
+                      {t('placement.cards', { container, cards: cards.join(', ') })}
+                    </li>
+                  ))}
+                </ul>
+              </li>
+            ) : (
+              <li key={replica.replica} className="placement-rejected">
+                {t('placement.rejected', { n: replica.replica + 1, message: replica.message })}
+                <ul>
+                  {replica.rejections.map((rejection) => (
+                    <li key={`${rejection.group}-${rejection.reason}`}>
+                      {t('placement.rejection', {
+                        group: rejection.group,
+                        count: rejection.nodes.length,
+                        message: rejection.message,
+                      })}
+                    </li>
+                  ))}
+                </ul>
+              </li>
+            ),
+          )}
+        </ul>
+      </>
+    );
+  return (
+    <section className="side-panel" aria-labelledby="placement-title" aria-busy={loading}>
+      <h2 id="placement-title" className="panel-title">
+        {t('placement.title')}
+      </h2>
+      {body}
+    </section>
+  );
+}

@@ -1,0 +1,65 @@
+import type { Lang } from '@mgpu/shared';
+import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from 'react';
+import { en } from './en.js';
+import { type MessageKey, zhCN } from './zh-cn.js';
+
+export type { MessageKey };
+
+export const CATALOGS: Record<Lang, Record<MessageKey, string>> = { 'zh-CN': zhCN, en };
+
+/** localStorage key that remembers the operator's language across visits. */
+export const LANG_STORAGE_KEY = 'mgpu.lang';
+
+export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
+
+export function translator(lang: Lang): Translate {
+  const catalog = CATALOGS[lang];
+  return (key, params) => {
+    const text = catalog[key];
+    if (!params) return text;
+    return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
+      name in params ? String(params[name]) : whole,
+    );
+  };
+}
+
+function storedLang(): Lang {
+  try {
+    const stored = globalThis.localStorage?.getItem(LANG_STORAGE_KEY);
+    return stored === 'en' || stored === 'zh-CN' ? stored : 'zh-CN';
+  } catch {
+    // Storage can be blocked (privacy modes): the default language still works.
+    return 'zh-CN';
+  }
+}
+
+interface I18nValue {
+  lang: Lang;
+  t: Translate;
+  setLang(lang: Lang): void;
+}
+
+const I18nContext = createContext<I18nValue | null>(null);
+
+export function I18nProvider({ children }: { children: ReactNode }) {
+  const [lang, setLangState] = useState<Lang>(storedLang);
+  const setLang = useCallback((next: Lang) => {
+    setLangState(next);
+    try {
+      localStorage.setItem(LANG_STORAGE_KEY, next);
+    } catch {
+      // Not remembered, but switched for this visit.
+    }
+  }, []);
+  const value = useMemo(() => {
+    document.documentElement.lang = lang;
+    return { lang, setLang, t: translator(lang) };
+  }, [lang, setLang]);
+  return <I18nContext value={value}>{children}</I18nContext>;
+}
+
+export function useI18n(): I18nValue {
+  const value = useContext(I18nContext);
+  if (!value) throw new Error('useI18n outside I18nProvider');
+  return value;
+}

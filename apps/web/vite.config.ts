@@ -1,0 +1,24 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+/** Where `pnpm dev` sends `/trpc` (the BFF started with `npm start`, or BFF_URL). */
+const bffUrl = process.env.BFF_URL ?? 'http://127.0.0.1:8080';
+
+export default defineConfig({
+  plugins: [react()],
+  // The BFF serves the build with a strict CSP (script-src 'self'): no inline module preload polyfill.
+  build: {
+    modulePreload: { polyfill: false },
+    target: 'es2022',
+    chunkSizeWarningLimit: 1500,
+    rolldownOptions: {
+      treeshake: {
+        // @mgpu/shared is pure by design (ARCHITECTURE.md) but does not say so in its package.json:
+        // without this, its lint and YAML code land in the form's first bundle.
+        moduleSideEffects: (id) => !/[\\/]packages[\\/]shared[\\/]/.test(id),
+      },
+    },
+  },
+  server: { proxy: { '/trpc': { target: bffUrl, changeOrigin: false } } },
+  preview: { proxy: { '/trpc': { target: bffUrl, changeOrigin: false } } },
+});
