@@ -30,13 +30,7 @@ import {
 } from './registry.js';
 import { findResource, findResourceByKind, type ResourceDefinition } from './resource-table.js';
 import { loadStateFile, StateFileWriter } from './state-file.js';
-import {
-  ApiError,
-  badRequest,
-  methodNotAllowed,
-  type StatusObject,
-  successStatus,
-} from './status.js';
+import { ApiError, badRequest, methodNotAllowed, successStatus } from './status.js';
 
 export interface ApiServerOptions {
   /** 0 or absent: a free port. */
@@ -452,7 +446,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     ? new StateFileWriter(
         options.stateFile,
         () => store.snapshot(),
-        options.stateFileDelayMs ?? 200,
+        options.stateFileDelayMs ?? 1000,
       )
     : undefined;
   if (stateWriter) {
@@ -922,5 +916,3 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     },
   };
 }
-
-export type { StatusObject };

@@ -362,10 +362,6 @@ export function defaultNamespace(object: KubeObject): void {
   object.spec = spec;
 }
 
-export function podReplicas(object: KubeObject): number {
-  return numberAt(object, 'spec', 'replicas') ?? 0;
-}
-
 /**
  * The pod strategy's CheckGracefulDelete: unscheduled and finished pods go at once, as do pods
  * whose node is gone (what the pod garbage collector does); others wait for their kubelet.

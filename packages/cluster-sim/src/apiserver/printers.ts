@@ -77,17 +77,6 @@ function podStatusReason(pod: KubeObject): string {
     if (waiting) reason = waiting;
     else if (terminated) reason = terminated;
   }
-  const scheduled = arrayAt(pod, 'status', 'conditions').find(
-    (condition) => isRecord(condition) && condition.type === 'PodScheduled',
-  );
-  if (
-    reason === 'Pending' &&
-    isRecord(scheduled) &&
-    scheduled.status === 'False' &&
-    typeof scheduled.reason === 'string'
-  ) {
-    return reason;
-  }
   return reason;
 }
 
