@@ -87,7 +87,7 @@ const log = (message: string) => process.stderr.write(`${message}\n`);
 let started = performance.now();
 const agents = await startNodeAgents(kubeConfig, {
   topology: generateTopology({ nodes: NODES, cardsPerNode: CARDS }),
-  reportDelayMs: 500,
+  reportDelayMs: Number(process.env.REPORT_DELAY_MS ?? 500),
   log,
 });
 console.log(`nodes registered by their agents in ${seconds(performance.now() - started)} s`);
