@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
@@ -67,6 +68,8 @@ export async function startEmbeddedCluster(
     typeof options.topology === 'string' || options.topology === undefined
       ? loadTopology(options.topology)
       : options.topology;
+  // A restart from a state file keeps what operators did, including pods they deleted.
+  const restarted = options.stateFile !== undefined && existsSync(options.stateFile);
   const log =
     options.log ?? ((message: string) => process.stderr.write(`cluster-sim: ${message}\n`));
   const server: ApiServer = await startApiServer({
@@ -94,7 +97,7 @@ export async function startEmbeddedCluster(
     // first decision sees their cards taken.
     running.push(await startNodeAgents(kubeConfig, { topology, log }));
     const nodes = new Map(topologyNodes(topology).map((node) => [node.name, node]));
-    for (const pod of topology.pods) {
+    for (const pod of restarted ? [] : topology.pods) {
       const body = topologyPodObject(pod, pod.node ? nodes.get(pod.node) : undefined);
       try {
         await core.createNamespacedPod({ namespace: pod.namespace, body });
