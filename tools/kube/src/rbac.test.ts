@@ -101,18 +101,20 @@ describe.skipIf(!testKubeconfig)('RBAC of the mGPU console on the real API serve
 
   it('keeps the console from what it does not need: creating pods, writing nodes', async () => {
     const core = kubeConfigAs('console').makeApiClient(CoreV1Api);
+    // Thunks, run one at a time: an eager second call would reject unobserved.
     const attempts = [
-      core.createNamespacedPod({
-        namespace,
-        body: {
-          metadata: { name: 'direct' },
-          spec: { containers: [{ name: 'main', image: 'registry.invalid/x:1' }] },
-        },
-      }),
-      core.deleteCollectionNode({}),
+      () =>
+        core.createNamespacedPod({
+          namespace,
+          body: {
+            metadata: { name: 'direct' },
+            spec: { containers: [{ name: 'main', image: 'registry.invalid/x:1' }] },
+          },
+        }),
+      () => core.createNode({ body: { metadata: { name: 'not-from-the-console' } } }),
     ];
     for (const attempt of attempts) {
-      const error = await attempt.then(
+      const error = await attempt().then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -225,16 +227,16 @@ describe.skipIf(!testKubeconfig)('RBAC of the mGPU console on the real API serve
       message: `deployments.apps is forbidden: User "mgpu-viewer" cannot create resource "deployments" in API group "apps" in the namespace "${namespace}"`,
     });
 
-    const cli = kubectl('viewer', [
-      'create',
-      'deployment',
-      'not-allowed',
-      '--image=registry.invalid/x:1',
-      '-n',
-      namespace,
-    ]);
+    // What an operator re-running the console's YAML through kubectl would see.
+    const cli = kubectl(
+      'viewer',
+      ['create', '-n', namespace, '-f', '-'],
+      JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', ...deployment('not-allowed') }),
+    );
     expect(cli.status).toBe(1);
     expect(cli.stderr).toContain('Error from server (Forbidden)');
-    expect(cli.stderr).toContain('cannot create resource "deployments" in API group "apps"');
+    expect(cli.stderr).toContain(
+      'deployments.apps is forbidden: User "mgpu-viewer" cannot create resource "deployments" in API group "apps"',
+    );
   });
 });
