@@ -106,7 +106,7 @@ for (let pid = process.ppid; pid > 1 && ancestors.length < 4; pid = parentOf(pid
   ancestors.push(pid);
 }
 setInterval(() => {
-  if (ancestors.some((pid) => !alive(pid))) {
+  if (!stopping && ancestors.some((pid) => !alive(pid))) {
     log('a launcher above us exited');
     void shutdown(1);
   }
