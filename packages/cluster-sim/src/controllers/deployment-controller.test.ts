@@ -115,14 +115,37 @@ describe('deployment controller', () => {
     });
   });
 
-  it('rolls a template change out through a new ReplicaSet and scales the old one to zero', async () => {
+  it('rolls a template change out through a new ReplicaSet within maxSurge and maxUnavailable', async () => {
+    const scaled = await cluster.apps.readNamespacedDeployment({ name: 'web', namespace });
+    if (scaled.spec) scaled.spec.replicas = 4;
+    await cluster.apps.replaceNamespacedDeployment({ name: 'web', namespace, body: scaled });
+    await rolledOut('web', 4);
     const [before] = await replicaSetsOf('web');
+
+    // Defaults for 4 replicas: maxSurge 25 % → 1 more pod at most, maxUnavailable 25 % → 1.
+    let sampling = true;
+    let mostPods = 0;
+    let fewestReady = Number.POSITIVE_INFINITY;
+    const sampler = (async () => {
+      while (sampling) {
+        const list = await cluster.core.listNamespacedPod({ namespace, labelSelector: 'app=web' });
+        const live = list.items.filter(
+          (pod) => !pod.metadata?.deletionTimestamp && pod.status?.phase !== 'Succeeded',
+        );
+        const ready = live.filter((pod) =>
+          pod.status?.conditions?.some((item) => item.type === 'Ready' && item.status === 'True'),
+        );
+        mostPods = Math.max(mostPods, live.length);
+        fewestReady = Math.min(fewestReady, ready.length);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+
     const current = await cluster.apps.readNamespacedDeployment({ name: 'web', namespace });
-    if (current.spec) current.spec.replicas = 3;
     const container = current.spec?.template.spec?.containers[0];
     if (container) container.image = 'nginx:1.27-alpine';
     await cluster.apps.replaceNamespacedDeployment({ name: 'web', namespace, body: current });
-    await rolledOut('web', 3);
+    await rolledOut('web', 4);
     const sets = await eventually(async () => {
       const all = await replicaSetsOf('web');
       const old = all.find((rs) => rs.metadata?.name === before?.metadata?.name);
@@ -130,10 +153,14 @@ describe('deployment controller', () => {
         ? all
         : undefined;
     });
+    sampling = false;
+    await sampler;
     const fresh = sets.find((rs) => rs.metadata?.name !== before?.metadata?.name);
     const pods = fresh ? await podsOf(fresh) : [];
-    expect(pods).toHaveLength(3);
+    expect(pods).toHaveLength(4);
     for (const pod of pods) expect(pod.spec?.containers[0]?.image).toBe('nginx:1.27-alpine');
+    expect(mostPods).toBeLessThanOrEqual(5);
+    expect(fewestReady).toBeGreaterThanOrEqual(3);
   });
 
   it('collects ReplicaSets and pods when the Deployment is deleted', async () => {

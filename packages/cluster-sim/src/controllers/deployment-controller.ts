@@ -370,17 +370,39 @@ export async function startDeploymentController(
             maxSurge,
           );
         }
-        // Scale old sets down only as far as availability allows: unhealthy replicas first.
+        // Scale old sets down only as far as availability allows, as Kubernetes does: unhealthy
+        // old replicas first (within what the spec counts allow), then healthy ones down to
+        // minAvailable. An RS never counts more available pods than its spec: its status may
+        // still describe pods it was just told to drop.
         const minAvailable = desired - maxUnavailable;
-        let available = owned.reduce((sum, rs) => sum + (rs.status?.availableReplicas ?? 0), 0);
+        const availableOf = (rs: V1ReplicaSet) =>
+          Math.min(rs.spec?.replicas ?? 0, rs.status?.availableReplicas ?? 0);
+        const newUnavailable = Math.max(0, (newRS.spec?.replicas ?? 0) - availableOf(newRS));
+        let allPods = owned.reduce((sum, rs) => sum + (rs.spec?.replicas ?? 0), 0);
+        let cleanup = Math.max(0, allPods - minAvailable - newUnavailable);
+        const targets = new Map(old.map((rs) => [rs, rs.spec?.replicas ?? 0]));
         for (const rs of old) {
-          const replicas = rs.spec?.replicas ?? 0;
-          if (replicas === 0) continue;
-          const unhealthy = Math.max(0, replicas - (rs.status?.availableReplicas ?? 0));
-          const healthyCut = Math.max(0, Math.min(replicas - unhealthy, available - minAvailable));
-          const target = replicas - unhealthy - healthyCut;
-          available -= healthyCut;
-          if (target !== replicas) await scaleReplicaSet(rs, target, deployment, maxSurge);
+          const replicas = targets.get(rs) ?? 0;
+          const unhealthy = Math.max(0, replicas - availableOf(rs));
+          const cut = Math.min(unhealthy, cleanup);
+          if (cut > 0) {
+            targets.set(rs, replicas - cut);
+            cleanup -= cut;
+            allPods -= cut;
+          }
+        }
+        let available = owned.reduce((sum, rs) => sum + availableOf(rs), 0);
+        for (const rs of old) {
+          const replicas = targets.get(rs) ?? 0;
+          const cut = Math.max(0, Math.min(replicas, availableOf(rs), available - minAvailable));
+          if (cut > 0) {
+            targets.set(rs, replicas - cut);
+            available -= cut;
+          }
+        }
+        for (const [rs, target] of targets) {
+          if (target !== (rs.spec?.replicas ?? 0))
+            await scaleReplicaSet(rs, target, deployment, maxSurge);
         }
       }
       // revisionHistoryLimit: old sets scaled to zero beyond the limit go.
