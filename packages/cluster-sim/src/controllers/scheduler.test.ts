@@ -207,4 +207,66 @@ describe('mGPU scheduler and node agents', () => {
     const cards = pod.metadata?.annotations?.[`${VKE.gpuIndexAnnotationPrefix}trainer`]?.split(',');
     expect(cards).toHaveLength(2);
   });
+
+  it('never books a card twice when many pods arrive at once', async () => {
+    // The two NVIDIA-A10 fixed-share nodes have one card each: 100 % and 30 % free, so eight
+    // 0.3-compute pods fit four times (3 + 1), however fast they come.
+    const names = Array.from({ length: 8 }, (_, index) => `burst-${index}`);
+    await Promise.all(
+      names.map((name) =>
+        cluster.core.createNamespacedPod({
+          namespace,
+          body: podFrom({
+            name,
+            computePolicy: 'fixed-share',
+            containers: [
+              {
+                name: 'main',
+                image: 'nginx:1.27',
+                gpu: {
+                  type: 'mgpu',
+                  multiCard: false,
+                  compute: '0.3',
+                  memoryGiB: '2',
+                  model: 'NVIDIA-A10',
+                },
+              },
+            ],
+          }),
+        }),
+      ),
+    );
+    const settled = await eventually(async () => {
+      const pods = await Promise.all(names.map(readPod));
+      const running = pods.filter((pod) => pod.status?.phase === 'Running');
+      const refused = pods.filter((pod) =>
+        pod.status?.conditions?.some((item) => item.reason === 'Unschedulable'),
+      );
+      return running.length + refused.length === names.length ? { running, refused } : undefined;
+    });
+    expect(settled.running).toHaveLength(4);
+    expect(
+      settled.refused[0]?.status?.conditions?.find((item) => item.reason === 'Unschedulable')
+        ?.message,
+    ).toMatch(/NVIDIA-A10\/fixed-share: /);
+    for (const node of ['a10-fixed-0', 'a10-fixed-1']) {
+      const object = await eventually(async () => {
+        const current = await report(node);
+        const ours = (current.status?.cards ?? []).flatMap((card) =>
+          card.instances.filter((instance) => instance.namespace === namespace),
+        );
+        const expected = settled.running.filter((pod) => pod.spec?.nodeName === node).length;
+        return ours.length === expected ? current : undefined;
+      });
+      for (const card of object.status?.cards ?? []) {
+        const compute = card.instances.reduce(
+          (sum, instance) => sum + instance.compute_weight_online,
+          0,
+        );
+        const memory = card.instances.reduce((sum, instance) => sum + instance.vmem_limit, 0);
+        expect(compute).toBeLessThanOrEqual(100);
+        expect(memory).toBeLessThanOrEqual(card.memoryMiB);
+      }
+    }
+  });
 });
