@@ -28,9 +28,21 @@ import {
   type WatchEvent,
   type WriteOptions,
 } from './registry.js';
-import { findResource, findResourceByKind, type ResourceDefinition } from './resource-table.js';
+import {
+  findResource,
+  findResourceByKind,
+  RESOURCES,
+  type ResourceDefinition,
+} from './resource-table.js';
 import { loadStateFile, StateFileWriter } from './state-file.js';
-import { ApiError, badRequest, methodNotAllowed, successStatus } from './status.js';
+import {
+  ApiError,
+  badRequest,
+  invalid,
+  methodNotAllowed,
+  type StatusCause,
+  successStatus,
+} from './status.js';
 
 export interface ApiServerOptions {
   /** 0 or absent: a free port. */
@@ -81,6 +93,25 @@ function first(value: string | string[] | undefined): string | undefined {
 
 function notFoundPath(): ApiError {
   return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+/**
+ * Paths outside every served group/version get Go's plain "404 page not found", as from a
+ * kube-apiserver; unknown resources inside a served group/version get a NotFound Status.
+ */
+class PlainNotFound extends Error {}
+
+function isServedGroupVersion(group: string, version: string): boolean {
+  return RESOURCES.some(
+    (definition) => definition.group === group && definition.version === version,
+  );
+}
+
+function sendPlainNotFound(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(404)
+    .header('content-type', 'text/plain; charset=utf-8')
+    .send('404 page not found\n');
 }
 
 function mediaType(request: FastifyRequest): string {
@@ -181,6 +212,7 @@ function parsePath(url: string): ParsedPath | 'discovery' {
     version = segments[2] ?? '';
     rest = segments.slice(3);
   }
+  if (!isServedGroupVersion(group, version)) throw new PlainNotFound();
   let watchPath = false;
   if (rest[0] === 'watch') {
     watchPath = true;
@@ -292,18 +324,45 @@ function checkDepth(body: unknown): void {
   }
 }
 
+const OPTIONS_KIND: Readonly<Record<string, string>> = {
+  POST: 'CreateOptions',
+  PUT: 'UpdateOptions',
+  PATCH: 'PatchOptions',
+  DELETE: 'DeleteOptions',
+};
+
 function writeOptions(request: FastifyRequest, query: Query, body?: unknown): WriteOptions {
   const dryRunValues = [query.dryRun ?? []].flat();
   if (isRecord(body) && Array.isArray(body.dryRun)) dryRunValues.push(...body.dryRun.map(String));
+  const causes: StatusCause[] = [];
   for (const value of dryRunValues) {
-    if (value !== 'All')
-      throw badRequest(`Invalid dry run value: "${value}": valid values are "All"`);
+    if (value !== 'All') {
+      causes.push({
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: "${value}": supported values: "All"`,
+        field: 'dryRun',
+      });
+    }
   }
   const fieldValidation = first(query.fieldValidation);
   if (fieldValidation !== undefined && !['Ignore', 'Warn', 'Strict'].includes(fieldValidation)) {
-    throw badRequest(
-      `fieldValidation ${fieldValidation} is invalid, valid values are: Ignore, Warn, Strict`,
-    );
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: "${fieldValidation}": supported values: "Ignore", "Strict", "Warn"`,
+      field: 'fieldValidation',
+    });
+  }
+  const manager = first(query.fieldManager);
+  if (manager !== undefined && manager.length > 128) {
+    causes.push({
+      reason: 'FieldValueTooLong',
+      message: 'Too long: may not be more than 128 bytes',
+      field: 'fieldManager',
+    });
+  }
+  // Bad options are a 422 about CreateOptions/UpdateOptions/…, as the real handlers answer.
+  if (causes.length > 0) {
+    throw invalid('meta.k8s.io', OPTIONS_KIND[request.method] ?? 'CreateOptions', '', causes);
   }
   const fieldManager = first(query.fieldManager);
   const warnings: string[] = [];
@@ -468,6 +527,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof ApiError) return sendStatus(reply, error);
+    if (error instanceof PlainNotFound) return sendPlainNotFound(reply);
     const code = isRecord(error) && typeof error.code === 'string' ? error.code : '';
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return sendStatus(
@@ -518,7 +578,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       );
     }
   });
-  app.setNotFoundHandler((_request, reply) => sendStatus(reply, notFoundPath()));
+  app.setNotFoundHandler((_request, reply) => sendPlainNotFound(reply));
 
   const ok = (_request: FastifyRequest, reply: FastifyReply) => reply.type('text/plain').send('ok');
   for (const path of ['/healthz', '/readyz', '/livez']) app.get(path, ok);
@@ -553,7 +613,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
           : segments.length === 2
             ? apiGroupDocument(segments[1] ?? '')
             : apiResourceList(segments[1] ?? '', segments[2] ?? '');
-      if (!document) throw notFoundPath();
+      if (!document) throw new PlainNotFound();
       return sendJson(reply, 200, document);
     }
     const { definition, namespace, name, subresource } = parsed;

@@ -14,7 +14,7 @@ import {
   type V1Pod,
   Watch,
 } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   eventually,
   expectStatus,
@@ -22,6 +22,9 @@ import {
   type TestCluster,
   UNSCHEDULED,
 } from './test-cluster.js';
+
+// A real cluster (MGPU_TEST_KUBECONFIG) answers slower than the sim.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
 let cluster: TestCluster;
 let core: CoreV1Api;
@@ -457,7 +460,9 @@ describe('watch', () => {
       },
       (collected) => collected.some((event) => event.type === 'DELETED'),
     );
-    expect(events.map((event) => event.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
+    // A pod is marked for deletion (MODIFIED with deletionTimestamp) before it goes.
+    expect(events.map((event) => event.type)).toEqual(['ADDED', 'MODIFIED', 'MODIFIED', 'DELETED']);
+    expect(events[2]?.object.metadata?.deletionTimestamp).toBeTruthy();
     const versions = events.map((event) => BigInt(event.object.metadata?.resourceVersion ?? '0'));
     expect([...versions].sort((a, b) => (a < b ? -1 : 1))).toEqual(versions);
   });
@@ -555,7 +560,8 @@ describe('patch', () => {
     const containers = strategic.spec?.template.spec?.containers ?? [];
     expect(containers.map((container) => container.name)).toEqual(['worker', 'sidecar']);
     expect(containers[0]?.image).toBe('nginx:1.28');
-    expect(containers[0]?.env?.map((variable) => variable.name)).toEqual(['MODE', 'EXTRA']);
+    // Strategic merge puts patched items not on the server first (normalizeElementOrder).
+    expect(containers[0]?.env?.map((variable) => variable.name)).toEqual(['EXTRA', 'MODE']);
     expect(containers[0]?.ports?.[0]?.containerPort).toBe(80);
     expect(strategic.metadata?.generation).toBe(2);
 
@@ -626,10 +632,16 @@ describe('patch', () => {
       spec: { replicas: 1 },
       status: { selector: 'app=scaled' },
     });
+    // No resourceVersion: a real deployment controller may have written status meanwhile.
     await apps.replaceNamespacedDeploymentScale({
       name: 'scaled',
       namespace,
-      body: { ...scale, spec: { replicas: 4 } },
+      body: {
+        apiVersion: 'autoscaling/v1',
+        kind: 'Scale',
+        metadata: { name: 'scaled', namespace },
+        spec: { replicas: 4 },
+      },
     });
     const patched = await apps.patchNamespacedDeploymentScale(
       { name: 'scaled', namespace, body: { spec: { replicas: 6 } } },
@@ -643,7 +655,12 @@ describe('patch', () => {
       apps.replaceNamespacedDeploymentScale({
         name: 'scaled',
         namespace,
-        body: { ...scale, spec: { replicas: -1 } },
+        body: {
+          apiVersion: 'autoscaling/v1',
+          kind: 'Scale',
+          metadata: { name: 'scaled', namespace },
+          spec: { replicas: -1 },
+        },
       }),
     );
     expect(negative).toMatchObject({ code: 422, reason: 'Invalid' });
@@ -815,7 +832,7 @@ describe('garbage collection', () => {
           ],
         },
         spec: {
-          replicas: 1,
+          replicas: 0,
           selector: { matchLabels: labels },
           template: {
             metadata: { labels },
@@ -824,20 +841,22 @@ describe('garbage collection', () => {
         },
       },
     });
+    // The pod's labels are not the ReplicaSet's and its reference is no controller reference,
+    // so a real replicaset controller neither counts, adopts nor deletes it.
+    const podLabels = { app: `${name}-pod` };
     await core.createNamespacedPod({
       namespace,
       body: {
-        ...pod(`${name}-pod`, labels),
+        ...pod(`${name}-pod`, podLabels),
         metadata: {
           name: `${name}-pod`,
-          labels,
+          labels: podLabels,
           ownerReferences: [
             {
               apiVersion: 'apps/v1',
               kind: 'ReplicaSet',
               name: `${name}-rs`,
               uid: replicaSet.metadata?.uid ?? '',
-              controller: true,
               blockOwnerDeletion: true,
             },
           ],
@@ -938,7 +957,8 @@ describe('custom resource MgpuNode', () => {
       name: 'node-report-a',
       body: {
         ...report,
-        metadata: { name: 'node-report-a' },
+        // Custom resources refuse a PUT without the version it replaces.
+        metadata: { name: 'node-report-a', resourceVersion: created.metadata.resourceVersion },
         status: { instances: [{ device_id: 0, compute_weight_online: 60 }] },
       },
     })) as { status?: { instances: unknown[] } };

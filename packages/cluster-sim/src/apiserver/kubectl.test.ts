@@ -3,8 +3,11 @@
  * cluster must behave as it does against a kube-apiserver (without --validate=false).
  */
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { KUBECTL, startTestCluster, type TestCluster, UNSCHEDULED } from './test-cluster.js';
+
+// A real cluster (MGPU_TEST_KUBECONFIG) answers slower than the sim.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
 let cluster: TestCluster;
 let namespace: string;

@@ -22,9 +22,10 @@ describe('strategic merge patch', () => {
         {
           name: 'a',
           image: 'a:1',
+          // As strategicpatch orders them: patched items the server lacks come first.
           env: [
-            { name: 'X', value: '1' },
             { name: 'Y', value: '2' },
+            { name: 'X', value: '1' },
           ],
           ports: [{ containerPort: 80 }],
         },

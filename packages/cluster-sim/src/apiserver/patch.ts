@@ -4,7 +4,7 @@
  * function returns a new document and leaves its input untouched, so a failed patch changes
  * nothing.
  */
-import { cloneJson, isRecord, type JsonRecord } from './kube-object.js';
+import { cloneJson, isRecord, type JsonRecord, jsonEqual } from './kube-object.js';
 import { ApiError, badRequest } from './status.js';
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -204,53 +204,126 @@ const MERGED_SCALAR_LISTS = new Set(['finalizers']);
 const SET_ELEMENT_ORDER = '$setElementOrder/';
 const DELETE_FROM_PRIMITIVE_LIST = '$deleteFromPrimitiveList/';
 
+function keyOf(item: unknown, mergeKey: string | undefined): unknown {
+  return mergeKey !== undefined && isRecord(item) ? item[mergeKey] : item;
+}
+
+function indexIn(list: readonly unknown[], item: unknown, mergeKey: string | undefined): number {
+  const key = keyOf(item, mergeKey);
+  return list.findIndex((candidate) => jsonEqual(keyOf(candidate, mergeKey), key));
+}
+
+/** Stable sort by position in `order`; items not in it keep their place after those that are. */
+function sortByOrder(
+  items: unknown[],
+  order: readonly unknown[],
+  mergeKey: string | undefined,
+): unknown[] {
+  const rank = (item: unknown): number => {
+    const position = indexIn(order, item, mergeKey);
+    return position === -1 ? order.length : position;
+  };
+  return items
+    .map((item, position) => ({ item, position, rank: rank(item) }))
+    .sort((a, b) => a.rank - b.rank || a.position - b.position)
+    .map(({ item }) => item);
+}
+
+/**
+ * normalizeElementOrder of strategicpatch: patched items in the patch's order (or
+ * $setElementOrder's), server-only items in their old order, interleaved where both are known
+ * to the server, patched items first otherwise.
+ */
+function normalizeOrder(
+  patchItems: unknown[],
+  serverOnly: unknown[],
+  patchOrder: readonly unknown[],
+  serverOrder: readonly unknown[],
+  mergeKey: string | undefined,
+): unknown[] {
+  const right = sortByOrder(patchItems, patchOrder, mergeKey);
+  const left = sortByOrder(serverOnly, serverOrder, mergeKey);
+  const merged: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    if (j >= right.length) merged.push(left[i++]);
+    else if (i >= left.length) merged.push(right[j++]);
+    else {
+      const leftIndex = indexIn(serverOrder, left[i], mergeKey);
+      const rightIndex = indexIn(serverOrder, right[j], mergeKey);
+      if (leftIndex >= 0 && rightIndex >= 0 && leftIndex < rightIndex) merged.push(left[i++]);
+      else merged.push(right[j++]);
+    }
+  }
+  return merged;
+}
+
+function partitionByPresence(
+  merged: unknown[],
+  present: readonly unknown[],
+  mergeKey: string | undefined,
+): [unknown[], unknown[]] {
+  const inPatch: unknown[] = [];
+  const serverOnly: unknown[] = [];
+  for (const item of merged)
+    (indexIn(present, item, mergeKey) >= 0 ? inPatch : serverOnly).push(item);
+  return [inPatch, serverOnly];
+}
+
 function strategicMergeList(field: string, original: unknown, patch: unknown[]): unknown {
   const mergeKey = MERGE_KEYS[field];
+  const originalList = Array.isArray(original) ? original : [];
   if (mergeKey === undefined) {
-    if (MERGED_SCALAR_LISTS.has(field) && Array.isArray(original)) {
-      const merged = [...original];
-      for (const item of patch) if (!merged.includes(item)) merged.push(item);
-      return merged;
+    if (!MERGED_SCALAR_LISTS.has(field)) {
+      return patch
+        .filter((item) => !(isRecord(item) && item.$patch !== undefined))
+        .map((item) => cloneJson(item));
     }
-    return patch
-      .filter((item) => !(isRecord(item) && item.$patch !== undefined))
-      .map((item) => cloneJson(item));
+    const merged = [...originalList];
+    for (const item of patch)
+      if (!merged.some((existing) => jsonEqual(existing, item))) merged.push(item);
+    const [inPatch, serverOnly] = partitionByPresence(merged, patch, undefined);
+    return normalizeOrder(inPatch, serverOnly, patch, originalList, undefined);
   }
   if (patch.some((item) => isRecord(item) && item.$patch === 'replace')) {
     return patch
       .filter((item) => !(isRecord(item) && item.$patch === 'replace'))
       .map((item) => cloneJson(item));
   }
-  const merged: unknown[] = Array.isArray(original) ? [...original] : [];
+  const deleted = patch.filter((item) => isRecord(item) && item.$patch === 'delete');
+  const updates = patch.filter((item) => !(isRecord(item) && item.$patch === 'delete'));
+  const merged: unknown[] = originalList.filter(
+    (existing) => indexIn(deleted, existing, mergeKey) === -1,
+  );
   for (const item of patch) {
     if (!isRecord(item) || !(mergeKey in item)) {
       throw badRequest(
         `map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`,
       );
     }
-    const key = item[mergeKey];
-    const index = merged.findIndex((existing) => isRecord(existing) && existing[mergeKey] === key);
-    if (item.$patch === 'delete') {
-      if (index !== -1) merged.splice(index, 1);
-      continue;
-    }
+  }
+  for (const item of updates) {
+    const index = indexIn(merged, item, mergeKey);
     if (index === -1) merged.push(strategicMerge(undefined, item));
     else merged[index] = strategicMerge(merged[index], item);
   }
-  return merged;
+  const [inPatch, serverOnly] = partitionByPresence(merged, updates, mergeKey);
+  return normalizeOrder(inPatch, serverOnly, updates, originalList, mergeKey);
 }
 
-function orderList(list: unknown, order: unknown, field: string): unknown {
-  const mergeKey = MERGE_KEYS[field];
+/** `$setElementOrder/<field>`: the listed items in that order, interleaved with the others. */
+function orderList(list: unknown, order: unknown, field: string, originalList: unknown): unknown {
   if (!Array.isArray(list) || !Array.isArray(order)) return list;
-  const keyOf = (item: unknown): unknown =>
-    mergeKey !== undefined && isRecord(item) ? item[mergeKey] : item;
-  const orderKeys = order.map(keyOf);
-  const rank = (item: unknown): number => {
-    const position = orderKeys.indexOf(keyOf(item));
-    return position === -1 ? orderKeys.length : position;
-  };
-  return [...list].sort((a, b) => rank(a) - rank(b));
+  const mergeKey = MERGE_KEYS[field];
+  const [listed, others] = partitionByPresence(list, order, mergeKey);
+  return normalizeOrder(
+    listed,
+    others,
+    order,
+    Array.isArray(originalList) ? originalList : [],
+    mergeKey,
+  );
 }
 
 /** Strategic merge patch of a map; see k8s.io/apimachinery/pkg/util/strategicpatch. */
@@ -293,7 +366,14 @@ export function strategicMerge(original: unknown, patch: unknown): unknown {
     }
   }
   for (const [field, order] of orders) {
-    if (field in result) result[field] = orderList(result[field], order, field);
+    if (field in result) {
+      result[field] = orderList(
+        result[field],
+        order,
+        field,
+        isRecord(original) ? original[field] : undefined,
+      );
+    }
   }
   const retainKeys = patch.$retainKeys;
   if (Array.isArray(retainKeys)) {

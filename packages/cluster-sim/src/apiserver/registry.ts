@@ -298,17 +298,11 @@ export class Registry {
     definition: ResourceDefinition,
     object: KubeObject,
     old: KubeObject | undefined,
-    options: WriteOptions,
   ): void {
     const causes = [
       ...validateObjectMeta(object, definition.nameRule),
       ...(definition.validate?.(object, old) ?? []),
     ];
-    if (options.fieldManager !== undefined && options.fieldManager.length > 128) {
-      causes.push(
-        invalidValue('fieldManager', options.fieldManager, 'must be no more than 128 characters'),
-      );
-    }
     if (causes.length > 0) {
       throw invalid(
         definition.group,
@@ -375,7 +369,7 @@ export class Registry {
       else object.status = status;
     }
     definition.defaults?.(object);
-    this.validate(definition, object, undefined, options);
+    this.validate(definition, object, undefined);
     if (this.store.get(definition, namespace, metadata.name ?? '')) {
       throw alreadyExists(definition.group, definition.plural, metadata.name ?? '');
     }
@@ -432,6 +426,12 @@ export class Registry {
       );
     }
     const existing = this.get(definition, namespace, name);
+    if (!definition.unconditionalUpdate && !incoming.metadata.resourceVersion) {
+      // Custom resources refuse blind updates: a PUT must say which version it replaces.
+      throw invalid(definition.group, definition.plural, name, [
+        invalidValue('metadata.resourceVersion', 0, 'must be specified for an update'),
+      ]);
+    }
     this.checkResourceVersion(definition, existing, incoming.metadata.resourceVersion);
     let next: KubeObject;
     if (subresource === 'status') {
@@ -463,7 +463,7 @@ export class Registry {
       }
     }
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
-    this.validate(definition, next, existing, options);
+    this.validate(definition, next, existing);
     const typed = withTypeMeta(definition, next);
     // A no-op update keeps the resourceVersion and sends no watch event, as on a real server.
     if (jsonEqual(typed, existing) || options.dryRun) return options.dryRun ? typed : existing;
@@ -545,7 +545,7 @@ export class Registry {
     name: string,
     options: DeleteOptions,
   ): { object: KubeObject; deleted: boolean } {
-    const existing = this.get(definition, namespace, name);
+    let existing = this.get(definition, namespace, name);
     const { preconditions } = options;
     if (preconditions?.uid && preconditions.uid !== existing.metadata.uid) {
       throw conflict(
@@ -574,6 +574,15 @@ export class Registry {
         this.nodeExists(node),
       ) ?? 0;
     if (grace > 0) return this.deleteGracefully(definition, existing, grace, policy, options);
+    if (definition.gracePeriod && !existing.metadata.deletionTimestamp && !options.dryRun) {
+      // A kind with graceful deletion is first marked (grace 0), then removed: watchers see
+      // MODIFIED with deletionTimestamp before DELETED, as from a real server.
+      const marked: KubeObject = {
+        ...existing,
+        metadata: { ...existing.metadata, deletionTimestamp: now(), deletionGracePeriodSeconds: 0 },
+      };
+      existing = this.store.commit(definition, 'MODIFIED', marked, existing);
+    }
     const finalizers = [...(existing.metadata.finalizers ?? [])];
     if (policy === 'Foreground' && !finalizers.includes(FOREGROUND_FINALIZER))
       finalizers.push(FOREGROUND_FINALIZER);

@@ -55,6 +55,8 @@ export interface ResourceDefinition {
   returnsDeletedObject: boolean;
   /** Custom resources reject strategic merge patch with 415, like a real server. */
   strategicMergePatch: boolean;
+  /** A PUT without metadata.resourceVersion is allowed (built-ins) or a 422 (custom resources). */
+  unconditionalUpdate: boolean;
   /** Seconds a DELETE waits before the object goes (0 or absent: at once). */
   gracePeriod?(
     object: KubeObject,
@@ -86,6 +88,7 @@ function resource(entry: ResourceEntry): ResourceDefinition {
     fieldLabels: [],
     returnsDeletedObject: false,
     strategicMergePatch: true,
+    unconditionalUpdate: true,
     ...entry,
   };
 }
@@ -220,6 +223,7 @@ export const RESOURCES: readonly ResourceDefinition[] = [
     tracksGeneration: true,
     returnsDeletedObject: true,
     strategicMergePatch: false,
+    unconditionalUpdate: false,
     columns: mgpuNodeColumns,
   }),
 ];
