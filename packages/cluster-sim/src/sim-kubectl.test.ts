@@ -133,7 +133,7 @@ function seedDeploymentYaml(name: string): string {
 
 const selector = (name: string) => `app.kubernetes.io/name=${name}`;
 
-describe('pnpm sim with kubectl', () => {
+describe('pnpm sim with kubectl', { timeout: 60_000 }, () => {
   it('lists Ready GPU nodes with their pool labels', async () => {
     const nodes = await kubectl(['get', 'nodes', '-l', `${VKE.scheduleLabel}=mgpu`, '-o', 'name']);
     expect(nodes.code).toBe(0);
@@ -169,7 +169,7 @@ describe('pnpm sim with kubectl', () => {
       ]);
       const first = pods.stdout.trim();
       return first.startsWith('Running ') ? first : undefined;
-    }, 20_000);
+    }, 30_000);
     const [, node, cards] = line.split(' ');
     expect(node).toBeTruthy();
     const indexes = (cards ?? '').split(',');
@@ -240,7 +240,7 @@ describe('pnpm sim with kubectl', () => {
         'name',
       ]);
       return pods.code === 0 && pods.stdout.trim() === '' ? true : undefined;
-    }, 20_000);
+    }, 30_000);
   });
 
   it.skipIf(process.env.MGPU_TEST_KUBECONFIG !== undefined)(

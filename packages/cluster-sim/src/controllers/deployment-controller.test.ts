@@ -67,12 +67,13 @@ async function rolledOut(name: string, replicas: number): Promise<V1Deployment> 
         ? current
         : undefined;
     },
-    20_000,
+    30_000,
     `${name} to roll out ${replicas} replicas`,
   );
 }
 
-describe('deployment controller', () => {
+// Controllers converge in well under a second alone; on a shared 2-core machine give them room.
+describe('deployment controller', { timeout: 60_000 }, () => {
   it('creates a ReplicaSet named after the template hash, and its pods run', async () => {
     await cluster.apps.createNamespacedDeployment({ namespace, body: deployment('web', 2) });
     const done = await rolledOut('web', 2);
@@ -178,7 +179,7 @@ describe('deployment controller', () => {
           ).length;
         return left === 0 ? true : undefined;
       },
-      20_000,
+      30_000,
       'garbage collection',
     );
     await expect(

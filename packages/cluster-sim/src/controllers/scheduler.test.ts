@@ -67,7 +67,8 @@ const instancesOf = (object: MgpuNodeObject, pod: string) =>
     card.instances.filter((instance) => instance.namespace === namespace && instance.pod === pod),
   );
 
-describe('mGPU scheduler and node agents', () => {
+// Controllers converge in well under a second alone; on a shared 2-core machine give them room.
+describe('mGPU scheduler and node agents', { timeout: 60_000 }, () => {
   it('puts the seed example on two distinct cards of a native-burst-share L20 node, 60/60 on each', async () => {
     await cluster.core.createNamespacedPod({ namespace, body: podFrom(seedRequest) });
     const pod = await eventually(async () => {

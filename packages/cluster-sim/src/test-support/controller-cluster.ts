@@ -93,7 +93,7 @@ export async function startControllerCluster(): Promise<ControllerCluster> {
 /** Polls until `check` returns a value (controllers converge, they do not answer at once). */
 export async function eventually<T>(
   check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 15_000,
+  timeoutMs = 30_000,
   what = 'condition',
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
