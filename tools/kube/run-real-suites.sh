@@ -19,10 +19,25 @@ log "tools/kube: server, nodes, CRD, kube-controller-manager, RBAC"
 mapfile -t packages < <(grep -rl --include='*.ts' --exclude-dir=node_modules --exclude-dir=dist \
   MGPU_TEST_KUBECONFIG apps packages e2e 2>/dev/null | sed -E 's#/src/.*##' | sort -u)
 
+known="$root/tools/kube/known-differences.txt"
 status=0
 for pkg in "${packages[@]}"; do
+  args=(run)
+  if [[ -z "${MGPU_REAL_STRICT:-}" ]]; then
+    # Known differences (real-differences.md) are skipped by title, loudly, one by one.
+    mapfile -t skipped < <(sed -n "s#^$pkg: ##p" "$known")
+    if ((${#skipped[@]} > 0)); then
+      alternatives=""
+      for title in "${skipped[@]}"; do
+        log "SKIPPED against real, known difference (tools/kube/real-differences.md): $pkg: $title"
+        escaped="$(printf '%s' "$title" | sed 's/[][\\.*^$+?(){}|/]/\\&/g')"
+        alternatives+="${alternatives:+|}$escaped"
+      done
+      args+=(--testNamePattern "^(?!.*(?:$alternatives)).*$")
+    fi
+  fi
   log "$pkg against real Kubernetes"
   # Keep going: one report of every package that differs from real Kubernetes.
-  (cd "$pkg" && pnpm exec vitest run) || status=1
+  (cd "$pkg" && pnpm exec vitest "${args[@]}") || status=1
 done
 exit "$status"
