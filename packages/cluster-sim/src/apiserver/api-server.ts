@@ -96,15 +96,13 @@ function notFoundPath(): ApiError {
 }
 
 /**
- * Paths outside every served group/version get Go's plain "404 page not found", as from a
- * kube-apiserver; unknown resources inside a served group/version get a NotFound Status.
+ * Paths outside every served API group get Go's plain "404 page not found", as from a
+ * kube-apiserver; unknown versions or resources of a served group get a NotFound Status.
  */
 class PlainNotFound extends Error {}
 
-function isServedGroupVersion(group: string, version: string): boolean {
-  return RESOURCES.some(
-    (definition) => definition.group === group && definition.version === version,
-  );
+function isServedGroup(group: string): boolean {
+  return RESOURCES.some((definition) => definition.group === group);
 }
 
 function sendPlainNotFound(reply: FastifyReply): FastifyReply {
@@ -212,7 +210,7 @@ function parsePath(url: string): ParsedPath | 'discovery' {
     version = segments[2] ?? '';
     rest = segments.slice(3);
   }
-  if (!isServedGroupVersion(group, version)) throw new PlainNotFound();
+  if (!isServedGroup(group)) throw new PlainNotFound();
   let watchPath = false;
   if (rest[0] === 'watch') {
     watchPath = true;
@@ -613,7 +611,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
           : segments.length === 2
             ? apiGroupDocument(segments[1] ?? '')
             : apiResourceList(segments[1] ?? '', segments[2] ?? '');
-      if (!document) throw new PlainNotFound();
+      if (!document) {
+        throw segments[0] === 'apis' && !isServedGroup(segments[1] ?? '')
+          ? new PlainNotFound()
+          : notFoundPath();
+      }
       return sendJson(reply, 200, document);
     }
     const { definition, namespace, name, subresource } = parsed;
