@@ -5,6 +5,7 @@ import { startNodeAgents } from './node-agent.js';
 import { type RunningController, type SchedulerOptions, startScheduler } from './scheduler.js';
 
 export * from './deployment-controller.js';
+export * from './event-recorder.js';
 export * from './kube.js';
 export * from './mgpu-node.js';
 export * from './node-agent.js';

@@ -15,6 +15,7 @@ import {
   releaseAllocation,
   VKE,
 } from '@mgpu/shared';
+import { EventRecorder } from './event-recorder.js';
 import {
   isConflict,
   isNotFound,
@@ -66,8 +67,6 @@ function nodeFingerprint(node: V1Node): string {
   ]);
 }
 
-const eventTime = () => new Date();
-
 /**
  * The mGPU scheduler: the two-layer `placePod` of `@mgpu/shared` over node states built from
  * Nodes and bound pods, plus an assume cache so back-to-back decisions never book a card
@@ -87,6 +86,7 @@ export async function startScheduler(
     ...(options.modelLabel ? { modelLabel: options.modelLabel } : {}),
   };
 
+  const events = new EventRecorder(clients, { component: SCHEDULER_NAME, log });
   const nodeStates = new Map<string, NodeState>();
   const nodeFingerprints = new Map<string, string>();
   let nodeList: NodeState[] = [];
@@ -238,47 +238,12 @@ export async function startScheduler(
       const cards = allocation.containers
         .map((container) => `${container.name}=[${formatCardIndexes(container.cards)}]`)
         .join(' ');
-      void recordEvent(
+      events.pod(
         pod,
         'Normal',
         'Scheduled',
         `Successfully assigned ${allocation.key} to ${allocation.node}${cards ? ` (cards ${cards})` : ''}`,
       );
-    }
-  }
-
-  async function recordEvent(
-    pod: V1Pod,
-    type: string,
-    reason: string,
-    message: string,
-  ): Promise<void> {
-    const namespace = pod.metadata?.namespace ?? 'default';
-    const now = eventTime();
-    try {
-      await clients.core.createNamespacedEvent({
-        namespace,
-        body: {
-          metadata: { generateName: `${pod.metadata?.name ?? 'pod'}.`, namespace },
-          involvedObject: {
-            apiVersion: 'v1',
-            kind: 'Pod',
-            name: pod.metadata?.name ?? '',
-            namespace,
-            ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}),
-          },
-          type,
-          reason,
-          message,
-          source: { component: SCHEDULER_NAME },
-          reportingComponent: SCHEDULER_NAME,
-          firstTimestamp: now,
-          lastTimestamp: now,
-          count: 1,
-        },
-      });
-    } catch (error) {
-      log(`scheduler: event for ${namespace}/${pod.metadata?.name}: ${String(error)}`);
     }
   }
 
@@ -316,7 +281,7 @@ export async function startScheduler(
       },
       mergePatch(),
     );
-    await recordEvent(pod, 'Warning', 'FailedScheduling', message);
+    events.pod(pod, 'Warning', 'FailedScheduling', message);
   }
 
   async function schedule(key: string): Promise<void> {
@@ -381,6 +346,7 @@ export async function startScheduler(
   return {
     async stop() {
       queue.stop();
+      events.stop();
       if (retryTimer) clearTimeout(retryTimer);
       await Promise.allSettled([...inFlight]);
       await Promise.allSettled([nodes.stop(), pods?.stop()]);
@@ -388,9 +354,10 @@ export async function startScheduler(
     async idle() {
       for (;;) {
         await queue.idle();
-        if (inFlight.size === 0 && queue.length === 0) return;
+        if (inFlight.size === 0 && queue.length === 0) break;
         await Promise.allSettled([...inFlight]);
       }
+      await events.idle();
     },
   };
 }
