@@ -41,7 +41,7 @@ export async function fillForm(page: Page, input: FormInput): Promise<void> {
   await page.getByLabel('名称', { exact: true }).fill(input.name);
   await page.getByLabel('镜像', { exact: true }).fill(input.image ?? 'nginx:1.27');
   if (input.containerName !== undefined)
-    await page.getByLabel('容器名称', { exact: true }).fill(input.containerName);
+    await page.getByLabel('容器名', { exact: true }).fill(input.containerName);
   if (input.policy)
     await page.getByLabel('算力分配策略', { exact: true }).selectOption(input.policy);
   const multiCard = page.getByLabel('多卡共享', { exact: true });
@@ -72,7 +72,7 @@ export async function previewErrors(page: Page, request: unknown): Promise<Expec
 export const LABEL_OF_PATH: Record<string, string> = {
   name: '名称',
   computePolicy: '算力分配策略',
-  'containers.0.name': '容器名称',
+  'containers.0.name': '容器名',
   'containers.0.gpu.compute': 'GPU 算力',
   'containers.0.gpu.memoryGiB': 'GPU 显存',
   'containers.0.gpu.cards': 'GPU 卡数',

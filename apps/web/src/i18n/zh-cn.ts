@@ -29,7 +29,8 @@ export const zhCN = {
   'field.name': labels.name,
   'field.namespace': labels.namespace,
   'field.replicas': labels.replicas,
-  'field.containerName': labels.containerName,
+  // Not "容器名称": a label containing "名称" would also answer to the workload's 名称 (spec §7).
+  'field.containerName': '容器名',
   'field.image': labels.image,
   'field.ofContainer': '（容器 {n}）',
 
