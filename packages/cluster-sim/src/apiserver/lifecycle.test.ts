@@ -1,0 +1,92 @@
+/**
+ * The server's own lifecycle (sim only): close ends every watch so the process can exit, the
+ * state file is written whole and read back, a watch honours timeoutSeconds.
+ */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startApiServer } from './api-server.js';
+import { UNSCHEDULED } from './test-cluster.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function clientFor(url: string): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromClusterAndUser(
+    { name: 'sim', server: url, skipTLSVerify: true },
+    { name: 'sim' },
+  );
+  return kubeConfig;
+}
+
+async function workDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'mgpu-apiserver-lifecycle-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const pod = (name: string) => ({
+  metadata: { name },
+  spec: { schedulerName: UNSCHEDULED, containers: [{ name: 'worker', image: 'nginx:1.27' }] },
+});
+
+describe('server lifecycle', () => {
+  it('ends open watches on close and writes the state file whole', async () => {
+    const stateFile = join(await workDir(), 'state.json');
+    const server = await startApiServer({ stateFile });
+    const kubeConfig = clientFor(server.url);
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    const ended = new Promise<void>((resolve) => {
+      void new Watch(kubeConfig).watch(
+        '/api/v1/pods',
+        {},
+        () => undefined,
+        () => resolve(),
+      );
+    });
+    await core.createNamespacedPod({ namespace: 'default', body: pod('kept') });
+    await server.close();
+    await ended;
+    const saved = JSON.parse(await readFile(stateFile, 'utf8')) as {
+      resourceVersion: string;
+      objects: { kind: string; metadata: { name: string } }[];
+    };
+    expect(
+      saved.objects.some((object) => object.kind === 'Pod' && object.metadata.name === 'kept'),
+    ).toBe(true);
+    expect(await readdir(join(stateFile, '..'))).toEqual(['state.json']);
+
+    const again = await startApiServer({ stateFile });
+    cleanups.push(() => again.close());
+    const restored = await clientFor(again.url)
+      .makeApiClient(CoreV1Api)
+      .readNamespacedPod({ name: 'kept', namespace: 'default' });
+    expect(restored.metadata?.resourceVersion).toBeTruthy();
+  });
+
+  it('refuses to start on a state file that is not one', async () => {
+    const stateFile = join(await workDir(), 'state.json');
+    await writeFile(stateFile, '{"not":"a state file"}');
+    await expect(startApiServer({ stateFile })).rejects.toThrow(/not a cluster state file/);
+  });
+
+  it('ends a watch after timeoutSeconds', async () => {
+    const server = await startApiServer({});
+    cleanups.push(() => server.close());
+    // The watch's done callback firing (within the test timeout) is the behaviour under test.
+    const ended = await new Promise<boolean>((resolve) => {
+      void new Watch(clientFor(server.url)).watch(
+        '/api/v1/namespaces',
+        { timeoutSeconds: 1 },
+        () => undefined,
+        () => resolve(true),
+      );
+    });
+    expect(ended).toBe(true);
+  });
+});
