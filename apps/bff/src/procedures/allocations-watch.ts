@@ -21,10 +21,12 @@ export const allocationsWatch = publicProcedure
     const live = feed.live(signal);
     let lastSent = feed.currentId;
     const replay = filter.lastEventId ? feed.entriesSince(filter.lastEventId) : undefined;
-    const narrow = (event: AllocationEvent): AllocationEvent => ({
-      ...event,
-      records: event.records.filter((record) => matchesFilter(record, filter)),
-    });
+    const filtering = Boolean(filter.namespace || filter.workload || filter.node || filter.pod);
+    // Unfiltered subscribers share the feed's event object (validated and serialised once each).
+    const narrow = (event: AllocationEvent): AllocationEvent =>
+      filtering
+        ? { ...event, records: event.records.filter((record) => matchesFilter(record, filter)) }
+        : event;
     if (replay === undefined) {
       yield tracked(lastSent, {
         type: 'snapshot',

@@ -13,7 +13,7 @@ import type { TRPCError } from '@trpc/server';
 import { type KubeError, toKubeError } from '../cluster/kube-errors.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
-import { previewWorkload } from './workload-preview.js';
+import { checkWithCluster } from './workload-preview.js';
 
 /** Annotation that ties a Deployment to the form submission that made it (idempotent retries). */
 export const CLIENT_REQUEST_ANNOTATION = 'mgpu.console.io/client-request-id';
@@ -72,7 +72,8 @@ export const workloadCreate = publicProcedure
   .output(CreateResultSchema)
   .mutation(async ({ ctx, input }) => {
     const { request, clientRequestId, lang } = input;
-    const check = previewWorkload(ctx, request, lang);
+    // The same rules the form ran, plus the cluster-aware ones; the browser is never trusted.
+    const { check } = checkWithCluster(ctx, request, lang);
     if (!check.valid || check.manifest === undefined)
       throw ruleFailure('BAD_REQUEST', check.errors as RuleError[]);
     const manifest = check.manifest as V1Deployment;

@@ -4,6 +4,7 @@ import {
   buildDeployment,
   checkRequest,
   describeRejections,
+  type Lang,
   PreviewInputSchema,
   type PreviewResult,
   PreviewResultSchema,
@@ -18,15 +19,20 @@ import { publicProcedure } from '../trpc/init.js';
 /** Replicas beyond this are not previewed one by one: the answer would not fit on a screen. */
 const MAX_PREVIEWED_REPLICAS = 16;
 
+/** The check with the cluster-aware rules, against the cluster as the informers see it now. */
+export function checkWithCluster(ctx: BffContext, request: WorkloadRequest, lang: Lang) {
+  const states = currentNodeStates(ctx.cluster.nodes.list(), ctx.cluster.pods.list());
+  const inventory = inventoryOf(poolSummaries(states));
+  return { states, check: checkRequest(request, { lang, inventory }) };
+}
+
 /** The check with the cluster-aware rules, plus where each replica would land right now. */
 export function previewWorkload(
   ctx: BffContext,
   request: WorkloadRequest,
-  lang: 'zh-CN' | 'en',
+  lang: Lang,
 ): PreviewResult {
-  const states = currentNodeStates(ctx.cluster.nodes.list(), ctx.cluster.pods.list());
-  const inventory = inventoryOf(poolSummaries(states));
-  const check = checkRequest(request, { lang, inventory });
+  const { states, check } = checkWithCluster(ctx, request, lang);
   const replicas: PreviewResult['placement']['replicas'] = [];
   // Placement needs every GPU container's shares, even while (say) the name is still empty.
   const gpuContainers = request.containers.filter(

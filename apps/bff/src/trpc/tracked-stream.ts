@@ -10,6 +10,16 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
  * pattern for async-iterable outputs).
  */
 export function trackedStream<TOut, TIn>(schema: z.ZodType<TOut, TIn>) {
+  // One event object fans out to every subscriber: validate it once, not once per subscriber.
+  const validated = new WeakMap<object, TOut>();
+  const validate = async (data: TIn): Promise<TOut> => {
+    if (typeof data !== 'object' || data === null) return schema.parseAsync(data);
+    const known = validated.get(data);
+    if (known !== undefined) return known;
+    const parsed = await schema.parseAsync(data);
+    validated.set(data, parsed);
+    return parsed;
+  };
   return z
     .custom<AsyncIterable<TrackedEnvelope<TIn>>>(isAsyncIterable)
     .transform(async function* (iterable): AsyncGenerator<TrackedEnvelope<TOut>, void, unknown> {
@@ -21,7 +31,7 @@ export function trackedStream<TOut, TIn>(schema: z.ZodType<TOut, TIn>) {
           if (!isTrackedEnvelope(next.value))
             throw new Error('subscription yielded an untracked event');
           const [id, data] = next.value;
-          yield tracked(id, await schema.parseAsync(data));
+          yield tracked(id, await validate(data));
         }
       } finally {
         await iterator.return?.();

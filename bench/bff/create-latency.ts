@@ -1,0 +1,82 @@
+/**
+ * Create latency through the BFF (HTTP → re-validation → dry run → create) against a direct
+ * @kubernetes/client-node create in the same run (issue 6 target: median overhead < 5 ms).
+ */
+import { AppsV1Api } from '@kubernetes/client-node';
+import { startBff } from '@mgpu/bff';
+import { startEmbeddedCluster } from '@mgpu/cluster-sim';
+import { checkRequest, WorkloadRequestSchema } from '@mgpu/shared';
+import { heading, median, percentile } from '../lib/report.js';
+
+const ROUNDS = Number(process.env.ROUNDS ?? 150);
+const cluster = await startEmbeddedCluster({ log: () => {} });
+const bff = await startBff({
+  connection: {
+    kubeConfig: cluster.kubeConfig,
+    source: { kind: 'embedded', server: cluster.url },
+    close: async () => {},
+  },
+  port: 0,
+  logger: false,
+});
+const apps = cluster.kubeConfig.makeApiClient(AppsV1Api);
+// Zero replicas: this measures the create path, not scheduling.
+const request = (name: string) => ({
+  name,
+  replicas: 0,
+  computePolicy: 'native-burst-share',
+  containers: [
+    {
+      name: 'w',
+      image: 'nginx',
+      gpu: { type: 'mgpu', multiCard: true, compute: '1.2', memoryGiB: '8', cards: 2 },
+    },
+  ],
+});
+
+const direct: number[] = [];
+const viaBff: number[] = [];
+for (let round = 0; round < ROUNDS + 10; round++) {
+  const directName = `direct-${round}`;
+  const manifest = checkRequest(WorkloadRequestSchema.parse(request(directName))).manifest;
+  let start = performance.now();
+  await apps.createNamespacedDeployment({ namespace: 'default', body: manifest as never });
+  const directMs = performance.now() - start;
+
+  const name = `bff-${round}`;
+  start = performance.now();
+  const response = await fetch(`${bff.url}/trpc/workload.create`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: bff.url },
+    body: JSON.stringify({ request: request(name), clientRequestId: name }),
+  });
+  await response.arrayBuffer();
+  const bffMs = performance.now() - start;
+  if (response.status !== 200) throw new Error(`create through the BFF failed: ${response.status}`);
+  // The first rounds warm up connections and JIT.
+  if (round >= 10) {
+    direct.push(directMs);
+    viaBff.push(bffMs);
+  }
+}
+
+heading('Create latency, BFF vs direct client-node (issue 6)', 'median overhead < 5 ms');
+const overhead = viaBff.map((ms, index) => ms - (direct[index] ?? 0));
+console.table({
+  'direct client-node create (baseline)': {
+    'median ms': median(direct),
+    'p95 ms': percentile(direct, 95),
+  },
+  'through the BFF (dry run + create)': {
+    'median ms': median(viaBff),
+    'p95 ms': percentile(viaBff, 95),
+  },
+  'overhead (paired)': { 'median ms': median(overhead), 'p95 ms': percentile(overhead, 95) },
+  'ratio (median)': {
+    'median ms': Number((median(viaBff) / median(direct)).toFixed(2)),
+    'p95 ms': '',
+  },
+});
+await bff.close();
+await cluster.stop();
+process.exit(0);

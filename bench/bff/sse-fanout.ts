@@ -1,0 +1,153 @@
+/**
+ * 1,000 concurrent SSE subscribers on one BFF (issue 6): exactly one upstream watch per
+ * resource however many subscribe, event-to-subscriber latency (target p95 < 50 ms) and the
+ * BFF's memory per subscriber. The API server sits behind a counting HTTP proxy.
+ */
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { startBff } from '@mgpu/bff';
+import { kubeConfigFor, startEmbeddedCluster } from '@mgpu/cluster-sim';
+import { heading } from '../lib/report.js';
+
+const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 1000);
+const CHANGES = 20;
+
+const cluster = await startEmbeddedCluster({ log: () => {} });
+const upstream = new URL(cluster.url);
+// A TCP proxy that reads the request lines going to the API server and counts watches by path.
+const watches = new Map<string, number>();
+const proxy = net.createServer((client) => {
+  const server = net.connect(Number(upstream.port), upstream.hostname);
+  client.on('data', (chunk: Buffer) => {
+    for (const match of chunk.toString('latin1').matchAll(/^(?:GET) (\S+) HTTP\/1\.1/gm)) {
+      const url = new URL(match[1] ?? '/', cluster.url);
+      if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') {
+        watches.set(url.pathname, (watches.get(url.pathname) ?? 0) + 1);
+      }
+    }
+  });
+  client.pipe(server);
+  server.pipe(client);
+  const close = () => {
+    client.destroy();
+    server.destroy();
+  };
+  client.on('error', close);
+  server.on('error', close);
+});
+await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+const bff = await startBff({
+  connection: {
+    kubeConfig: kubeConfigFor(proxyUrl),
+    source: { kind: 'embedded', server: proxyUrl },
+    close: async () => {},
+  },
+  port: 0,
+  logger: false,
+});
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const memory = () => {
+  gc?.();
+  return process.memoryUsage();
+};
+const before = memory();
+const watchesBefore = new Map(watches);
+
+const child = spawn(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    fileURLToPath(new URL('_sse-clients.ts', import.meta.url)),
+    `${bff.url}/trpc/allocations.watch?input=%7B%7D`,
+    String(SUBSCRIBERS),
+  ],
+  {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  },
+);
+const lines = createInterface({ input: child.stdout });
+const nextLine = () => new Promise<string>((resolve) => lines.once('line', resolve));
+const started = Date.now();
+await nextLine();
+const connectSeconds = (Date.now() - started) / 1000;
+const connected = memory();
+
+// Changes: workloads created and deleted through the API; each makes records upsert/delete.
+const api = bff.context.cluster;
+for (let index = 0; index < CHANGES; index++) {
+  const name = `fanout-${index}`;
+  await fetch(`${bff.url}/trpc/workload.create`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: bff.url },
+    body: JSON.stringify({
+      request: {
+        name,
+        computePolicy: 'native-burst-share',
+        containers: [
+          {
+            name: 'w',
+            image: 'nginx',
+            gpu: { type: 'mgpu', multiCard: true, compute: '0.2', memoryGiB: '2', cards: 2 },
+          },
+        ],
+      },
+      clientRequestId: name,
+    }),
+  });
+  await new Promise((resolve) => setTimeout(resolve, 400));
+}
+await new Promise((resolve) => setTimeout(resolve, 2000));
+child.stdin.write('report\n');
+const latency = JSON.parse(await nextLine()) as {
+  delivered: number;
+  median: number;
+  p95: number;
+  p99: number;
+  max: number;
+};
+
+heading(
+  `SSE fan-out, ${SUBSCRIBERS} subscribers on one BFF (issue 6)`,
+  'one upstream watch per resource; p95 < 50 ms; memory per subscriber',
+);
+const newWatches = [...watches].map(
+  ([path, count]) => [path, count - (watchesBefore.get(path) ?? 0)] as const,
+);
+console.table(
+  Object.fromEntries(
+    [...watches].map(([path, count]) => [
+      path,
+      {
+        'watches opened (total)': count,
+        'opened while subscribers joined': newWatches.find(([p]) => p === path)?.[1] ?? 0,
+      },
+    ]),
+  ),
+);
+console.table({
+  subscribers: { value: SUBSCRIBERS },
+  'seconds to connect all': { value: Number(connectSeconds.toFixed(2)) },
+  'changes made': { value: CHANGES },
+  'events delivered (all subscribers)': { value: latency.delivered },
+  'latency median ms (BFF stamp → client)': { value: latency.median },
+  'latency p95 ms': { value: latency.p95 },
+  'latency p99 ms': { value: latency.p99 },
+  'BFF heap per subscriber KiB': {
+    value: Number(((connected.heapUsed - before.heapUsed) / SUBSCRIBERS / 1024).toFixed(1)),
+  },
+  'BFF RSS per subscriber KiB': {
+    value: Number(((connected.rss - before.rss) / SUBSCRIBERS / 1024).toFixed(1)),
+  },
+  'subscribers seen by the feed': { value: bff.context.allocations.subscriberCount },
+  'pod informer listeners': { value: api.pods.listenerCount },
+});
+child.kill();
+await bff.close();
+proxy.close();
+await cluster.stop();
+process.exit(0);
