@@ -37,13 +37,20 @@ for pkg in "${packages[@]}"; do
       args+=(--testNamePattern "^(?!.*(?:$alternatives)).*$")
     fi
   fi
-  log "$pkg against real Kubernetes"
+  kubeconfig="$MGPU_TEST_KUBECONFIG"
+  if [[ "$pkg" == apps/bff ]]; then
+    # The BFF is the console: its suite runs as the mgpu-console user, bound only to
+    # rbac/console-clusterrole.yaml, which proves the role suffices for the console's calls.
+    kubeconfig="$MGPU_TEST_KUBECONFIG.console"
+    sed 's/^current-context: .*/current-context: mgpu-real-console/' "$MGPU_TEST_KUBECONFIG" >"$kubeconfig"
+  fi
+  log "$pkg against real Kubernetes (kubeconfig context: $(sed -n 's/^current-context: //p' "$kubeconfig"))"
   # Keep going: one report of every package that differs from real Kubernetes.
   if [[ "$pkg" == e2e ]]; then
     # The Playwright smoke, once its web server passes MGPU_TEST_KUBECONFIG on to the BFF.
-    (cd e2e && pnpm run e2e) || status=1
+    (cd e2e && MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm run e2e) || status=1
   else
-    (cd "$pkg" && pnpm exec vitest "${args[@]}") || status=1
+    (cd "$pkg" && MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm exec vitest "${args[@]}") || status=1
   fi
 done
 exit "$status"
