@@ -44,11 +44,32 @@ describe('cluster.summary and gpu.models', () => {
     );
     expect(nbs.length).toBeGreaterThan(0);
     expect(nbs.some((pool) => pool.compute.allocated < pool.compute.allocatable)).toBe(true);
+    for (const pool of nbs) {
+      expect(pool.largestFit.computePercent).toBeGreaterThanOrEqual(120);
+      expect(pool.stranded.computePercent).toBeGreaterThanOrEqual(0);
+    }
     const models = await harness.caller.gpu.models();
     expect(models.map((model) => model.model)).toEqual(
       [...new Set(summary.pools.map((pool) => pool.model))].sort(),
     );
     for (const model of models) expect(model.cardsPerNode).toBeGreaterThan(0);
+  });
+});
+
+describe('cluster.nodes', () => {
+  it('shows each card with its holders and their shares', async () => {
+    const nodes = await harness.caller.cluster.nodes();
+    const held = nodes.flatMap((node) => node.cards).filter((card) => card.holders.length > 0);
+    expect(held.length).toBeGreaterThan(0);
+    for (const card of held) {
+      const share = card.holders.reduce((sum, holder) => sum + holder.computePercent, 0);
+      expect(share).toBe(card.usedCompute);
+    }
+    const one = nodes[0];
+    if (one) {
+      const only = await harness.caller.cluster.nodes({ node: one.name });
+      expect(only.map((node) => node.name)).toEqual([one.name]);
+    }
   });
 });
 

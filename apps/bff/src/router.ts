@@ -1,4 +1,5 @@
 import { allocationsWatch } from './procedures/allocations-watch.js';
+import { clusterNodes } from './procedures/cluster-nodes.js';
 import { clusterSummary } from './procedures/cluster-summary.js';
 import { gpuModels } from './procedures/gpu-models.js';
 import { workloadCreate } from './procedures/workload-create.js';
@@ -11,7 +12,7 @@ import { router } from './trpc/init.js';
 
 /** The BFF's procedures (spec §7); the names are a contract with outside scripts. */
 export const appRouter = router({
-  cluster: router({ summary: clusterSummary }),
+  cluster: router({ summary: clusterSummary, nodes: clusterNodes }),
   gpu: router({ models: gpuModels }),
   workload: router({
     preview: workloadPreview,

@@ -124,6 +124,46 @@ export const PoolSummarySchema = z.object({
   memoryMiB: z.object({ allocatable: z.number(), allocated: z.number() }),
   cardsPartlyUsed: z.number(),
   cardsIdle: z.number(),
+  /** Free capacity no request can use right now (see capacity.ts). */
+  stranded: z.object({ computePercent: z.number(), memoryMiB: z.number(), cards: z.number() }),
+  /** The largest request each dimension still allows on one node of the pool. */
+  largestFit: z.object({
+    computePercent: z.number(),
+    memoryMiB: z.number(),
+    idleCards: z.number(),
+    cards: z.number(),
+  }),
+});
+
+export const CardHolderSchema = z.object({
+  recordId: z.string(),
+  namespace: z.string(),
+  pod: z.string(),
+  container: z.string(),
+  workload: z.string().nullable(),
+  computePercent: z.number(),
+  memoryMiB: z.number().nullable(),
+});
+
+export const NodeViewSchema = z.object({
+  name: z.string(),
+  pool: z.string(),
+  model: z.string().nullable(),
+  policy: z.string(),
+  resourceType: z.enum(['mgpu', 'nvidia']).nullable(),
+  schedulable: z.boolean(),
+  memoryMiBPerCard: z.number(),
+  cards: z.array(
+    z.object({
+      index: z.number(),
+      usedCompute: z.number(),
+      usedMemoryMiB: z.number(),
+      instances: z.number(),
+      wholeNvidia: z.boolean(),
+      stranded: z.object({ computePercent: z.number(), memoryMiB: z.number() }),
+      holders: z.array(CardHolderSchema),
+    }),
+  ),
 });
 
 export const ClusterSummarySchema = z.object({
@@ -193,6 +233,7 @@ export type CreateResult = z.infer<typeof CreateResultSchema>;
 export type WorkloadSummary = z.infer<typeof WorkloadSummarySchema>;
 export type WorkloadDetail = z.infer<typeof WorkloadDetailSchema>;
 export type PoolSummary = z.infer<typeof PoolSummarySchema>;
+export type NodeView = z.infer<typeof NodeViewSchema>;
 export type ClusterSummary = z.infer<typeof ClusterSummarySchema>;
 export type GpuModel = z.infer<typeof GpuModelSchema>;
 export type AllocationFilter = z.infer<typeof AllocationFilterSchema>;

@@ -1,5 +1,6 @@
 export * from './allocations.js';
 export * from './api.js';
+export * from './capacity.js';
 export * from './check.js';
 export * from './decimal.js';
 export * from './inventory.js';

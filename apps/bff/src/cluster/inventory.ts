@@ -6,9 +6,17 @@ import {
   type GpuModel,
   type GpuPool,
   isComputePolicy,
+  largestFit,
   type NodeState,
   type PoolSummary,
+  strandedCapacity,
 } from '@mgpu/shared';
+
+/** The pool a node belongs to: `<model>/<policy>`, `<model>/nvidia`, or `cpu`. */
+export const poolOf = (state: NodeState) =>
+  state.resourceType === undefined || state.model === undefined
+    ? 'cpu'
+    : `${state.model}/${state.resourceType === 'nvidia' ? 'nvidia' : state.policy}`;
 
 /** Node states from the informer caches: the scheduler's view, shared with the preview. */
 export function currentNodeStates(nodes: readonly V1Node[], pods: readonly V1Pod[]): NodeState[] {
@@ -27,9 +35,10 @@ const gpuStates = (states: readonly NodeState[]) =>
 /** Pools (model × policy, or model × whole cards) with what is allocatable and allocated. */
 export function poolSummaries(states: readonly NodeState[]): PoolSummary[] {
   const pools = new Map<string, PoolSummary>();
+  const members = new Map<string, NodeState[]>();
   for (const state of gpuStates(states)) {
     const policy = state.resourceType === 'nvidia' ? 'nvidia' : state.policy;
-    const key = `${state.model}/${policy}`;
+    const key = poolOf(state);
     const pool =
       pools.get(key) ??
       ({
@@ -45,7 +54,10 @@ export function poolSummaries(states: readonly NodeState[]): PoolSummary[] {
         memoryMiB: { allocatable: 0, allocated: 0 },
         cardsPartlyUsed: 0,
         cardsIdle: 0,
+        stranded: { computePercent: 0, memoryMiB: 0, cards: 0 },
+        largestFit: { computePercent: 0, memoryMiB: 0, idleCards: 0, cards: 0 },
       } satisfies PoolSummary);
+    members.set(key, [...(members.get(key) ?? []), state]);
     pool.nodes++;
     pool.cards += state.cards.length;
     pool.cardsPerNode = Math.max(pool.cardsPerNode, state.cards.length);
@@ -60,6 +72,11 @@ export function poolSummaries(states: readonly NodeState[]): PoolSummary[] {
         pool.cardsPartlyUsed++;
     }
     pools.set(key, pool);
+  }
+  for (const [key, pool] of pools) {
+    const nodes = members.get(key) ?? [];
+    pool.stranded = strandedCapacity(nodes);
+    pool.largestFit = largestFit(nodes);
   }
   return [...pools.values()].sort((a, b) => a.pool.localeCompare(b.pool));
 }

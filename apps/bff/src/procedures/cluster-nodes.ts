@@ -1,0 +1,53 @@
+import { NodeViewSchema, strandedOnCard } from '@mgpu/shared';
+import { z } from 'zod';
+import { currentNodeStates, poolOf } from '../cluster/inventory.js';
+import { publicProcedure } from '../trpc/init.js';
+
+/**
+ * `cluster.nodes`: every GPU node's cards — compute and memory used, instances of 16, what is
+ * stranded, and who holds each card (namespace / pod / container with its share).
+ */
+export const clusterNodes = publicProcedure
+  .input(z.object({ pool: z.string().optional(), node: z.string().optional() }).optional())
+  .output(z.array(NodeViewSchema))
+  .query(({ ctx, input }) => {
+    const holders = new Map<string, z.infer<typeof NodeViewSchema>['cards'][number]['holders']>();
+    for (const record of ctx.allocations.snapshot(input?.node ? { node: input.node } : {})) {
+      const key = `${record.node}/${record.card}`;
+      holders.set(key, [
+        ...(holders.get(key) ?? []),
+        {
+          recordId: record.id,
+          namespace: record.namespace,
+          pod: record.pod,
+          container: record.container,
+          workload: record.workload,
+          computePercent: record.requested.computePercent,
+          memoryMiB: record.requested.memoryMiB,
+        },
+      ]);
+    }
+    return currentNodeStates(ctx.cluster.nodes.list(), ctx.cluster.pods.list())
+      .filter((state) => state.resourceType !== undefined)
+      .filter((state) => !input?.node || state.name === input.node)
+      .filter((state) => !input?.pool || poolOf(state) === input.pool)
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((state) => ({
+        name: state.name,
+        pool: poolOf(state),
+        model: state.model ?? null,
+        policy: state.policy,
+        resourceType: state.resourceType ?? null,
+        schedulable: state.schedulable,
+        memoryMiBPerCard: state.memoryMiBPerCard,
+        cards: state.cards.map((card) => ({
+          index: card.index,
+          usedCompute: card.usedCompute,
+          usedMemoryMiB: card.usedMemoryMiB,
+          instances: card.instances,
+          wholeNvidia: card.wholeNvidia,
+          stranded: strandedOnCard(state, card),
+          holders: holders.get(`${state.name}/${card.index}`) ?? [],
+        })),
+      }));
+  });
