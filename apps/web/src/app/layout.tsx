@@ -1,4 +1,3 @@
-import { Spin } from 'antd';
 import { Suspense } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import { useI18n } from '../i18n/i18n.js';
@@ -39,7 +38,7 @@ export function Layout() {
         </fieldset>
       </header>
       <main id="main" className="shell-main">
-        <Suspense fallback={<Spin />}>
+        <Suspense fallback={<p className="loading">…</p>}>
           <Outlet />
         </Suspense>
       </main>

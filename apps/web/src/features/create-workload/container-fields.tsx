@@ -1,9 +1,10 @@
 import type { GpuModel, WorkloadRequestInput } from '@mgpu/shared';
 import { GPU_TYPES } from '@mgpu/shared';
-import { Button, Input, Switch } from 'antd';
+import { Button, Switch } from 'antd';
 import { memo } from 'react';
 import { type Control, Controller, useWatch } from 'react-hook-form';
 import { NativeSelect } from '../../components/native-select.js';
+import { TextInput } from '../../components/text-input.js';
 import { useI18n } from '../../i18n/i18n.js';
 import type { FieldError } from './draft.js';
 import { FieldFrame, fieldAria } from './field-frame.js';
@@ -59,12 +60,11 @@ function ContainerFieldsView({
             control={control}
             name={`${base}.name`}
             render={({ field }) => (
-              <Input
+              <TextInput
                 {...fieldAria(`${base}.name`, errors.get(`${base}.name`))}
                 value={field.value}
-                onChange={field.onChange}
+                onValueChange={field.onChange}
                 onBlur={field.onBlur}
-                ref={field.ref}
                 autoComplete="off"
               />
             )}
@@ -75,10 +75,10 @@ function ContainerFieldsView({
             control={control}
             name={`${base}.image`}
             render={({ field }) => (
-              <Input
+              <TextInput
                 {...fieldAria(`${base}.image`, errors.get(`${base}.image`))}
                 value={field.value ?? ''}
-                onChange={field.onChange}
+                onValueChange={field.onChange}
                 onBlur={field.onBlur}
                 placeholder="nginx:1.27"
                 autoComplete="off"
@@ -127,10 +127,10 @@ function ContainerFieldsView({
                   control={control}
                   name={`${base}.gpu.compute`}
                   render={({ field }) => (
-                    <Input
+                    <TextInput
                       {...fieldAria(`${base}.gpu.compute`, errors.get(`${base}.gpu.compute`))}
-                      value={field.value ?? ''}
-                      onChange={field.onChange}
+                      value={String(field.value ?? '')}
+                      onValueChange={field.onChange}
                       onBlur={field.onBlur}
                       inputMode="decimal"
                       suffix={t('form.compute.unit')}
@@ -144,10 +144,10 @@ function ContainerFieldsView({
                   control={control}
                   name={`${base}.gpu.memoryGiB`}
                   render={({ field }) => (
-                    <Input
+                    <TextInput
                       {...fieldAria(`${base}.gpu.memoryGiB`, errors.get(`${base}.gpu.memoryGiB`))}
-                      value={field.value ?? ''}
-                      onChange={field.onChange}
+                      value={String(field.value ?? '')}
+                      onValueChange={field.onChange}
                       onBlur={field.onBlur}
                       inputMode="decimal"
                       suffix={t('form.memory.unit')}
@@ -164,10 +164,10 @@ function ContainerFieldsView({
                 control={control}
                 name={`${base}.gpu.cards`}
                 render={({ field }) => (
-                  <Input
+                  <TextInput
                     {...fieldAria(`${base}.gpu.cards`, errors.get(`${base}.gpu.cards`))}
                     value={field.value === undefined ? '' : String(field.value)}
-                    onChange={field.onChange}
+                    onValueChange={field.onChange}
                     onBlur={field.onBlur}
                     inputMode="numeric"
                     autoComplete="off"

@@ -9,7 +9,7 @@ import {
 } from '@mgpu/shared';
 import { keepPreviousData, skipToken, useMutation, useQuery } from '@tanstack/react-query';
 import { TRPCClientError } from '@trpc/client';
-import { Button, Spin } from 'antd';
+import { Button } from 'antd';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useFieldArray, useForm, useWatch } from 'react-hook-form';
 import { useNavigate } from 'react-router';
@@ -225,7 +225,7 @@ export function CreateWorkloadPage() {
                 label: t('form.tab.yaml'),
                 render: () =>
                   manifest ? (
-                    <Suspense fallback={<Spin tip={t('yaml.loading')} />}>
+                    <Suspense fallback={<p className="loading">{t('yaml.loading')}</p>}>
                       <YamlPanel
                         manifest={manifest}
                         draft={local?.manifest === undefined}
@@ -239,7 +239,7 @@ export function CreateWorkloadPage() {
                 label: t('form.tab.kubectl'),
                 render: () =>
                   manifest ? (
-                    <Suspense fallback={<Spin tip={t('yaml.loading')} />}>
+                    <Suspense fallback={<p className="loading">{t('yaml.loading')}</p>}>
                       <KubectlCommand manifest={manifest} />
                     </Suspense>
                   ) : null,

@@ -1,9 +1,9 @@
 import type { WorkloadRequestInput } from '@mgpu/shared';
 import { COMPUTE_POLICIES } from '@mgpu/shared';
-import { Input } from 'antd';
 import { memo } from 'react';
 import { type Control, Controller } from 'react-hook-form';
 import { NativeSelect } from '../../components/native-select.js';
+import { TextInput } from '../../components/text-input.js';
 import { useI18n } from '../../i18n/i18n.js';
 import type { FieldError } from './draft.js';
 import { FieldFrame, fieldAria } from './field-frame.js';
@@ -26,10 +26,10 @@ function WorkloadFieldsView({ control, errors }: WorkloadFieldsProps) {
             control={control}
             name="name"
             render={({ field }) => (
-              <Input
+              <TextInput
                 {...fieldAria('name', errors.get('name'))}
                 value={field.value}
-                onChange={field.onChange}
+                onValueChange={field.onChange}
                 onBlur={field.onBlur}
                 placeholder="demo"
                 autoComplete="off"
@@ -42,10 +42,10 @@ function WorkloadFieldsView({ control, errors }: WorkloadFieldsProps) {
             control={control}
             name="namespace"
             render={({ field }) => (
-              <Input
+              <TextInput
                 {...fieldAria('namespace', errors.get('namespace'))}
                 value={field.value ?? ''}
-                onChange={field.onChange}
+                onValueChange={field.onChange}
                 onBlur={field.onBlur}
                 autoComplete="off"
               />
@@ -57,13 +57,13 @@ function WorkloadFieldsView({ control, errors }: WorkloadFieldsProps) {
             control={control}
             name="replicas"
             render={({ field }) => (
-              <Input
+              <TextInput
                 {...fieldAria('replicas', errors.get('replicas'))}
                 type="number"
                 min={0}
-                value={field.value ?? 1}
+                value={String(field.value ?? 1)}
                 // An emptied box means zero replicas; the rules judge the number.
-                onChange={(event) => field.onChange(Number(event.target.value || 0))}
+                onValueChange={(text) => field.onChange(Number(text || 0))}
                 onBlur={field.onBlur}
               />
             )}
