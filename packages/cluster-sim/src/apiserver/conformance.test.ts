@@ -292,6 +292,16 @@ describe('create, get, update, delete', () => {
     expect(
       bound.status?.conditions?.find((condition) => condition.type === 'PodScheduled')?.status,
     ).toBe('True');
+    const replaced = await expectStatus(
+      core.createNamespacedBinding({
+        namespace,
+        body: {
+          metadata: { name: 'bind-me', uid: '00000000-0000-4000-8000-000000000000' },
+          target: { kind: 'Node', name: 'node-b' },
+        },
+      }),
+    );
+    expect(replaced).toMatchObject({ code: 409, reason: 'Conflict' });
     const again = await expectStatus(
       core.createNamespacedPodBinding({
         name: 'bind-me',

@@ -969,6 +969,16 @@ export class Registry {
       ]);
     }
     const pod = this.get(pods, namespace, name);
+    // A binding may name the pod's uid: binding a pod that was replaced meanwhile is a conflict.
+    const bindingUid = valueAt(body, ['metadata', 'uid']);
+    if (typeof bindingUid === 'string' && bindingUid !== '' && bindingUid !== pod.metadata.uid) {
+      throw conflict(
+        '',
+        'pods',
+        name,
+        `Precondition failed: UID in precondition: ${bindingUid}, UID in object meta: ${pod.metadata.uid ?? ''}`,
+      );
+    }
     const assigned = recordAt(pod, 'spec')?.nodeName;
     if (typeof assigned === 'string' && assigned !== '') {
       throw conflict('', 'pods', name, `pod ${name} is already assigned to node "${assigned}"`);
