@@ -534,3 +534,62 @@ describe('placePod properties', () => {
     );
   });
 });
+
+describe('rejections name the failing constraint', () => {
+  const policies = ['native-burst-share', 'fixed-share', 'guaranteed-burst-share'] as const;
+  const models = ['NVIDIA-L20', 'Tesla-V100'] as const;
+  it('reports the first node-layer constraint an empty node breaks', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          type: fc.constantFrom<'mgpu' | 'nvidia' | 'none'>('mgpu', 'nvidia', 'none'),
+          policy: fc.constantFrom(...policies),
+          model: fc.constantFrom(...models),
+          cards: fc.integer({ min: 1, max: 4 }),
+        }),
+        fc.record({
+          type: fc.constantFrom<'mgpu' | 'nvidia'>('mgpu', 'nvidia'),
+          policy: fc.constantFrom(...policies),
+          model: fc.option(fc.constantFrom(...models), { nil: undefined }),
+          multiCard: fc.boolean(),
+          cards: fc.integer({ min: 1, max: 4 }),
+          whole: fc.boolean(),
+        }),
+        (nodeSpec, podSpec) => {
+          const state = node({ name: 'n', ...nodeSpec, memoryMiBPerCard: 16384 });
+          const multiCard = podSpec.type === 'mgpu' && podSpec.multiCard;
+          const cards = multiCard || podSpec.whole || podSpec.type === 'nvidia' ? podSpec.cards : 1;
+          const container =
+            podSpec.type === 'nvidia'
+              ? nvidia('c', cards)
+              : podSpec.whole
+                ? mgpu('c', 100, null, cards, multiCard)
+                : mgpu('c', 40, 4096, cards, multiCard);
+          const demand = pod([container], {
+            policy: podSpec.policy,
+            ...(podSpec.model ? { model: podSpec.model } : {}),
+          });
+          const fractional = container.type === 'mgpu' && !container.wholeCards;
+          let expected: string | undefined;
+          if (multiCard && podSpec.policy !== 'native-burst-share') expected = 'policy';
+          else if (nodeSpec.type !== container.type) expected = 'resource-type';
+          else if (multiCard && nodeSpec.policy !== 'native-burst-share') expected = 'policy';
+          else if (fractional && nodeSpec.type === 'mgpu' && nodeSpec.policy !== podSpec.policy)
+            expected = 'policy';
+          else if (podSpec.model !== undefined && podSpec.model !== nodeSpec.model)
+            expected = 'model';
+          else if (cards > nodeSpec.cards) expected = 'cards';
+          const result = placePod(demand, [state]);
+          if (expected === undefined) {
+            expect(result.ok).toBe(true);
+          } else {
+            expect(result.ok).toBe(false);
+            if (!result.ok)
+              expect(result.rejections.map((rejection) => rejection.reason)).toEqual([expected]);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
