@@ -128,6 +128,50 @@ describe('plain JSON over HTTP (spec §7)', () => {
   });
 });
 
+describe('the bare request of spec §7 as the input', () => {
+  it('previews, creates, refuses the duplicate and deletes with the request itself as input', async () => {
+    const name = uniqueName('bare');
+    const request = seedRequest(name);
+    const preview = await query('workload.preview', request);
+    expect(preview.status).toBe(200);
+    const previewBody = (await preview.json()) as {
+      result: { data: { valid: boolean; placement: { replicas: { ok: boolean }[] } } };
+    };
+    expect(previewBody.result.data.valid).toBe(true);
+    expect(previewBody.result.data.placement.replicas[0]?.ok).toBe(true);
+
+    const created = await mutate('workload.create', JSON.stringify(request));
+    expect(created.status).toBe(200);
+    const createdBody = (await created.json()) as {
+      result: {
+        data: { created: boolean; deployment: { kind: string; metadata: { name: string } } };
+      };
+    };
+    expect(createdBody.result.data.created).toBe(true);
+    expect(createdBody.result.data.deployment).toMatchObject({
+      kind: 'Deployment',
+      metadata: { name },
+    });
+
+    const duplicate = await mutate('workload.create', JSON.stringify(request));
+    expect(duplicate.status).toBe(409);
+    expect(((await duplicate.json()) as ErrorBody).error.data?.ruleErrors).toMatchObject([
+      { path: 'name', rule: 'name-taken' },
+    ]);
+    const invalid = await mutate(
+      'workload.create',
+      JSON.stringify({ ...request, name: 'Not_Valid' }),
+    );
+    expect(invalid.status).toBe(400);
+    expect(((await invalid.json()) as ErrorBody).error.data?.ruleErrors).toMatchObject([
+      { path: 'name', rule: 'name-format' },
+    ]);
+    expect(
+      (await mutate('workload.delete', JSON.stringify({ namespace: 'default', name }))).status,
+    ).toBe(200);
+  });
+});
+
 describe('the bearer token', () => {
   it('guards all of /trpc when set', async () => {
     const guarded = await startHarness({ token: 's3cret' });

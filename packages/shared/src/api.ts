@@ -63,10 +63,32 @@ export const ReplicaPlacementSchema = z.discriminatedUnion('ok', [
   }),
 ]);
 
-export const PreviewInputSchema = z.object({
-  request: WorkloadRequestSchema,
-  lang: LangSchema.default('zh-CN'),
+/**
+ * A request as spec §7 sends it to the BFF: the workload request itself, optionally with the
+ * message language and a client request id beside its fields. The form sends the same values
+ * wrapped as `{ request, lang, clientRequestId }`; both shapes are accepted and normalised.
+ */
+const BareRequestInputSchema = WorkloadRequestSchema.extend({
+  lang: LangSchema.optional(),
+  clientRequestId: z.string().min(1).max(128).optional(),
 });
+
+const splitBare = ({
+  lang,
+  clientRequestId,
+  ...request
+}: z.output<typeof BareRequestInputSchema>) => ({
+  request,
+  lang: lang ?? ('zh-CN' as const),
+  clientRequestId,
+});
+
+export const PreviewInputSchema = z
+  .union([
+    z.object({ request: WorkloadRequestSchema, lang: LangSchema.default('zh-CN') }),
+    BareRequestInputSchema,
+  ])
+  .transform((input) => ('request' in input ? input : splitBare(input)));
 
 export const PreviewResultSchema = CheckResultSchema.extend({
   placement: z.object({
@@ -75,12 +97,17 @@ export const PreviewResultSchema = CheckResultSchema.extend({
   }),
 });
 
-export const CreateInputSchema = z.object({
-  request: WorkloadRequestSchema,
-  /** Set once per form submission; a retry with the same id never makes a second Deployment. */
-  clientRequestId: z.string().min(1).max(128),
-  lang: LangSchema.default('zh-CN'),
-});
+export const CreateInputSchema = z
+  .union([
+    z.object({
+      request: WorkloadRequestSchema,
+      /** Set once per form submission; a retry with the same id never makes a second Deployment. */
+      clientRequestId: z.string().min(1).max(128).optional(),
+      lang: LangSchema.default('zh-CN'),
+    }),
+    BareRequestInputSchema,
+  ])
+  .transform((input) => ('request' in input ? input : splitBare(input)));
 
 export const WorkloadRefSchema = z.object({
   namespace: z.string().min(1).max(63),
@@ -91,7 +118,9 @@ export const CreateResultSchema = WorkloadRefSchema.extend({
   uid: z.string(),
   /** False when this was a retry and the Deployment already existed from the same request. */
   created: z.boolean(),
-  clientRequestId: z.string(),
+  clientRequestId: z.string().nullable(),
+  /** The Deployment as the API server stored it. */
+  deployment: z.record(z.string(), z.unknown()),
 });
 
 export const WorkloadSummarySchema = WorkloadRefSchema.extend({

@@ -77,19 +77,22 @@ export const workloadCreate = publicProcedure
     if (!check.valid || check.manifest === undefined)
       throw ruleFailure('BAD_REQUEST', check.errors as RuleError[]);
     const manifest = check.manifest as V1Deployment;
-    manifest.metadata = {
-      ...manifest.metadata,
-      annotations: {
-        ...manifest.metadata?.annotations,
-        [CLIENT_REQUEST_ANNOTATION]: clientRequestId,
-      },
-    };
+    if (clientRequestId !== undefined) {
+      manifest.metadata = {
+        ...manifest.metadata,
+        annotations: {
+          ...manifest.metadata?.annotations,
+          [CLIENT_REQUEST_ANNOTATION]: clientRequestId,
+        },
+      };
+    }
     const result = (deployment: V1Deployment, created: boolean) => ({
       namespace: request.namespace,
       name: request.name,
       uid: deployment.metadata?.uid ?? '',
       created,
-      clientRequestId,
+      clientRequestId: clientRequestId ?? null,
+      deployment: JSON.parse(JSON.stringify(deployment)) as Record<string, unknown>,
     });
     for (const dryRun of [true, false]) {
       try {
@@ -97,7 +100,7 @@ export const workloadCreate = publicProcedure
         if (!dryRun) return result(deployment, true);
       } catch (error) {
         const kube = toKubeError(error);
-        if (kube.code === 409) {
+        if (kube.code === 409 && clientRequestId !== undefined) {
           const same = await existingFromSameRequest(ctx, request, clientRequestId);
           if (same) return result(same, false);
         }
