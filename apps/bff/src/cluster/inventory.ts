@@ -20,10 +20,7 @@ export const poolOf = (state: NodeState) =>
 
 /** Node states from the informer caches: the scheduler's view, shared with the preview. */
 export function currentNodeStates(nodes: readonly V1Node[], pods: readonly V1Pod[]): NodeState[] {
-  return buildNodeStates(
-    nodes as Parameters<typeof buildNodeStates>[0],
-    pods as Parameters<typeof buildNodeStates>[1],
-  );
+  return buildNodeStates(nodes, pods);
 }
 
 const gpuStates = (states: readonly NodeState[]) =>
