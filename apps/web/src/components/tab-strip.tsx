@@ -3,7 +3,7 @@ import { type KeyboardEvent, type ReactNode, useId, useState } from 'react';
 export interface TabItem {
   key: string;
   label: string;
-  /** Rendered on first visit and kept mounted (hidden) afterwards, so lazy panes load once. */
+  /** Rendered only while its tab is selected: a hidden YAML pane would re-serialise on every keystroke. */
   render(): ReactNode;
 }
 
@@ -14,11 +14,7 @@ export interface TabItem {
 export function TabStrip({ items, label }: { items: readonly TabItem[]; label: string }) {
   const id = useId();
   const [active, setActive] = useState(items[0]?.key ?? '');
-  const [visited, setVisited] = useState<ReadonlySet<string>>(() => new Set([active]));
-  const select = (key: string) => {
-    setActive(key);
-    setVisited((before) => (before.has(key) ? before : new Set(before).add(key)));
-  };
+  const select = setActive;
   const onKeyDown = (event: KeyboardEvent<HTMLButtonElement>, index: number) => {
     const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
     if (step === 0) return;
@@ -38,7 +34,7 @@ export function TabStrip({ items, label }: { items: readonly TabItem[]; label: s
             role="tab"
             id={`${id}-tab-${item.key}`}
             aria-selected={item.key === active}
-            aria-controls={`${id}-panel-${item.key}`}
+            aria-controls={item.key === active ? `${id}-panel-${item.key}` : undefined}
             tabIndex={item.key === active ? 0 : -1}
             className={item.key === active ? 'tab tab-active' : 'tab'}
             onClick={() => select(item.key)}
@@ -49,13 +45,12 @@ export function TabStrip({ items, label }: { items: readonly TabItem[]; label: s
         ))}
       </div>
       {items.map((item) =>
-        visited.has(item.key) ? (
+        item.key === active ? (
           <div
             key={item.key}
             role="tabpanel"
             id={`${id}-panel-${item.key}`}
             aria-labelledby={`${id}-tab-${item.key}`}
-            hidden={item.key !== active}
             className="tab-panel"
           >
             {item.render()}

@@ -64,7 +64,8 @@ export function CreateWorkloadPage() {
   const form = useForm<WorkloadRequestInput, unknown, WorkloadRequest>({
     resolver: zodResolver(WorkloadRequestSchema),
     defaultValues: newWorkloadRequest(),
-    mode: 'onChange',
+    // The schema only checks the request's shape (on submit); the rules run live through checkRequest.
+    mode: 'onSubmit',
   });
   const { control } = form;
   const containerArray = useFieldArray({ control, name: 'containers' });
@@ -170,11 +171,12 @@ export function CreateWorkloadPage() {
     }
   });
 
-  const manifest = useMemo(() => {
+  // Built only while the YAML or kubectl tab is on screen (their panes call it when they render).
+  const manifestOf = (): Record<string, unknown> | undefined => {
     if (!request || !local) return undefined;
     const object = local.manifest ?? buildDeployment(request, local.containers);
     return object as unknown as Record<string, unknown>;
-  }, [request, local]);
+  };
 
   const blockedReason =
     errors.length > 0
@@ -223,8 +225,9 @@ export function CreateWorkloadPage() {
               {
                 key: 'yaml',
                 label: t('form.tab.yaml'),
-                render: () =>
-                  manifest ? (
+                render: () => {
+                  const manifest = manifestOf();
+                  return manifest ? (
                     <Suspense fallback={<p className="loading">{t('yaml.loading')}</p>}>
                       <YamlPanel
                         manifest={manifest}
@@ -232,17 +235,20 @@ export function CreateWorkloadPage() {
                         onRequest={replaceDraft}
                       />
                     </Suspense>
-                  ) : null,
+                  ) : null;
+                },
               },
               {
                 key: 'kubectl',
                 label: t('form.tab.kubectl'),
-                render: () =>
-                  manifest ? (
+                render: () => {
+                  const manifest = manifestOf();
+                  return manifest ? (
                     <Suspense fallback={<p className="loading">{t('yaml.loading')}</p>}>
                       <KubectlCommand manifest={manifest} />
                     </Suspense>
-                  ) : null,
+                  ) : null;
+                },
               },
             ]}
           />
