@@ -215,8 +215,7 @@ async function main() {
       `   of which keydown → React rendered (script only): median ${median(keys.renders).toFixed(1)} ms, p95 ${percentile(keys.renders, 95).toFixed(1)} ms`,
     );
     console.log(
-      `   machine load average while measuring: ${(await import('node:os'))
-        .loadavg()
+      `   machine load average while measuring: ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')} on ${cpus().length} cores`,
     );
