@@ -230,28 +230,31 @@ describe('kubectl', () => {
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
-    const seen = (text: string): Promise<void> =>
+    const checks = new Set<() => void>();
+    watcher.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      for (const check of [...checks]) check();
+    });
+    /** Resolves once a whole line matching `line` has been printed (chunks may split lines). */
+    const seen = (line: RegExp): Promise<void> =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`kubectl get -w never printed ${text}: ${output}`)),
-          10_000,
-        );
+        const timer = setTimeout(() => {
+          checks.delete(check);
+          reject(new Error(`kubectl get -w never printed ${line}: ${output}`));
+        }, 20_000);
         const check = (): void => {
-          if (output.includes(text)) {
-            clearTimeout(timer);
-            resolve();
-          }
+          if (!line.test(output)) return;
+          checks.delete(check);
+          clearTimeout(timer);
+          resolve();
         };
-        watcher.stdout.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          check();
-        });
+        checks.add(check);
         check();
       });
     try {
-      await seen('loose-1');
+      await seen(/^loose-1\s+0\/1\s+Pending.*\n/m);
       await ok(['create', '-n', namespace, '-f', '-'], podYaml('watched-1'));
-      await seen('watched-1');
+      await seen(/^watched-1\s+0\/1\s+Pending.*\n/m);
       expect(output).toMatch(/^NAME\s+READY\s+STATUS/m);
       expect(output).toMatch(/^watched-1\s+0\/1\s+Pending/m);
     } finally {
