@@ -6,7 +6,10 @@ export TURBO_TELEMETRY_DISABLED=1
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
 pnpm exec biome ci .
-pnpm exec turbo run build typecheck test --output-logs=new-only
+pnpm exec turbo run build typecheck --output-logs=errors-only
+# One package's suite at a time: each starts clusters, servers and processes, and on 2 cores
+# running them side by side only makes every one of them slow.
+pnpm exec turbo run test --concurrency=1 --output-logs=new-only
 
 # End to end: the built web app on the built BFF (turbo built both above) in Debian's Chromium.
 # Playwright never downloads a browser here; install Debian's when it is missing (about a minute).

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = join(packageRoot, 'node_modules', '.bin', 'tsx');
+/** The built command (turbo builds the package before its tests), as its `bin` runs it. */
+const cli = join(packageRoot, 'dist', 'cli', 'main.js');
 
 interface Run {
   code: number | null;
@@ -15,10 +16,10 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the real `mgpu` process, as `pnpm --silent mgpu` does. */
+/** Runs the real `mgpu` process. */
 function mgpu(args: string[], stdin = ''): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ['--conditions=source', 'src/cli/main.ts', ...args], {
+    const child = spawn(process.execPath, [cli, ...args], {
       cwd: packageRoot,
       env: { ...process.env, LANG: 'C' },
     });
@@ -61,7 +62,7 @@ const withGpu = (gpu: object) => ({
   containers: [{ ...seed.containers[0], gpu: { ...seed.containers[0]?.gpu, ...gpu } }],
 });
 
-describe('mgpu check', () => {
+describe.concurrent('mgpu check', () => {
   it('accepts the seed example with 60 % and 4096 MiB per card and exits 0', async () => {
     const run = await mgpu(['check'], JSON.stringify(seed));
     expect(run.code).toBe(0);
@@ -131,7 +132,7 @@ describe('mgpu check', () => {
   });
 });
 
-describe('mgpu manifest', () => {
+describe.concurrent('mgpu manifest', () => {
   it('prints the Deployment of spec §4 as YAML', async () => {
     const run = await mgpu(['manifest'], JSON.stringify(seed));
     expect(run.code).toBe(0);
@@ -168,7 +169,7 @@ describe('mgpu manifest', () => {
   });
 });
 
-describe('mgpu lint', () => {
+describe.concurrent('mgpu lint', () => {
   it('reports every broken rule of every object as JSON, and exits 1', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mgpu-lint-'));
     const file = join(dir, 'workloads.yaml');
