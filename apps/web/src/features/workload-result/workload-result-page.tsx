@@ -54,7 +54,6 @@ function InstanceTable({ records }: { records: AllocationRecord[] }) {
     nodeColumn('compute_weight_online'),
     nodeColumn('compute_weight'),
     nodeColumn('vmem_limit'),
-    nodeColumn('container_id'),
     {
       title: t('result.col.requested'),
       key: 'requested',
@@ -68,6 +67,8 @@ function InstanceTable({ records }: { records: AllocationRecord[] }) {
       key: 'verification',
       render: (_, record) => <VerificationBadge record={record} />,
     },
+    // Long and rarely read: last, so the weights and the badge stay on screen.
+    nodeColumn('container_id'),
   ];
   return (
     <Table
