@@ -6,6 +6,13 @@ import { defineConfig } from '@playwright/test';
  */
 const port = Number(process.env.MGPU_E2E_PORT ?? 18_480);
 const baseURL = `http://127.0.0.1:${port}`;
+/**
+ * The real control plane tier: under `tools/kube/with-real-cluster.sh` the BFF talks to upstream
+ * kube-apiserver (MGPU_TEST_KUBECONFIG) instead of the embedded cluster; the tests are the same.
+ */
+const cluster = process.env.MGPU_TEST_KUBECONFIG
+  ? `--kubeconfig ${JSON.stringify(process.env.MGPU_TEST_KUBECONFIG)}`
+  : '--embedded';
 
 export default defineConfig({
   testDir: 'tests',
@@ -35,7 +42,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `node ../apps/bff/dist/main.js --embedded --port ${port}`,
+    command: `node ../apps/bff/dist/main.js ${cluster} --port ${port}`,
     url: `${baseURL}/readyz`,
     reuseExistingServer: false,
     timeout: 60_000,

@@ -56,7 +56,7 @@ export const en: Record<MessageKey, string> = {
   'form.blocked': 'Cannot create yet: {count} problem(s); first: {first}',
   'form.blockedPreview': 'Checking the cluster…',
   'form.ready': 'All checks pass; ready to create.',
-  'form.serverError': 'The server refused to create it',
+  'form.otherProblems': 'Other problems',
   'form.networkError': 'Cannot reach the server: {message}',
 
   'cards.title': 'Per-card allocation',

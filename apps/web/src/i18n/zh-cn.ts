@@ -59,7 +59,7 @@ export const zhCN = {
   'form.blocked': '无法创建：还有 {count} 个问题，第一个：{first}',
   'form.blockedPreview': '正在检查集群…',
   'form.ready': '检查通过，可以创建。',
-  'form.serverError': '服务器拒绝了创建',
+  'form.otherProblems': '其他问题',
   'form.networkError': '无法连接服务器：{message}',
 
   'cards.title': '每卡分配',

@@ -254,7 +254,7 @@ export function CreateWorkloadPage() {
           />
           {formErrors.length > 0 ? (
             <div role="alert" className="form-alert">
-              <strong>{t('form.serverError')}</strong>
+              <strong>{t('form.otherProblems')}</strong>
               <ul>
                 {formErrors.map((error) => (
                   <li key={`${error.path}-${error.rule}`} data-rule={error.rule}>
