@@ -40,9 +40,11 @@ export const en: Record<MessageKey, string> = {
   'form.container': 'Container {n}',
   'form.addContainer': 'Add container',
   'form.removeContainer': 'Remove container {n}',
-  'form.gpuType.mgpu': 'mGPU (shared)',
-  'form.gpuType.nvidia': 'nvidia (whole cards)',
-  'form.gpuType.none': 'No GPU',
+  'form.gpuType.mgpu': 'mGPU',
+  'form.gpuType.nvidia': 'nvidia',
+  'form.gpuType.none': 'none (no GPU)',
+  'form.gpuType.hint':
+    'mGPU shares a card’s compute and memory in fractions; nvidia takes whole cards (nvidia.com/gpu).',
   'form.policy.none': 'Not set',
   'form.policy.hint':
     'The exact semantics of the three policies are not public. By analogy with similar products (unverified): fixed-share is a fixed slice, guaranteed-burst-share a guaranteed slice that may burst into idle compute, native-burst-share native contention with memory isolation. Multi-card sharing needs native-burst-share.',

@@ -88,7 +88,11 @@ function ContainerFieldsView({
         </FieldFrame>
       </div>
       <div className="field-row">
-        <FieldFrame {...frame(`${base}.gpu.type`)} label={t('field.gpuType')}>
+        <FieldFrame
+          {...frame(`${base}.gpu.type`)}
+          label={t('field.gpuType')}
+          hint={index === 0 ? t('form.gpuType.hint') : undefined}
+        >
           <Controller
             control={control}
             name={`${base}.gpu.type`}
