@@ -4,6 +4,8 @@ import { fillForm } from '../support/form.js';
 test('the seed example: 1.2 compute on 2 cards with 8 GiB runs at 60 / 60 on two cards', async ({
   page,
 }) => {
+  // Scheduling, the node agents' reports and the informers take a while on a loaded machine.
+  test.setTimeout(120_000);
   const name = `seed-${Date.now().toString(36)}`;
   await page.goto('/workloads/new');
   // First an invalid request: 1 card's worth over 3 cards is 33.33…% per card.
@@ -39,7 +41,7 @@ test('the seed example: 1.2 compute on 2 cards with 8 GiB runs at 60 / 60 on two
   await expect(page).toHaveURL(new RegExp(`/workloads/default/${name}$`));
 
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'verified', {
-    timeout: 30_000,
+    timeout: 90_000,
   });
   const headers = await page.getByRole('columnheader').allTextContents();
   const nativeBurst = headers.indexOf('compute_weight_native_burst');
