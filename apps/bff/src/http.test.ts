@@ -1,3 +1,4 @@
+import http from 'node:http';
 import type { AllocationEvent } from '@mgpu/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -28,6 +29,17 @@ const mutate = (procedure: string, body: string, headers: Record<string, string>
     headers: { 'content-type': 'application/json', ...headers },
     body,
   });
+
+/** A GET with a chosen Host header (fetch may not set one). */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { headers }, (response) => {
+      response.resume();
+      resolve({ status: response.statusCode ?? 0 });
+    });
+    request.on('error', reject);
+  });
+}
 
 interface ErrorBody {
   error: {
@@ -119,6 +131,35 @@ describe('plain JSON over HTTP (spec §7)', () => {
     expect((await query('gpu.models', {})).status).toBe(200);
   });
 
+  it('guards tRPC however the path is spelt, and refuses other Host names (DNS rebinding)', async () => {
+    const encoded = await fetch(`${harness.url}/%74rpc/workload.delete`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ namespace: 'default', name: 'x' }),
+    });
+    expect(encoded.status).toBe(403);
+    const rebound = await rawGet(`${harness.url}/trpc/gpu.models`, { host: 'evil.example' });
+    expect(rebound.status).toBe(421);
+    expect(
+      (await rawGet(`${harness.url}/trpc/gpu.models`, { host: new URL(harness.url).host })).status,
+    ).toBe(200);
+  });
+
+  it.each([
+    ['allocations.watch', '{"namespace":5}'],
+    ['allocations.watch', 'not json'],
+    ['workload.progress', '{}'],
+  ])(
+    'answers a subscription (%s) with bad input %s with 400 before any stream',
+    async (procedure, input) => {
+      const response = await fetch(
+        `${harness.url}/trpc/${procedure}?input=${encodeURIComponent(input)}`,
+      );
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toContain('application/json');
+    },
+  );
+
   it('is ready when the cluster answers', async () => {
     const ready = (await (await fetch(`${harness.url}/readyz`)).json()) as {
       ready: boolean;
@@ -181,6 +222,7 @@ describe('the bearer token', () => {
         headers: { authorization: 'Bearer s3cret' },
       });
       expect(allowed.status).toBe(200);
+      expect((await fetch(`${guarded.url}/%74rpc/gpu.models`)).status).toBe(401);
       expect((await fetch(`${guarded.url}/healthz`)).status).toBe(200);
     } finally {
       await guarded.close();

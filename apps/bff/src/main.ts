@@ -21,6 +21,7 @@ const { values } = parseArgs({
     topology: { type: 'string' },
     'state-file': { type: 'string' },
     'card-policy': { type: 'string' },
+    'allowed-origin': { type: 'string', multiple: true },
   },
 });
 
@@ -53,6 +54,11 @@ try {
     port: Number(values.port ?? process.env.PORT ?? 8080),
     host: values.host ?? process.env.HOST ?? '127.0.0.1',
     cardPolicy,
+    // Extra names the console answers as (a proxy, `vite dev`); its own loopback ones always work.
+    allowedOrigins: [
+      ...(values['allowed-origin'] ?? []),
+      ...(process.env.MGPU_ALLOWED_ORIGINS?.split(',').filter(Boolean) ?? []),
+    ],
     ...(token ? { token } : {}),
     logger: { level: process.env.LOG_LEVEL ?? 'info' },
   });

@@ -1,14 +1,22 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { CardPolicy } from '@mgpu/shared';
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
+import type { z } from 'zod';
 import { ClusterClient } from './cluster/cluster-client.js';
 import { type ClusterConnection, describeSource } from './cluster/connection.js';
 import { AllocationFeed } from './live/allocation-feed.js';
+import { AllocationsWatchInputSchema } from './procedures/allocations-watch.js';
+import { WorkloadProgressInputSchema } from './procedures/workload-progress.js';
 import { type AppRouter, appRouter } from './router.js';
 import type { BffContext } from './trpc/context.js';
 
@@ -21,6 +29,11 @@ export interface BffOptions {
   /** The built web app; its index.html answers every unknown GET (SPA routes). */
   webRoot?: string;
   cardPolicy?: CardPolicy;
+  /**
+   * Origins besides the console's own loopback address that may call it (e.g.
+   * `https://gpu-console.example.com` behind a proxy); their hosts are accepted too.
+   */
+  allowedOrigins?: string[];
   /** Largest request body in bytes (413 above it). */
   bodyLimit?: number;
   logger?: FastifyServerOptions['logger'];
@@ -31,6 +44,111 @@ export interface RunningBff {
   url: string;
   context: BffContext;
   close(): Promise<void>;
+}
+
+interface AllowedOrigins {
+  /** `Host` header values this console answers to (DNS rebinding is refused). */
+  hosts: Set<string>;
+  /** `Origin` values that may call mutations. */
+  origins: Set<string>;
+}
+
+/** The console's own loopback names on its port, the listen address itself, and the extra origins. */
+export function allowedOrigins(
+  port: string,
+  host: string,
+  extra: readonly string[],
+): AllowedOrigins {
+  const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+  if (host !== '0.0.0.0' && host !== '::')
+    hosts.add(host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
+  const origins = new Set([...hosts].map((name) => `http://${name}`));
+  for (const origin of extra) {
+    const url = new URL(origin);
+    hosts.add(url.host);
+    origins.add(url.origin);
+  }
+  return { hosts, origins };
+}
+
+const sameSecret = (given: string | undefined, expected: string) => {
+  const a = Buffer.from(given ?? '');
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
+
+/** Subscriptions answer over SSE with status 200 before their input is read: check it first. */
+const SUBSCRIPTION_INPUTS: Record<string, z.ZodType> = {
+  'allocations.watch': AllocationsWatchInputSchema,
+  'workload.progress': WorkloadProgressInputSchema,
+};
+
+const refuse = (reply: FastifyReply, status: number, code: string, message: string) =>
+  reply.code(status).send({ error: { message, code } });
+
+/**
+ * Guards every tRPC route: the Host must be this console's (no DNS rebinding), the bearer token
+ * when one is set, an allowed Origin on mutations (browsers always send it on POST), and a
+ * subscription's input must parse before the stream opens.
+ */
+function guardTrpc(allowed: () => AllowedOrigins, token: string | undefined) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const { hosts, origins } = allowed();
+    if (!hosts.has(request.headers.host ?? '')) {
+      return refuse(
+        reply,
+        421,
+        'MISDIRECTED',
+        `This console does not answer as ${request.headers.host ?? '(no Host)'}; start it with --allowed-origin for other names.`,
+      );
+    }
+    if (token !== undefined && !sameSecret(request.headers.authorization, `Bearer ${token}`)) {
+      reply.header('www-authenticate', 'Bearer');
+      return refuse(
+        reply,
+        401,
+        'UNAUTHORIZED',
+        'This console needs a bearer token: Authorization: Bearer <token>.',
+      );
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') {
+      const origin = request.headers.origin;
+      if (origin === undefined || !origins.has(origin)) {
+        const expected = [...origins][0] ?? '';
+        request.log.warn({ origin }, 'mutation refused: Origin not allowed');
+        return refuse(
+          reply,
+          403,
+          'FORBIDDEN',
+          origin
+            ? `Origin ${origin} may not call mutations here; expected ${expected}.`
+            : `Mutations need an Origin header such as ${expected} (browsers send it; scripts add -H 'Origin: ${expected}').`,
+        );
+      }
+      return;
+    }
+    const procedure = (request.params as { path?: string }).path ?? '';
+    const schema = SUBSCRIPTION_INPUTS[procedure];
+    if (schema !== undefined) {
+      const text = (request.query as { input?: string }).input;
+      let input: unknown;
+      try {
+        input = text === undefined ? undefined : JSON.parse(text);
+      } catch {
+        return refuse(reply, 400, 'PARSE_ERROR', `The input of ${procedure} is not JSON.`);
+      }
+      const parsed = schema.safeParse(input);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return refuse(
+          reply,
+          400,
+          'BAD_REQUEST',
+          `Invalid input of ${procedure}: ${issue?.path.join('.') || '(input)'}: ${issue?.message ?? 'invalid'}`,
+        );
+      }
+    }
+  };
 }
 
 const DEFAULT_WEB_ROOT = resolve(import.meta.dirname, '..', '..', 'web', 'dist');
@@ -48,6 +166,8 @@ const CONTENT_SECURITY_POLICY = {
     frameAncestors: ["'none'"],
     baseUri: ["'self'"],
     formAction: ["'self'"],
+    // Plain HTTP on loopback: an upgrade to https would leave the app unable to load.
+    upgradeInsecureRequests: null,
   },
 };
 
@@ -79,42 +199,18 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     reply.header('x-request-id', request.id);
   });
 
-  await app.register(helmet, { contentSecurityPolicy: CONTENT_SECURITY_POLICY, global: true });
-
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/trpc')) return;
-    if (
-      options.token !== undefined &&
-      request.headers.authorization !== `Bearer ${options.token}`
-    ) {
-      return reply
-        .code(401)
-        .header('www-authenticate', 'Bearer')
-        .send({
-          error: {
-            message: 'This console needs a bearer token: Authorization: Bearer <token>.',
-            code: 'UNAUTHORIZED',
-          },
-        });
-    }
-    if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') {
-      // Mutations must come from this origin: a browser always sends Origin on a POST.
-      const origin = request.headers.origin;
-      const expected = `${request.protocol}://${request.headers.host ?? ''}`;
-      if (origin !== expected) {
-        request.log.warn({ origin, expected }, 'mutation refused: Origin does not match');
-        return reply.code(403).send({
-          error: {
-            message: origin
-              ? `Origin ${origin} may not call mutations here; expected ${expected}.`
-              : `Mutations need an Origin header matching ${expected} (browsers send it; scripts add -H 'Origin: ${expected}').`,
-            code: 'FORBIDDEN',
-          },
-        });
-      }
-    }
+  await app.register(helmet, {
+    contentSecurityPolicy: CONTENT_SECURITY_POLICY,
+    // Served over plain HTTP (loopback, or behind a proxy that owns TLS): asking browsers to
+    // upgrade or pin HTTPS would break the console itself.
+    strictTransportSecurity: false,
+    global: true,
   });
 
+  // Known once the server listens (port 0 in tests): the origins this console answers as.
+  const allowed: AllowedOrigins = { hosts: new Set(), origins: new Set() };
+  // Filled in once the server listens (port 0 in tests); no request arrives before that.
+  const guard = guardTrpc(() => allowed, options.token);
   app.get('/healthz', async () => ({ ok: true }));
   app.get('/readyz', async (_request, reply) => {
     try {
@@ -136,26 +232,32 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     }
   });
 
-  await app.register(fastifyTRPCPlugin, {
-    prefix: '/trpc',
-    trpcOptions: {
-      router: appRouter,
-      createContext: () => context,
-      onError: ({ error, path }) => {
-        if (error.code === 'INTERNAL_SERVER_ERROR')
-          app.log.error({ err: error, path }, 'procedure failed');
-      },
-    } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
+  // The guard sits in the same scope as tRPC's routes, so it runs on whatever URL spelling
+  // Fastify routes to them (`/%74rpc/…` included).
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', guard);
+    await scope.register(fastifyTRPCPlugin, {
+      prefix: '/trpc',
+      trpcOptions: {
+        router: appRouter,
+        createContext: () => context,
+        onError: ({ error, path }) => {
+          if (error.code === 'INTERNAL_SERVER_ERROR')
+            app.log.error({ err: error, path }, 'procedure failed');
+        },
+      } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
+    });
   });
 
   const webRoot = options.webRoot ?? DEFAULT_WEB_ROOT;
   const hasWeb = existsSync(join(webRoot, 'index.html'));
   if (hasWeb) await app.register(fastifyStatic, { root: webRoot, wildcard: false });
   app.setNotFoundHandler((request, reply) => {
+    // A browser navigating asks for HTML; names may contain dots (`demo.v2`), so no extension test.
     const isPage =
       request.method === 'GET' &&
       !request.url.startsWith('/trpc') &&
-      !/\.\w+$/.test(request.url.split('?')[0] ?? '');
+      (request.headers.accept ?? '').includes('text/html');
     if (hasWeb && isPage) return reply.type('text/html').sendFile('index.html');
     return reply.code(404).send({
       error: { message: `${request.method} ${request.url} not found`, code: 'NOT_FOUND' },
@@ -164,10 +266,11 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
 
   await cluster.startInformers();
   allocations.start();
-  const address = await app.listen({
-    port: options.port ?? 8080,
-    host: options.host ?? '127.0.0.1',
-  });
+  const host = options.host ?? '127.0.0.1';
+  const address = await app.listen({ port: options.port ?? 8080, host });
+  const known = allowedOrigins(new URL(address).port, host, options.allowedOrigins ?? []);
+  for (const name of known.hosts) allowed.hosts.add(name);
+  for (const origin of known.origins) allowed.origins.add(origin);
   return {
     app,
     url: address,

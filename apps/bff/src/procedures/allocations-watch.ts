@@ -11,8 +11,10 @@ const isAbort = (error: unknown) => error instanceof Error && error.name === 'Ab
  * then each change. Events are `tracked()`: a client reconnecting with `Last-Event-ID` gets
  * exactly the changes it missed, or a fresh snapshot when it is too far behind.
  */
+export const AllocationsWatchInputSchema = AllocationFilterSchema.optional();
+
 export const allocationsWatch = publicProcedure
-  .input(AllocationFilterSchema.optional())
+  .input(AllocationsWatchInputSchema)
   .output(trackedStream(AllocationEventSchema))
   .subscription(async function* ({ ctx, input, signal }) {
     const filter = input ?? {};

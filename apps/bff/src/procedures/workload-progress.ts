@@ -143,8 +143,12 @@ export function workloadProgress(
 }
 
 /** `workload.progress`: the timeline of one workload, sent again whenever it changes. */
+export const WorkloadProgressInputSchema = WorkloadRefSchema.extend({
+  lastEventId: z.string().nullish(),
+});
+
 export const workloadProgressSubscription = publicProcedure
-  .input(WorkloadRefSchema.extend({ lastEventId: z.string().nullish() }))
+  .input(WorkloadProgressInputSchema)
   .output(trackedStream(WorkloadProgressSchema))
   .subscription(async function* ({ ctx, input, signal }) {
     const changes = new EventEmitter();
