@@ -87,7 +87,12 @@ async function formPaint(browser: Browser, url: string) {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(url);
-    await page.waitForFunction(() => performance.getEntriesByName('mgpu:form-painted').length > 0);
+    // The mark is set in the frame before the paint: wait for the paint entry too.
+    await page.waitForFunction(
+      () =>
+        performance.getEntriesByName('mgpu:form-painted').length > 0 &&
+        performance.getEntriesByName('first-contentful-paint').length > 0,
+    );
     const times = await page.evaluate(() => ({
       form: performance.getEntriesByName('mgpu:form-painted')[0]?.startTime ?? Number.NaN,
       fcp:
