@@ -68,27 +68,31 @@ export const ReplicaPlacementSchema = z.discriminatedUnion('ok', [
  * message language and a client request id beside its fields. The form sends the same values
  * wrapped as `{ request, lang, clientRequestId }`; both shapes are accepted and normalised.
  */
-const BareRequestInputSchema = WorkloadRequestSchema.extend({
-  lang: LangSchema.optional(),
-  clientRequestId: z.string().min(1).max(128).optional(),
-});
+/** The bare shape of spec §7 turned into the wrapped one before validation, so issues keep their paths. */
+const wrapBare = (input: unknown): unknown => {
+  if (typeof input !== 'object' || input === null || 'request' in input) return input;
+  const { lang, clientRequestId, ...request } = input as Record<string, unknown>;
+  return { request, lang, clientRequestId };
+};
 
-const splitBare = ({
-  lang,
-  clientRequestId,
-  ...request
-}: z.output<typeof BareRequestInputSchema>) => ({
-  request,
-  lang: lang ?? ('zh-CN' as const),
-  clientRequestId,
-});
+export const PreviewInputSchema = z.preprocess(
+  wrapBare,
+  z.object({
+    request: WorkloadRequestSchema,
+    lang: LangSchema.default('zh-CN'),
+    clientRequestId: z.string().optional(),
+  }),
+);
 
-export const PreviewInputSchema = z
-  .union([
-    z.object({ request: WorkloadRequestSchema, lang: LangSchema.default('zh-CN') }),
-    BareRequestInputSchema,
-  ])
-  .transform((input) => ('request' in input ? input : splitBare(input)));
+export const CreateInputSchema = z.preprocess(
+  wrapBare,
+  z.object({
+    request: WorkloadRequestSchema,
+    /** Set once per form submission; a retry with the same id never makes a second Deployment. */
+    clientRequestId: z.string().min(1).max(128).optional(),
+    lang: LangSchema.default('zh-CN'),
+  }),
+);
 
 export const PreviewResultSchema = CheckResultSchema.extend({
   placement: z.object({
@@ -96,18 +100,6 @@ export const PreviewResultSchema = CheckResultSchema.extend({
     replicas: z.array(ReplicaPlacementSchema),
   }),
 });
-
-export const CreateInputSchema = z
-  .union([
-    z.object({
-      request: WorkloadRequestSchema,
-      /** Set once per form submission; a retry with the same id never makes a second Deployment. */
-      clientRequestId: z.string().min(1).max(128).optional(),
-      lang: LangSchema.default('zh-CN'),
-    }),
-    BareRequestInputSchema,
-  ])
-  .transform((input) => ('request' in input ? input : splitBare(input)));
 
 export const WorkloadRefSchema = z.object({
   namespace: z.string().min(1).max(63),

@@ -1,4 +1,11 @@
-import { Big, decimalPlaces, formatDecimal, isInteger, parseDecimal } from './decimal.js';
+import {
+  Big,
+  decimalPlaces,
+  formatDecimal,
+  isInteger,
+  parseDecimal,
+  quoteTyped,
+} from './decimal.js';
 import type { GpuInventory, GpuPool } from './inventory.js';
 import { knownModels } from './inventory.js';
 import { isDns1123Label, isDns1123Subdomain, suggestName } from './kubernetes-names.js';
@@ -82,6 +89,9 @@ export function parseCards(value: number | string | undefined): number | undefin
     : undefined;
 }
 
+/** Computes above this many cards are refused outright (see `readCompute`). */
+const MAX_COMPUTE_CARDS = 1000;
+
 /** A compute in percent of one card that `compute-format` accepts (0.01–1 by 0.01, above by 0.1). */
 function isValidComputePercent(percent: number): boolean {
   return percent >= 1 && (percent <= 100 || percent % 10 === 0);
@@ -117,7 +127,7 @@ function readCompute(text: string, container: string, path: string): ComputeRead
     violation: {
       rule: 'compute-format',
       path,
-      params: { container, value: text, problem, suggestions },
+      params: { container, value: quoteTyped(text), problem, suggestions },
     },
   });
   if (text.trim() === '') return fail('empty');
@@ -133,8 +143,9 @@ function readCompute(text: string, container: string, path: string): ComputeRead
     return fail('not-a-number', guess ? [guess] : []);
   }
   if (value.lt('0.01')) return fail('below-minimum', ['0.01']);
-  // No node has more than MAX_CARDS cards; capping here also keeps every later number exact.
-  if (value.gt(MAX_CARDS)) return fail('above-maximum', [String(MAX_CARDS)]);
+  // A magnitude guard, not a rule of §3: far beyond any node (the per-card and cluster rules
+  // judge realistic values), and it keeps every percent below an exact integer bound.
+  if (value.gt(MAX_COMPUTE_CARDS)) return fail('above-maximum', [String(MAX_CARDS)]);
   const places = decimalPlaces(value);
   if (value.lte(1) && places > 2) {
     const down = value.round(2, Big.roundDown);
@@ -224,7 +235,7 @@ function evaluateMgpuContainer(
       violations.push({
         rule: 'cards-range',
         path: `${base}.cards`,
-        params: { container, value: gpu.cards === undefined ? '' : String(gpu.cards) },
+        params: { container, value: gpu.cards === undefined ? '' : quoteTyped(String(gpu.cards)) },
       });
     }
   }
@@ -306,7 +317,7 @@ function evaluateMgpuContainer(
       violations.push({
         rule: 'memory-with-whole-card',
         path: `${base}.memoryGiB`,
-        params: { container, value: gpu.memoryGiB ?? '' },
+        params: { container, value: quoteTyped(gpu.memoryGiB ?? '') },
       });
     }
     return reading;
@@ -328,7 +339,7 @@ function evaluateMgpuContainer(
     violations.push({
       rule: 'memory-required',
       path: `${base}.memoryGiB`,
-      params: { container, value: gpu.memoryGiB ?? '', minimumGiB },
+      params: { container, value: quoteTyped(gpu.memoryGiB ?? ''), minimumGiB },
     });
     return reading;
   }
@@ -472,7 +483,7 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
     violations.push({
       rule: 'name-format',
       path: 'name',
-      params: { value: request.name, ...(suggestion ? { suggestion } : {}) },
+      params: { value: quoteTyped(request.name), ...(suggestion ? { suggestion } : {}) },
     });
   }
   if (!isDns1123Label(request.namespace)) {
@@ -480,7 +491,7 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
     violations.push({
       rule: 'namespace-format',
       path: 'namespace',
-      params: { value: request.namespace, ...(suggestion ? { suggestion } : {}) },
+      params: { value: quoteTyped(request.namespace), ...(suggestion ? { suggestion } : {}) },
     });
   }
   if (!Number.isInteger(request.replicas) || request.replicas < 0) {
@@ -496,7 +507,7 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
     violations.push({
       rule: 'compute-policy-unknown',
       path: 'computePolicy',
-      params: { value: policy },
+      params: { value: quoteTyped(policy) },
     });
   }
   if (request.containers.length === 0) {
@@ -514,13 +525,13 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
       violations.push({
         rule: 'container-name-format',
         path: `${base}.name`,
-        params: { value: container.name, ...(suggestion ? { suggestion } : {}) },
+        params: { value: quoteTyped(container.name), ...(suggestion ? { suggestion } : {}) },
       });
     } else if (seenNames.has(container.name)) {
       violations.push({
         rule: 'container-name-unique',
         path: `${base}.name`,
-        params: { value: container.name },
+        params: { value: quoteTyped(container.name) },
       });
     }
     seenNames.add(container.name);
@@ -569,7 +580,7 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
         violations.push({
           rule: 'cards-range',
           path: `${base}.gpu.cards`,
-          params: { container: label, value: String(gpu.cards) },
+          params: { container: label, value: quoteTyped(String(gpu.cards)) },
         });
       } else if (violations.length === before) {
         shares.push({

@@ -6,10 +6,21 @@ import Big from 'big.js';
  */
 const DECIMAL_TEXT = /^\d+(\.\d+)?$/;
 
+/**
+ * Longer typed values are not numbers an operator means: refusing them keeps big.js (whose
+ * arithmetic grows with the digits) from turning one request into seconds of CPU.
+ */
+export const MAX_DECIMAL_TEXT = 24;
+
 /** The value of a plain non-negative decimal such as `1.2` or `0.05`; null for anything else. */
 export function parseDecimal(text: string): Big | null {
   const trimmed = text.trim();
-  return DECIMAL_TEXT.test(trimmed) ? new Big(trimmed) : null;
+  return trimmed.length <= MAX_DECIMAL_TEXT && DECIMAL_TEXT.test(trimmed) ? new Big(trimmed) : null;
+}
+
+/** A typed value as messages quote it: long ones are cut, so an error never echoes a page of digits. */
+export function quoteTyped(text: string): string {
+  return text.length > MAX_DECIMAL_TEXT + 8 ? `${text.slice(0, MAX_DECIMAL_TEXT)}…` : text;
 }
 
 /** Digits after the point of the value itself (1.20 has one). */

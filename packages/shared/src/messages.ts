@@ -57,7 +57,7 @@ const enList = (items: readonly (string | number)[], word = 'or') =>
 const zhList = (items: readonly (string | number)[], word = '或') =>
   items.length <= 1
     ? items.join('')
-    : `${items.slice(0, -1).join('、')}${word}${items[items.length - 1]}`;
+    : `${items.slice(0, -1).join('、')} ${word} ${items[items.length - 1]}`;
 const cardsEn = (n: number) => (n === 1 ? '1 card' : `${n} cards`);
 /** Compute is counted in cards: "1 card", "1.2 cards". */
 const computeEn = (compute: string) => (compute.trim() === '1' ? '1 card' : `${compute} cards`);
@@ -84,7 +84,7 @@ const english: Catalog = {
         };
       case 'above-maximum':
         return {
-          message: `${field} is ${value}; no node has more than ${MAX_CARDS} cards.`,
+          message: `${field} is ${value}; that is far more cards than any node has.`,
           fix: `Use at most ${MAX_CARDS}.`,
         };
       case 'slice-decimals':
@@ -145,7 +145,9 @@ const english: Catalog = {
     message:
       value.trim() === ''
         ? `${enOf(en.memory, container)} is required${perCardPercent === undefined ? '' : `: ${perCardPercent}% per card is a slice of a card`}.`
-        : `${enOf(en.memory, container)} must be a number of GiB greater than 0, not "${value}".`,
+        : /^[\d.]+…$/.test(value)
+          ? `${enOf(en.memory, container)} has too many digits to be a number of GiB.`
+          : `${enOf(en.memory, container)} must be a number of GiB greater than 0, not "${value}".`,
     fix: `Enter at least ${minimumGiB} GiB (1024 MiB per card).`,
   }),
   'memory-with-whole-card': ({ container }) => ({
@@ -288,7 +290,7 @@ const chinese: Catalog = {
         };
       case 'above-maximum':
         return {
-          message: `${field}为 ${value}，节点最多只有 ${MAX_CARDS} 张卡。`,
+          message: `${field}为 ${value}，远超任何节点的卡数。`,
           fix: `请填写不超过 ${MAX_CARDS} 的值。`,
         };
       case 'slice-decimals':
@@ -345,7 +347,9 @@ const chinese: Catalog = {
     message:
       value.trim() === ''
         ? `${zhOf(zh.memory, container)}为必填项${perCardPercent === undefined ? '' : `：每卡 ${perCardPercent}% 算力只占部分卡`}。`
-        : `${zhOf(zh.memory, container)}必须是大于 0 的 GiB 数，不能是“${value}”。`,
+        : /^[\d.]+…$/.test(value)
+          ? `${zhOf(zh.memory, container)}位数过多，不是有效的 GiB 数。`
+          : `${zhOf(zh.memory, container)}必须是大于 0 的 GiB 数，不能是“${value}”。`,
     fix: `请填写至少 ${minimumGiB} GiB（每卡 1024 MiB）。`,
   }),
   'memory-with-whole-card': ({ container }) => ({

@@ -20,15 +20,19 @@ export const MAX_CARDS = 8;
  * Compute and memory are kept as the operator typed them: the rules judge the text exactly
  * (a JSON number is accepted and turned back into its shortest decimal text).
  */
-const typedDecimal = z
-  .union([z.string(), z.number().transform((value) => String(value))])
-  .optional()
-  .describe('a decimal number as typed; empty or absent means the field is empty');
+/** JSON `null` means the same as an absent field (spec §7: "empty or absent"). */
+const nullAsAbsent = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === null ? undefined : value), schema.optional());
 
-const typedInteger = z
-  .union([z.number(), z.string()])
-  .optional()
-  .describe('an integer as typed; the rules say what range is allowed');
+const typedDecimal = nullAsAbsent(
+  z.union([z.string(), z.number().transform((value) => String(value))]),
+).describe('a decimal number as typed; empty, null or absent means the field is empty');
+
+const typedInteger = nullAsAbsent(z.union([z.number(), z.string()])).describe(
+  'an integer as typed; the rules say what range is allowed',
+);
+
+const optionalText = nullAsAbsent(z.string());
 
 export const GpuRequestSchema = z.object({
   type: z.enum(GPU_TYPES).default('mgpu'),
@@ -36,7 +40,7 @@ export const GpuRequestSchema = z.object({
   compute: typedDecimal,
   memoryGiB: typedDecimal,
   cards: typedInteger,
-  model: z.string().optional(),
+  model: optionalText,
 });
 export type GpuRequest = z.output<typeof GpuRequestSchema>;
 
@@ -51,7 +55,7 @@ export const WorkloadRequestSchema = z.object({
   name: z.string(),
   namespace: z.string().default('default'),
   replicas: z.number().default(1),
-  computePolicy: z.string().optional(),
+  computePolicy: optionalText,
   containers: z.array(ContainerRequestSchema),
 });
 /** A workload request after defaults: what the rules, the manifest builder and the BFF take. */
