@@ -30,7 +30,9 @@ afterEach(async () => {
 const onSim = !process.env.MGPU_TEST_KUBECONFIG;
 
 describe.runIf(onSim)('the API server restarts while dashboards watch', () => {
-  it('keeps the allocation stream going: changes before and after the restart all arrive', async () => {
+  it('keeps the allocation stream going: changes before and after the restart all arrive', {
+    timeout: 180_000,
+  }, async () => {
     const stateFile = join(await mkdtemp(join(tmpdir(), 'mgpu-bff-fault-')), 'state.json');
     let cluster: EmbeddedCluster = await startEmbeddedCluster({ stateFile, log: () => {} });
     const port = cluster.port;
@@ -85,9 +87,11 @@ describe.runIf(onSim)('the API server restarts while dashboards watch', () => {
       }
     }, 'the API server to take a create again');
     await caller.workload.delete({ namespace: 'default', name: before });
+    // Generous: after a restart the informers back off, then the new workload is scheduled.
     await eventually(
       () => recordsOf(after).length === 2 && recordsOf(before).length === 0,
       'both changes on the same stream',
+      1200,
     );
     expect(bff.context.cluster.pods.health.restarts).toBeGreaterThan(0);
   });

@@ -145,6 +145,23 @@ describe('workload.create', () => {
     expect(other.code).toBe('CONFLICT');
     expect(other.errors).toMatchObject([{ path: 'name', rule: 'name-taken' }]);
 
+    const reusedForOther = await ruleErrorsOf(
+      harness.caller.workload.create({
+        request: seedRequest(uniqueName('other')),
+        clientRequestId,
+        lang: 'en',
+      }),
+    );
+    expect(reusedForOther.errors).toMatchObject([{ rule: 'client-request-reused' }]);
+    const changedRequest = await ruleErrorsOf(
+      harness.caller.workload.create({
+        request: seedRequest(name, { replicas: 2 }),
+        clientRequestId,
+        lang: 'en',
+      }),
+    );
+    expect(changedRequest.errors).toMatchObject([{ rule: 'client-request-reused' }]);
+
     const progress = await eventually(async () => {
       const list = await harness.caller.workload.list();
       return list.find((workload) => workload.name === name);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { evaluateRequest } from './check.js';
 import type { MgpuInstanceReport, MgpuNodeStatus } from './mgpu-node.js';
-import { parseCardIndexes } from './placement/index.js';
+import { parseCardIndexes, parseQuantity } from './placement/index.js';
 import { readWorkloadObject } from './read-workload.js';
 import { VKE } from './vke.js';
 
@@ -89,6 +89,24 @@ export interface PodLike {
   status?: { phase?: string; containerStatuses?: { name: string; containerID?: string }[] };
 }
 
+interface ContainerLike {
+  name: string;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+}
+
+const containersOf = (pod: PodLike): ContainerLike[] =>
+  (pod.spec?.containers ?? []).filter(
+    (container): container is ContainerLike =>
+      typeof container === 'object' &&
+      container !== null &&
+      typeof (container as ContainerLike).name === 'string',
+  );
+
+const quantityOf = (container: ContainerLike, resource: string) =>
+  parseQuantity(
+    container.resources?.limits?.[resource] ?? container.resources?.requests?.[resource],
+  );
+
 /** The Deployment behind a pod: its ReplicaSet's name without the pod-template hash. */
 function workloadOf(pod: PodLike): string | null {
   const owner = pod.metadata?.ownerReferences?.[0];
@@ -155,22 +173,31 @@ export function podAllocationRecords(
   );
 
   const records: AllocationRecord[] = [];
-  for (const share of shares) {
-    if (share.type !== 'mgpu') continue;
-    const cards = parseCardIndexes(annotations[`${VKE.gpuIndexAnnotationPrefix}${share.name}`]);
-    for (const card of cards ?? []) {
-      const report = reported.get(`${share.name}/${card}`);
-      const requested = {
-        computePercent: share.perCard.computePercent,
-        memoryMiB: share.perCard.memoryMiB,
-      };
-      const statusId = statusIds.get(share.name);
+  for (const container of containersOf(pod)) {
+    const cards = parseCardIndexes(annotations[`${VKE.gpuIndexAnnotationPrefix}${container.name}`]);
+    if (cards === undefined || cards.length === 0) continue;
+    // The console's reading of the container when its rules accept it; otherwise what the pod
+    // really asks, split over the cards the scheduler gave it (the cluster took it anyway).
+    const share = shares.find((candidate) => candidate.name === container.name);
+    if (share?.type === 'nvidia') continue;
+    const core = quantityOf(container, VKE.coreResource);
+    if (share === undefined && Number.isNaN(core)) continue;
+    const memory = quantityOf(container, VKE.memoryResource);
+    const requested = share
+      ? { computePercent: share.perCard.computePercent, memoryMiB: share.perCard.memoryMiB }
+      : {
+          computePercent: core / cards.length,
+          memoryMiB: Number.isNaN(memory) ? null : memory / cards.length,
+        };
+    for (const card of cards) {
+      const report = reported.get(`${container.name}/${card}`);
+      const statusId = statusIds.get(container.name);
       const containerId = report?.container_id ?? statusId ?? null;
       records.push({
-        id: `${namespace}/${podName}/${share.name}/${card}`,
+        id: `${namespace}/${podName}/${container.name}/${card}`,
         namespace,
         pod: podName,
-        container: share.name,
+        container: container.name,
         node,
         card,
         workload,

@@ -12,6 +12,7 @@ export const SERVER_RULES = [
   'kubernetes-invalid',
   'forbidden',
   'cluster-unavailable',
+  'client-request-reused',
 ] as const;
 export type ServerRule = (typeof SERVER_RULES)[number];
 
@@ -88,6 +89,10 @@ const TEXTS: Record<
       message: `The Kubernetes API did not answer: ${detail}`,
       fix: 'Try again in a moment; nothing was created.',
     }),
+    'client-request-reused': (detail) => ({
+      message: `This submission id already made another workload (${detail}).`,
+      fix: 'Submit the form again: a changed request gets a new id.',
+    }),
   },
   'zh-CN': {
     'name-taken': (_d, r) => ({
@@ -106,6 +111,10 @@ const TEXTS: Record<
     'cluster-unavailable': (detail) => ({
       message: `Kubernetes API 没有响应：${detail}`,
       fix: '请稍后重试；没有创建任何对象。',
+    }),
+    'client-request-reused': (detail) => ({
+      message: `该提交编号已经创建过另一个工作负载（${detail}）。`,
+      fix: '请重新提交表单：修改后的请求会得到新的编号。',
     }),
   },
 };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { V1Deployment } from '@kubernetes/client-node';
 import {
   CreateInputSchema,
@@ -28,11 +29,10 @@ function refusal(kube: KubeError, request: WorkloadRequest, lang: Lang): TRPCErr
       return ruleFailure('FORBIDDEN', [describe('forbidden', '', kube.message)]);
     case 404:
       return ruleFailure('NOT_FOUND', [describe('namespace-not-found', 'namespace', kube.message)]);
-    case 0:
-      return ruleFailure('SERVICE_UNAVAILABLE', [
-        describe('cluster-unavailable', '', kube.message),
-      ]);
-    default: {
+    case 401:
+      return ruleFailure('UNAUTHORIZED', [describe('forbidden', '', kube.message)]);
+    case 400:
+    case 422: {
       const causes = kube.causes.length > 0 ? kube.causes : [{ message: kube.message }];
       return ruleFailure(
         kube.code === 422 ? 'UNPROCESSABLE_CONTENT' : 'BAD_REQUEST',
@@ -45,21 +45,55 @@ function refusal(kube: KubeError, request: WorkloadRequest, lang: Lang): TRPCErr
         ),
       );
     }
+    default:
+      // 0 (no answer), 429 and 5xx: the cluster, not the request, is at fault.
+      return ruleFailure(kube.code === 429 ? 'TOO_MANY_REQUESTS' : 'SERVICE_UNAVAILABLE', [
+        describe('cluster-unavailable', '', kube.message),
+      ]);
   }
 }
 
-/** On a 409, the existing Deployment counts as ours only if this very submission made it. */
-async function existingFromSameRequest(
+/** Hash of the request a submission made, so a reused id with a changed request is caught. */
+export const REQUEST_HASH_ANNOTATION = 'mgpu.console.io/request-hash';
+
+const requestHash = (request: WorkloadRequest) =>
+  createHash('sha256').update(JSON.stringify(request)).digest('hex').slice(0, 32);
+
+type Earlier =
+  | { kind: 'same'; deployment: V1Deployment }
+  | { kind: 'other'; where: string }
+  | undefined;
+
+/**
+ * What an earlier attempt with this id made: the same Deployment from the same request (a
+ * retry: answer with it), something else (the id was reused: refuse), or nothing.
+ */
+async function earlierAttempt(
   ctx: BffContext,
   request: WorkloadRequest,
   clientRequestId: string,
-): Promise<V1Deployment | undefined> {
-  const existing = await ctx.cluster
-    .readDeployment(request.namespace, request.name)
-    .catch(() => undefined);
-  return existing?.metadata?.annotations?.[CLIENT_REQUEST_ANNOTATION] === clientRequestId
-    ? existing
-    : undefined;
+  hash: string,
+): Promise<Earlier> {
+  const byId = ctx.cluster.deployments
+    .list()
+    .find(
+      (d) =>
+        d.metadata?.annotations?.[CLIENT_REQUEST_ANNOTATION] === clientRequestId &&
+        !d.metadata?.deletionTimestamp,
+    );
+  // The informer may lag a create that just happened: the API server has the last word.
+  const candidate =
+    byId ??
+    (await ctx.cluster.readDeployment(request.namespace, request.name).catch(() => undefined));
+  const annotations = candidate?.metadata?.annotations ?? {};
+  if (candidate === undefined || annotations[CLIENT_REQUEST_ANNOTATION] !== clientRequestId)
+    return undefined;
+  const sameObject =
+    candidate.metadata?.namespace === request.namespace &&
+    candidate.metadata?.name === request.name;
+  return sameObject && annotations[REQUEST_HASH_ANNOTATION] === hash
+    ? { kind: 'same', deployment: candidate }
+    : { kind: 'other', where: `${candidate.metadata?.namespace}/${candidate.metadata?.name}` };
 }
 
 /**
@@ -77,12 +111,14 @@ export const workloadCreate = publicProcedure
     if (!check.valid || check.manifest === undefined)
       throw ruleFailure('BAD_REQUEST', check.errors as RuleError[]);
     const manifest = check.manifest as V1Deployment;
+    const hash = requestHash(request);
     if (clientRequestId !== undefined) {
       manifest.metadata = {
         ...manifest.metadata,
         annotations: {
           ...manifest.metadata?.annotations,
           [CLIENT_REQUEST_ANNOTATION]: clientRequestId,
+          [REQUEST_HASH_ANNOTATION]: hash,
         },
       };
     }
@@ -94,16 +130,28 @@ export const workloadCreate = publicProcedure
       clientRequestId: clientRequestId ?? null,
       deployment: JSON.parse(JSON.stringify(deployment)) as Record<string, unknown>,
     });
+    const answerRetry = async () => {
+      if (clientRequestId === undefined) return undefined;
+      const earlier = await earlierAttempt(ctx, request, clientRequestId, hash);
+      if (earlier?.kind === 'same') return result(earlier.deployment, false);
+      if (earlier?.kind === 'other') {
+        throw ruleFailure('CONFLICT', [
+          describeServerError('client-request-reused', '', earlier.where, request, lang),
+        ]);
+      }
+      return undefined;
+    };
+    const retried = await answerRetry();
+    if (retried) return retried;
     for (const dryRun of [true, false]) {
       try {
         const deployment = await ctx.cluster.createDeployment(request.namespace, manifest, dryRun);
         if (!dryRun) return result(deployment, true);
       } catch (error) {
         const kube = toKubeError(error);
-        if (kube.code === 409 && clientRequestId !== undefined) {
-          const same = await existingFromSameRequest(ctx, request, clientRequestId);
-          if (same) return result(same, false);
-        }
+        // A concurrent retry may have won the race between our look-up and this create.
+        const raced = kube.code === 409 ? await answerRetry() : undefined;
+        if (raced) return raced;
         throw refusal(kube, request, lang);
       }
     }

@@ -22,8 +22,14 @@ const MAX_PREVIEWED_REPLICAS = 16;
 /** The check with the cluster-aware rules, against the cluster as the informers see it now. */
 export function checkWithCluster(ctx: BffContext, request: WorkloadRequest, lang: Lang) {
   const states = currentNodeStates(ctx.cluster.nodes.list(), ctx.cluster.pods.list());
-  const inventory = inventoryOf(poolSummaries(states));
-  return { states, check: checkRequest(request, { lang, inventory }) };
+  // Until the nodes were listed once the cluster is unknown, not empty: judge the request by
+  // its own rules only rather than blame it for a cluster nobody has seen yet.
+  const known = ctx.cluster.nodes.health.synced;
+  const check = checkRequest(request, {
+    lang,
+    ...(known ? { inventory: inventoryOf(poolSummaries(states)) } : {}),
+  });
+  return { states, check };
 }
 
 /** The check with the cluster-aware rules, plus where each replica would land right now. */

@@ -101,7 +101,7 @@ export function seedRequest(
 export async function eventually<T>(
   read: () => Promise<T | undefined> | T | undefined,
   what: string,
-  tries = 200,
+  tries = 400,
 ): Promise<T> {
   for (let attempt = 0; attempt < tries; attempt++) {
     const value = await read();
