@@ -56,7 +56,8 @@ export const en: Record<MessageKey, string> = {
   'form.create': 'Create',
   'form.creating': 'Creating…',
   'form.blocked': 'Cannot create yet: {count} problem(s); first: {first}',
-  'form.blockedPreview': 'Checking the cluster…',
+  'form.unreadable':
+    'Cannot create yet: the form’s values do not read as a workload request (for example, replicas is not a number).',
   'form.ready': 'All checks pass; ready to create.',
   'form.otherProblems': 'Other problems',
   'form.networkError': 'Cannot reach the server: {message}',

@@ -58,7 +58,7 @@ export const zhCN = {
   'form.create': '创建',
   'form.creating': '正在创建…',
   'form.blocked': '无法创建：还有 {count} 个问题，第一个：{first}',
-  'form.blockedPreview': '正在检查集群…',
+  'form.unreadable': '无法创建：表单的值不是一个可读的负载请求（例如副本数不是数字）。',
   'form.ready': '检查通过，可以创建。',
   'form.otherProblems': '其他问题',
   'form.networkError': '无法连接服务器：{message}',

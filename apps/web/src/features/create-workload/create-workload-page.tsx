@@ -178,8 +178,9 @@ export function CreateWorkloadPage() {
     return object as unknown as Record<string, unknown>;
   };
 
-  const blockedReason =
-    errors.length > 0
+  const blockedReason = !request
+    ? t('form.unreadable')
+    : errors.length > 0
       ? t('form.blocked', { count: errors.length, first: errors[0]?.message ?? '' })
       : undefined;
   const submitDisabled = blockedReason !== undefined || create.isPending;
