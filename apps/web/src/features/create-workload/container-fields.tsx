@@ -187,7 +187,8 @@ function ContainerFieldsView({
               render={({ field }) => (
                 <NativeSelect
                   {...fieldAria(`${base}.gpu.model`, errors.get(`${base}.gpu.model`))}
-                  value={field.value ?? ''}
+                  // The schema reads any input here (null = any model); the select shows text only.
+                  value={typeof field.value === 'string' ? field.value : ''}
                   onValueChange={field.onChange}
                   options={[
                     { value: '', label: t('form.model.any') },

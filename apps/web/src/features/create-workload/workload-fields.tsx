@@ -82,7 +82,8 @@ function WorkloadFieldsView({ control, errors }: WorkloadFieldsProps) {
           render={({ field }) => (
             <NativeSelect
               {...fieldAria('computePolicy', errors.get('computePolicy'))}
-              value={field.value ?? ''}
+              // The schema reads any input here (null = no policy); the select shows text only.
+              value={typeof field.value === 'string' ? field.value : ''}
               onValueChange={(value) => field.onChange(value === '' ? undefined : value)}
               options={[
                 { value: '', label: t('form.policy.none') },
