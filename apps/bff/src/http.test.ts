@@ -262,7 +262,6 @@ describe('allocations.watch over SSE', () => {
       });
     }
     const resumeFrom = first.messages.at(-1)?.id ?? '';
-    const seen = first.messages.length;
     first.source.close();
 
     // While disconnected, the workload goes away; the reconnect must bring exactly that.
@@ -282,6 +281,5 @@ describe('allocations.watch over SSE', () => {
       .filter((m) => m.event.type === 'delete')
       .flatMap((m) => m.event.records.map((r) => r.id));
     expect(new Set(deletedIds)).toEqual(new Set(verified.map((record) => record.id)));
-    expect(seen).toBeGreaterThan(0);
   });
 });

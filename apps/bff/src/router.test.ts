@@ -46,7 +46,10 @@ describe('cluster.summary and gpu.models', () => {
     expect(nbs.some((pool) => pool.compute.allocated < pool.compute.allocatable)).toBe(true);
     for (const pool of nbs) {
       expect(pool.largestFit.computePercent).toBeGreaterThanOrEqual(120);
-      expect(pool.stranded.computePercent).toBeGreaterThanOrEqual(0);
+      expect(pool.stranded.cards).toBeLessThanOrEqual(pool.cards);
+      expect(pool.stranded.computePercent).toBeLessThanOrEqual(
+        pool.compute.allocatable - pool.compute.allocated,
+      );
     }
     const models = await harness.caller.gpu.models();
     expect(models.map((model) => model.model)).toEqual(

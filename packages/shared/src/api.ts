@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { AllocationRecordSchema } from './allocations.js';
 import { WorkloadRequestSchema } from './request.js';
-import { KUBERNETES_RULES, LANGS, MGPU_RULES } from './rules.js';
-import { SERVER_RULES } from './server-errors.js';
+import { LANGS } from './rules.js';
 
 /**
  * The BFF's procedure inputs and outputs (spec §7), declared once so the server validates what
@@ -17,8 +16,6 @@ export const RuleErrorSchema = z.object({
   message: z.string(),
   fix: z.string().optional(),
 });
-
-export const ALL_RULE_IDS = [...MGPU_RULES, ...KUBERNETES_RULES, ...SERVER_RULES] as const;
 
 export const ContainerShareSchema = z.object({
   index: z.number(),

@@ -4,7 +4,6 @@ import {
   CustomObjectsApi,
   type KubeConfig,
   type KubernetesListObject,
-  type KubernetesObject,
   type V1Deployment,
   type V1Node,
   type V1Pod,
@@ -119,14 +118,4 @@ export class ClusterClient {
       });
     });
   }
-
-  listDeployments(namespace?: string): Promise<V1Deployment[]> {
-    return this.call(async () =>
-      namespace
-        ? (await this.apps.listNamespacedDeployment({ namespace })).items
-        : (await this.apps.listDeploymentForAllNamespaces()).items,
-    );
-  }
 }
-
-export type { KubernetesObject };

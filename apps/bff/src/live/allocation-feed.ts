@@ -70,7 +70,6 @@ export class AllocationFeed {
 
   stop(): void {
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
-    this.emitter.emit('closed');
   }
 
   /** The id of the newest change; a snapshot taken now is complete up to it. */

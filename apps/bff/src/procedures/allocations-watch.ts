@@ -19,37 +19,40 @@ export const allocationsWatch = publicProcedure
   .subscription(async function* ({ ctx, input, signal }) {
     const filter = input ?? {};
     const feed = ctx.allocations;
-    // Listen before reading the snapshot or the replay, so nothing falls between them.
+    // Listen before reading the snapshot or the replay, so nothing falls between them; both
+    // cover every change up to `upTo`, so live entries up to it are skipped.
     const live = feed.live(signal);
-    let lastSent = feed.currentId;
+    const upTo = feed.currentId;
     const replay = filter.lastEventId ? feed.entriesSince(filter.lastEventId) : undefined;
     const filtering = Boolean(filter.namespace || filter.workload || filter.node || filter.pod);
-    // Unfiltered subscribers share the feed's event object (validated and serialised once each).
+    // Unfiltered subscribers share the feed's event object (validated once for all of them).
     const narrow = (event: AllocationEvent): AllocationEvent =>
       filtering
         ? { ...event, records: event.records.filter((record) => matchesFilter(record, filter)) }
         : event;
-    if (replay === undefined) {
-      yield tracked(lastSent, {
-        type: 'snapshot',
-        records: feed.snapshot(filter),
-        at: new Date().toISOString(),
-      } satisfies AllocationEvent);
-    } else {
-      for (const entry of replay) {
-        const event = narrow(entry.event);
-        if (event.records.length > 0) yield tracked(entry.id, event);
-      }
-    }
-    const sentUpTo = Number(lastSent.split('-')[1]);
     try {
+      if (replay === undefined) {
+        yield tracked(upTo, {
+          type: 'snapshot',
+          records: feed.snapshot(filter),
+          at: new Date().toISOString(),
+        } satisfies AllocationEvent);
+      } else {
+        for (const entry of replay) {
+          const event = narrow(entry.event);
+          if (event.records.length > 0) yield tracked(entry.id, event);
+        }
+      }
+      const sentUpTo = Number(upTo.split('-')[1]);
       for await (const [entry] of live) {
         if (Number(entry.id.split('-')[1]) <= sentUpTo) continue;
-        lastSent = entry.id;
         const event = narrow(entry.event);
         if (event.records.length > 0) yield tracked(entry.id, event);
       }
     } catch (error) {
       if (!isAbort(error)) throw error;
+    } finally {
+      // Ends the listener however the stream ends (client gone, error, server closing).
+      await live.return?.();
     }
   });

@@ -142,7 +142,10 @@ export function workloadProgress(
   };
 }
 
-/** `workload.progress`: the timeline of one workload, sent again whenever it changes. */
+/**
+ * `workload.progress`: the timeline of one workload, sent again whenever it changes. It is a
+ * state, not a log: a reconnect (whatever its `lastEventId`) gets the current state first.
+ */
 export const WorkloadProgressInputSchema = WorkloadRefSchema.extend({
   lastEventId: z.string().nullish(),
 });

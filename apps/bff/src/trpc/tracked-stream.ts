@@ -11,13 +11,14 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
  */
 export function trackedStream<TOut, TIn>(schema: z.ZodType<TOut, TIn>) {
   // One event object fans out to every subscriber: validate it once, not once per subscriber.
-  const validated = new WeakMap<object, TOut>();
-  const validate = async (data: TIn): Promise<TOut> => {
+  const validated = new WeakMap<object, Promise<TOut>>();
+  const validate = (data: TIn): Promise<TOut> => {
     if (typeof data !== 'object' || data === null) return schema.parseAsync(data);
-    const known = validated.get(data);
-    if (known !== undefined) return known;
-    const parsed = await schema.parseAsync(data);
-    validated.set(data, parsed);
+    let parsed = validated.get(data);
+    if (parsed === undefined) {
+      parsed = schema.parseAsync(data);
+      validated.set(data, parsed);
+    }
     return parsed;
   };
   return z
