@@ -375,7 +375,11 @@ export class Registry {
     }
     const typed = withTypeMeta(definition, object);
     if (options.dryRun) return typed;
-    return this.store.commit(definition, 'ADDED', typed, undefined);
+    const created = this.store.commit(definition, 'ADDED', typed, undefined);
+    // Like the real garbage collector, which watches every object: a dependent created after
+    // its owner went (a controller acting on a stale cache) is collected too.
+    if ((typed.metadata.ownerReferences ?? []).length > 0) this.scheduleGarbageCollection();
+    return created;
   }
 
   private checkResourceVersion(
