@@ -73,6 +73,7 @@ async function earlierAttempt(
   request: WorkloadRequest,
   clientRequestId: string,
   hash: string,
+  askServer: boolean,
 ): Promise<Earlier> {
   const byId = ctx.cluster.deployments
     .list()
@@ -81,10 +82,13 @@ async function earlierAttempt(
         d.metadata?.annotations?.[CLIENT_REQUEST_ANNOTATION] === clientRequestId &&
         !d.metadata?.deletionTimestamp,
     );
-  // The informer may lag a create that just happened: the API server has the last word.
+  // The informer may lag a create that just happened; after a 409 the API server has the last
+  // word (before the create, that same 409 path covers the race without an extra round trip).
   const candidate =
     byId ??
-    (await ctx.cluster.readDeployment(request.namespace, request.name).catch(() => undefined));
+    (askServer
+      ? await ctx.cluster.readDeployment(request.namespace, request.name).catch(() => undefined)
+      : undefined);
   const annotations = candidate?.metadata?.annotations ?? {};
   if (candidate === undefined || annotations[CLIENT_REQUEST_ANNOTATION] !== clientRequestId)
     return undefined;
@@ -130,9 +134,9 @@ export const workloadCreate = publicProcedure
       clientRequestId: clientRequestId ?? null,
       deployment: JSON.parse(JSON.stringify(deployment)) as Record<string, unknown>,
     });
-    const answerRetry = async () => {
+    const answerRetry = async (askServer: boolean) => {
       if (clientRequestId === undefined) return undefined;
-      const earlier = await earlierAttempt(ctx, request, clientRequestId, hash);
+      const earlier = await earlierAttempt(ctx, request, clientRequestId, hash, askServer);
       if (earlier?.kind === 'same') return result(earlier.deployment, false);
       if (earlier?.kind === 'other') {
         throw ruleFailure('CONFLICT', [
@@ -141,7 +145,7 @@ export const workloadCreate = publicProcedure
       }
       return undefined;
     };
-    const retried = await answerRetry();
+    const retried = await answerRetry(false);
     if (retried) return retried;
     for (const dryRun of [true, false]) {
       try {
@@ -150,7 +154,7 @@ export const workloadCreate = publicProcedure
       } catch (error) {
         const kube = toKubeError(error);
         // A concurrent retry may have won the race between our look-up and this create.
-        const raced = kube.code === 409 ? await answerRetry() : undefined;
+        const raced = kube.code === 409 ? await answerRetry(true) : undefined;
         if (raced) return raced;
         throw refusal(kube, request, lang);
       }
