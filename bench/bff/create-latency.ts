@@ -3,7 +3,7 @@
  * @kubernetes/client-node create in the same run (issue 6 target: median overhead < 5 ms).
  */
 import { AppsV1Api } from '@kubernetes/client-node';
-import { startBff } from '@mgpu/bff';
+import { embeddedConnection, startBff } from '@mgpu/bff';
 import { startEmbeddedCluster } from '@mgpu/cluster-sim';
 import { checkRequest, WorkloadRequestSchema } from '@mgpu/shared';
 import { heading, median, percentile } from '../lib/report.js';
@@ -11,11 +11,7 @@ import { heading, median, percentile } from '../lib/report.js';
 const ROUNDS = Number(process.env.ROUNDS ?? 150);
 const cluster = await startEmbeddedCluster({ log: () => {} });
 const bff = await startBff({
-  connection: {
-    kubeConfig: cluster.kubeConfig,
-    source: { kind: 'embedded', server: cluster.url },
-    close: async () => {},
-  },
+  connection: embeddedConnection(cluster.url),
   port: 0,
   logger: false,
 });

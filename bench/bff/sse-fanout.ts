@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { startBff } from '@mgpu/bff';
-import { kubeConfigFor, startEmbeddedCluster } from '@mgpu/cluster-sim';
+import { embeddedConnection, startBff } from '@mgpu/bff';
+import { startEmbeddedCluster } from '@mgpu/cluster-sim';
 import { heading } from '../lib/report.js';
 
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 1000);
@@ -40,11 +40,7 @@ const proxy = net.createServer((client) => {
 await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
 const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
 const bff = await startBff({
-  connection: {
-    kubeConfig: kubeConfigFor(proxyUrl),
-    source: { kind: 'embedded', server: proxyUrl },
-    close: async () => {},
-  },
+  connection: embeddedConnection(proxyUrl),
   port: 0,
   logger: false,
 });

@@ -17,6 +17,7 @@ import {
 import type { AllocationEvent } from '@mgpu/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClusterClient } from './cluster/cluster-client.js';
+import { embeddedConnection } from './cluster/connection.js';
 import { appRouter } from './router.js';
 import { type RunningBff, startBff } from './server.js';
 import { eventually, seedRequest, subscribe, uniqueName } from './test-support/bff-harness.js';
@@ -38,11 +39,7 @@ describe.runIf(onSim)('the API server restarts while dashboards watch', () => {
     const port = cluster.port;
     cleanups.push(() => cluster.stop());
     const bff: RunningBff = await startBff({
-      connection: {
-        kubeConfig: cluster.kubeConfig,
-        source: { kind: 'embedded', server: cluster.url },
-        close: async () => {},
-      },
+      connection: embeddedConnection(cluster.url),
       port: 0,
       logger: false,
     });
@@ -173,11 +170,7 @@ describe.runIf(onSim)('a slow API server', () => {
     const proxy = await slowProxy(new URL(cluster.url));
     cleanups.push(() => proxy.close());
     const bff = await startBff({
-      connection: {
-        kubeConfig: kubeConfigFor(proxy.url),
-        source: { kind: 'embedded', server: proxy.url },
-        close: async () => {},
-      },
+      connection: embeddedConnection(proxy.url),
       port: 0,
       logger: false,
     });

@@ -1,5 +1,10 @@
 export { ClusterClient } from './cluster/cluster-client.js';
-export { type ClusterConnection, connectCluster, describeSource } from './cluster/connection.js';
+export {
+  type ClusterConnection,
+  connectCluster,
+  describeSource,
+  embeddedConnection,
+} from './cluster/connection.js';
 export type { AppRouter } from './router.js';
 export { appRouter } from './router.js';
 export { type BffOptions, type RunningBff, startBff } from './server.js';

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { kubeConfigFor } from '@mgpu/cluster-sim';
 
 /** Where the console's cluster comes from; the first log line says which. */
 export type ClusterSource =
@@ -77,11 +78,15 @@ export async function connectCluster(options: ConnectOptions = {}): Promise<Clus
     ...(options.embeddedOptions?.topology ? { topology: options.embeddedOptions.topology } : {}),
     ...(options.embeddedOptions?.stateFile ? { stateFile: options.embeddedOptions.stateFile } : {}),
   });
-  return {
-    kubeConfig: cluster.kubeConfig,
-    source: { kind: 'embedded', server: cluster.url },
-    close: () => cluster.stop(),
-  };
+  return embeddedConnection(cluster.url, () => cluster.stop());
+}
+
+/** A connection to an embedded cluster's API at `url`; `stop` runs when the console closes it. */
+export function embeddedConnection(
+  url: string,
+  stop: () => Promise<void> = async () => {},
+): ClusterConnection {
+  return { kubeConfig: kubeConfigFor(url), source: { kind: 'embedded', server: url }, close: stop };
 }
 
 export function describeSource(source: ClusterSource): string {

@@ -8,7 +8,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { type EmbeddedCluster, startEmbeddedCluster } from '@mgpu/cluster-sim';
 import type { AllocationEvent, WorkloadRequestInput } from '@mgpu/shared';
 import { EventSource } from 'eventsource';
-import type { ClusterConnection } from '../cluster/connection.js';
+import { type ClusterConnection, embeddedConnection } from '../cluster/connection.js';
 import { appRouter } from '../router.js';
 import { type RunningBff, startBff } from '../server.js';
 import { createCallerFactory } from '../trpc/init.js';
@@ -47,11 +47,7 @@ export async function startHarness(
   } else {
     embedded = await startEmbeddedCluster({ log: () => {} });
     const cluster = embedded;
-    connection = {
-      kubeConfig: cluster.kubeConfig,
-      source: { kind: 'embedded', server: cluster.url },
-      close: () => cluster.stop(),
-    };
+    connection = embeddedConnection(cluster.url, () => cluster.stop());
   }
   const bff = await startBff({ connection, port: 0, logger: false, ...options });
   return {
