@@ -12,6 +12,7 @@ import {
   WorkloadRequestSchema,
 } from './request.js';
 import { KUBERNETES_RULES, type Lang, MGPU_RULES, type RuleId } from './rules.js';
+import { SEED_REQUEST } from './test-support/seed.js';
 
 type ContainerInput = WorkloadRequestInput['containers'][number];
 type GpuInput = NonNullable<ContainerInput['gpu']>;
@@ -947,26 +948,7 @@ describe('spec §3 worked examples', () => {
 });
 
 describe('the manifest (spec §4)', () => {
-  const seedRequest: WorkloadRequestInput = {
-    name: 'demo',
-    namespace: 'default',
-    replicas: 1,
-    computePolicy: 'native-burst-share',
-    containers: [
-      {
-        name: 'worker',
-        image: 'nginx:1.27',
-        gpu: {
-          type: 'mgpu',
-          multiCard: true,
-          compute: '1.2',
-          memoryGiB: '8',
-          cards: 2,
-          model: 'NVIDIA-L20',
-        },
-      },
-    ],
-  };
+  const seedRequest: WorkloadRequestInput = SEED_REQUEST;
 
   it("the seed's example (1.2 on 2 cards, 8 GiB, native-burst-share) is valid", () => {
     const result = checkRequest(WorkloadRequestSchema.parse(seedRequest));

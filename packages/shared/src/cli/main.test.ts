@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { SEED_REQUEST } from '../test-support/seed.js';
 
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** The built command (turbo builds the package before its tests), as its `bin` runs it. */
@@ -37,26 +38,7 @@ function mgpu(args: string[], stdin = ''): Promise<Run> {
   });
 }
 
-const seed = {
-  name: 'demo',
-  namespace: 'default',
-  replicas: 1,
-  computePolicy: 'native-burst-share',
-  containers: [
-    {
-      name: 'worker',
-      image: 'nginx:1.27',
-      gpu: {
-        type: 'mgpu',
-        multiCard: true,
-        compute: '1.2',
-        memoryGiB: '8',
-        cards: 2,
-        model: 'NVIDIA-L20',
-      },
-    },
-  ],
-};
+const seed = SEED_REQUEST;
 const withGpu = (gpu: object) => ({
   ...seed,
   containers: [{ ...seed.containers[0], gpu: { ...seed.containers[0]?.gpu, ...gpu } }],
