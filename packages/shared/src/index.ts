@@ -10,6 +10,7 @@ export * from './manifest.js';
 export * from './messages.js';
 export * from './mgpu-node.js';
 export * from './placement/index.js';
+export * from './pools.js';
 export * from './read-workload.js';
 export * from './request.js';
 export * from './rules.js';
