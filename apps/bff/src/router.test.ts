@@ -93,6 +93,32 @@ describe('workload.preview', () => {
     }
   });
 
+  it('says why the other nodes would not take a replica that fits, in codes and per node group', async () => {
+    const preview = await harness.caller.workload.preview({
+      request: seedRequest(uniqueName('preview')),
+      lang: 'zh-CN',
+    });
+    const [replica] = preview.placement.replicas;
+    if (!replica?.ok) throw new Error('expected the seed example to fit');
+    const { nodes } = await harness.caller.cluster.summary();
+    const named = replica.rejections.flatMap((rejection) => rejection.nodes);
+    expect(named.length + replica.fitting).toBe(nodes);
+    expect(named).not.toContain(replica.node);
+    // The seed asks for multi-card sharing on an NVIDIA-L20: the L20 pool without a policy label
+    // (fixed-share) is out for its policy, other models for their model.
+    expect(replica.rejections).toContainEqual(
+      expect.objectContaining({
+        group: 'NVIDIA-L20/fixed-share',
+        reason: 'policy',
+        code: 'policy-multi-card',
+        params: { nodePolicy: 'fixed-share' },
+      }),
+    );
+    const byGroup = new Map(replica.rejections.map((rejection) => [rejection.group, rejection]));
+    expect(byGroup.get('Tesla-V100/guaranteed-burst-share')?.reason).toMatch(/policy|model/);
+    for (const rejection of replica.rejections) expect(rejection.message).not.toBe('');
+  });
+
   it('reports the cluster-aware rules and why no node would take an impossible request', async () => {
     const unknownModel = seedRequest(
       uniqueName('preview'),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AllocationRecordSchema } from './allocations.js';
+import { REJECTION_CODES, type RejectionParams } from './placement/rejections.js';
 import { WorkloadRequestSchema } from './request.js';
 import { LANGS } from './rules.js';
 
@@ -37,10 +38,40 @@ export const CheckResultSchema = z.object({
   manifest: z.record(z.string(), z.unknown()).optional(),
 });
 
+/** The values a rejection code is worded from (see `RejectionParams`). */
+export const RejectionParamsSchema = z
+  .object({
+    rules: z.string(),
+    podPolicy: z.string(),
+    nodePolicy: z.string(),
+    podTypes: z.string(),
+    nodeType: z.string(),
+    model: z.string(),
+    nodeModel: z.string(),
+    key: z.string(),
+    value: z.string(),
+    maxPods: z.number(),
+    container: z.string(),
+    cards: z.number(),
+    nodeCards: z.number(),
+    computePercent: z.number(),
+    memoryMiB: z.number(),
+    instances: z.number(),
+    instancesPerCard: z.number(),
+  })
+  .partial() satisfies z.ZodType<RejectionParams>;
+
+/**
+ * Why a group of nodes (`<model>/<policy>`, or `pod` for the pod itself) would not take a pod:
+ * `reason` is the constraint, `code` and `params` are language-free (the web app words them in
+ * the operator's language), `message` is the scheduler's English.
+ */
 export const RejectionSchema = z.object({
   group: z.string(),
   nodes: z.array(z.string()),
   reason: z.string(),
+  code: z.enum(REJECTION_CODES),
+  params: RejectionParamsSchema,
   message: z.string(),
 });
 
@@ -50,6 +81,10 @@ export const ReplicaPlacementSchema = z.discriminatedUnion('ok', [
     ok: z.literal(true),
     node: z.string(),
     cards: z.record(z.string(), z.array(z.number())),
+    /** How many nodes would take this replica now, the chosen one included. */
+    fitting: z.number(),
+    /** Why the other nodes would not ("why not the others"), per node group and reason. */
+    rejections: z.array(RejectionSchema),
   }),
   z.object({
     replica: z.number(),
@@ -240,7 +275,13 @@ export const WorkloadProgressSchema = z.object({
       node: z.string().nullable(),
       phase: z.string().nullable(),
       cards: z.record(z.string(), z.array(z.number())),
+      /** The scheduler's own (English) message from the PodScheduled=False condition. */
       unschedulable: z.string().nullable(),
+      /**
+       * The same verdict in codes and parameters, so the result view can word it in the
+       * operator's language; optional because older BFFs send only the scheduler's text.
+       */
+      rejections: z.array(RejectionSchema).optional(),
     }),
   ),
   records: z.array(AllocationRecordSchema),

@@ -53,7 +53,11 @@ export function previewWorkload(
     const byName = new Map(states.map((state) => [state.name, state]));
     const count = Math.min(Math.max(request.replicas, 0), MAX_PREVIEWED_REPLICAS);
     for (let replica = 0; replica < count; replica++) {
-      const result = placePod(demand, states, { cardPolicy: ctx.cardPolicy });
+      // The preview, unlike the scheduler, also says why the other nodes would not take it.
+      const result = placePod(demand, states, {
+        cardPolicy: ctx.cardPolicy,
+        explainRejected: true,
+      });
       if (!result.ok) {
         replicas.push({
           replica,
@@ -64,7 +68,14 @@ export function previewWorkload(
         });
         break;
       }
-      replicas.push({ replica, ok: true, node: result.node, cards: result.cards });
+      replicas.push({
+        replica,
+        ok: true,
+        node: result.node,
+        cards: result.cards,
+        fitting: result.fitting ?? 1,
+        rejections: result.rejections ?? [],
+      });
       // The next replica sees this one's cards as taken, as the scheduler would.
       const state = byName.get(result.node);
       if (state) applyAllocation(state, allocationOf(demand, result.node, result.cards));

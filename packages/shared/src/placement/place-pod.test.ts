@@ -10,6 +10,7 @@ import {
   nodeStateFromNode,
 } from './node-state.js';
 import { describeRejections, placePod } from './place-pod.js';
+import { REJECTION_CODES, REJECTION_REASON, rejectionMessage } from './rejections.js';
 import type { CardPolicy, ContainerDemand, NodeState, PodDemand } from './types.js';
 
 interface NodeSpec {
@@ -202,6 +203,95 @@ describe('placePod: node layer', () => {
     expect(describeRejections(result)).toMatch(
       /^0\/5 nodes are available: 3 NVIDIA-L20\/fixed-share: policy fixed-share does not match native-burst-share/,
     );
+  });
+
+  it('says why not the others when a node fits, only when asked', () => {
+    const nodes = [
+      ...['f1', 'f2', 'f3'].map((name) => node({ name, policy: 'fixed-share' })),
+      node({ name: 'v1', type: 'nvidia', model: 'Tesla-V100' }),
+      node({ name: 'n1', policy: 'native-burst-share', cards: 1 }),
+      node({ name: 'n2', policy: 'native-burst-share' }),
+      node({ name: 'n3', policy: 'native-burst-share' }),
+    ];
+    const result = placePod(seedPod, nodes, { explainRejected: true });
+    expect(result).toMatchObject({ ok: true, node: 'n2', cards: { worker: [0, 1] }, fitting: 2 });
+    if (!result.ok) return;
+    expect(
+      result.rejections?.map((rejection) => [
+        rejection.group,
+        rejection.reason,
+        rejection.code,
+        rejection.params,
+        rejection.nodes,
+      ]),
+    ).toEqual([
+      [
+        'NVIDIA-L20/fixed-share',
+        'policy',
+        'policy-multi-card',
+        { nodePolicy: 'fixed-share' },
+        ['f1', 'f2', 'f3'],
+      ],
+      [
+        'NVIDIA-L20/native-burst-share',
+        'cards',
+        'cards',
+        { container: 'worker', cards: 2, nodeCards: 1 },
+        ['n1'],
+      ],
+      [
+        'Tesla-V100/nvidia',
+        'resource-type',
+        'resource-type',
+        { nodeType: 'nvidia', podTypes: 'mgpu' },
+        ['v1'],
+      ],
+    ]);
+    // The scheduler does not ask: its placements carry no explanation to pay for.
+    const plain = placePod(seedPod, nodes);
+    expect(plain).toEqual({ ok: true, node: 'n2', cards: { worker: [0, 1] }, score: result.score });
+  });
+
+  it('explains a node whose cards are too full although its pool matches', () => {
+    const nodes = [
+      node({ name: 'a-full', policy: 'native-burst-share' }),
+      node({ name: 'b-free', policy: 'native-burst-share' }),
+    ];
+    // Equal scores go to the first name: the big pod leaves a-full's cards 20 % free each.
+    place(pod([mgpu('big', 80, 4096, 2)], { policy: 'native-burst-share' }), nodes);
+    const result = placePod(seedPod, nodes, { explainRejected: true });
+    expect(result).toMatchObject({ ok: true, node: 'b-free', fitting: 1 });
+    if (!result.ok) return;
+    expect(result.rejections).toMatchObject([
+      {
+        group: 'NVIDIA-L20/native-burst-share',
+        nodes: ['a-full'],
+        reason: 'compute',
+        code: 'compute',
+        params: { computePercent: 120 },
+      },
+    ]);
+  });
+
+  it('gives every rejection a code whose parameters word its English message', () => {
+    expect(Object.keys(REJECTION_REASON).sort()).toEqual([...REJECTION_CODES].sort());
+    const nodes = [
+      node({ name: 'a', policy: 'fixed-share' }),
+      node({ name: 'b', type: 'none' }),
+      node({ name: 'c', policy: 'native-burst-share', model: 'Tesla-V100' }),
+    ];
+    const result = placePod({ ...seedPod, model: 'NVIDIA-L20' }, nodes);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.rejections.map((rejection) => rejection.code).sort()).toEqual([
+      'model',
+      'no-gpus',
+      'policy-multi-card',
+    ]);
+    for (const rejection of result.rejections) {
+      expect(rejection.message).toBe(rejectionMessage(rejection.code, rejection.params));
+      expect(rejection.reason).toBe(REJECTION_REASON[rejection.code]);
+    }
   });
 
   it('places pods without GPUs on nodes without GPUs first', () => {
@@ -478,6 +568,34 @@ describe('placePod properties', () => {
               expect(card.instances).toBeLessThanOrEqual(MAX_INSTANCES_PER_CARD);
             }
           }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('explains every node but the fitting ones, and explaining never changes the choice', () => {
+    fc.assert(
+      fc.property(
+        clusterArb,
+        fc.array(podArb, { maxLength: 10 }),
+        podArb,
+        fc.constantFrom<CardPolicy>('binpack', 'spread'),
+        (nodes, earlier, demand, cardPolicy) => {
+          for (const previous of earlier) place(previous, nodes, cardPolicy);
+          const explained = placePod(demand, nodes, { cardPolicy, explainRejected: true });
+          const plain = placePod(demand, nodes, { cardPolicy });
+          if (!explained.ok || !plain.ok) {
+            expect(explained).toEqual(plain);
+            return;
+          }
+          const { rejections = [], fitting = 0, ...choice } = explained;
+          expect(choice).toEqual(plain);
+          const named = rejections.flatMap((rejection) => rejection.nodes);
+          expect(new Set(named).size).toBe(named.length);
+          expect(named).not.toContain(explained.node);
+          expect(named.length + fitting).toBe(nodes.length);
+          for (const rejection of rejections) expect(rejection.message).not.toBe('');
         },
       ),
       { numRuns: 150 },

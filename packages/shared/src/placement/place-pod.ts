@@ -1,4 +1,11 @@
 import { MAX_INSTANCES_PER_CARD, VKE } from '../vke.js';
+import {
+  REJECTION_REASON,
+  type RejectionCode,
+  type RejectionParams,
+  rejectionMessage,
+  roundPercent,
+} from './rejections.js';
 import type {
   CardAssignment,
   CardPolicy,
@@ -11,7 +18,6 @@ import type {
   PlacementResult,
   PodDemand,
   Rejection,
-  RejectionReason,
 } from './types.js';
 
 const NATIVE_BURST_SHARE = 'native-burst-share';
@@ -20,27 +26,23 @@ export const CORE_SCORE_WEIGHT = 20;
 const DEFAULT_SEARCH_LIMIT = 4096;
 const EPSILON = 1e-9;
 
-interface NodeVerdict {
-  reason: RejectionReason;
-  message: string;
+type NodeVerdict = Omit<Rejection, 'group' | 'nodes'>;
+
+/** A verdict with its code, parameters and English words; built only when explaining. */
+function verdict(code: RejectionCode, params: RejectionParams = {}): NodeVerdict {
+  return { reason: REJECTION_REASON[code], code, params, message: rejectionMessage(code, params) };
 }
 
 /** The fast pass only needs to know that a node is out; words come in a second pass. */
-const UNEXPLAINED: NodeVerdict = { reason: 'invalid', message: '' };
+const UNEXPLAINED: NodeVerdict = {
+  reason: 'invalid',
+  code: 'pod-invalid',
+  params: {},
+  message: '',
+};
 
 const isFractional = (container: ContainerDemand) =>
   container.type === 'mgpu' && !container.wholeCards;
-
-const percent = (value: number) => `${Math.round(value * 100) / 100}%`;
-
-function describeContainer(container: ContainerDemand): string {
-  if (container.wholeCards) return `${container.cards} whole card${container.cards > 1 ? 's' : ''}`;
-  const memory =
-    container.perCardMemoryMiB === null ? '' : ` and ${container.perCardMemoryMiB} MiB`;
-  return `${container.cards} distinct card${container.cards > 1 ? 's' : ''} with ${percent(
-    container.perCardCompute,
-  )} compute${memory} free`;
-}
 
 function matchesRequirement(
   labels: Readonly<Record<string, string>>,
@@ -80,8 +82,8 @@ function checkSelectors(
     if (node.labels[key] !== value) {
       if (!explain) return UNEXPLAINED;
       return key === modelLabel
-        ? { reason: 'model', message: `GPU model ${node.model ?? 'none'} is not ${value}` }
-        : { reason: 'node-affinity', message: `node selector ${key}=${value} does not match` };
+        ? modelVerdict(node, value)
+        : verdict('node-selector', { key, value });
     }
   }
   const terms = demand.nodeSelectorTerms;
@@ -99,12 +101,15 @@ function checkSelectors(
   if (terms.some(termMatches)) return undefined;
   if (!explain) return UNEXPLAINED;
   if (firstFailure?.key === modelLabel) {
-    return {
-      reason: 'model',
-      message: `GPU model ${node.model ?? 'none'} is not ${(firstFailure.values ?? []).join(' or ')}`,
-    };
+    return modelVerdict(node, (firstFailure.values ?? []).join(', '));
   }
-  return { reason: 'node-affinity', message: 'required node affinity does not match' };
+  return verdict('node-affinity');
+}
+
+function modelVerdict(node: NodeState, model: string): NodeVerdict {
+  return node.model === undefined
+    ? verdict('model-missing', { model })
+    : verdict('model', { nodeModel: node.model, model });
 }
 
 /** What the node layer needs of a pod, computed once per `placePod` rather than per node. */
@@ -157,87 +162,65 @@ function checkNode(
   modelLabel: string,
   explain: boolean,
 ): NodeVerdict | undefined {
-  if (!node.schedulable)
-    return explain
-      ? { reason: 'unschedulable', message: 'node is cordoned or not Ready' }
-      : UNEXPLAINED;
+  if (!node.schedulable) return explain ? verdict('unschedulable') : UNEXPLAINED;
   const gpu = demand.containers.length > 0;
   if (gpu) {
     if (node.resourceType === undefined) {
-      return explain
-        ? {
-            reason: 'resource-type',
-            message: `node has no GPUs, pod needs ${facts.types.join('+')}`,
-          }
-        : UNEXPLAINED;
+      return explain ? verdict('no-gpus', { podTypes: facts.types.join('+') }) : UNEXPLAINED;
     }
     if (facts.types.some((type) => type !== node.resourceType)) {
       return explain
-        ? {
-            reason: 'resource-type',
-            message: `resource type ${node.resourceType} does not match ${facts.types.join('+')}`,
-          }
+        ? verdict('resource-type', {
+            nodeType: node.resourceType,
+            podTypes: facts.types.join('+'),
+          })
         : UNEXPLAINED;
     }
     // Multi-card sharing needs native-burst-share on the node too (spec §2); fractional pods
     // go only to pools of their own policy; whole-card pods skip the match (spec §5).
     if (facts.multiCard && node.policy !== NATIVE_BURST_SHARE) {
-      return explain
-        ? {
-            reason: 'policy',
-            message: `policy ${node.policy} does not match ${NATIVE_BURST_SHARE} (multi-card sharing)`,
-          }
-        : UNEXPLAINED;
+      return explain ? verdict('policy-multi-card', { nodePolicy: node.policy }) : UNEXPLAINED;
     }
     if (facts.fractional && node.policy !== podPolicy && node.resourceType === 'mgpu') {
-      return explain
-        ? { reason: 'policy', message: `policy ${node.policy} does not match ${podPolicy}` }
-        : UNEXPLAINED;
+      return explain ? verdict('policy', { nodePolicy: node.policy, podPolicy }) : UNEXPLAINED;
     }
   }
   if (demand.model !== undefined && node.model !== demand.model) {
-    return explain
-      ? { reason: 'model', message: `GPU model ${node.model ?? 'none'} is not ${demand.model}` }
-      : UNEXPLAINED;
+    return explain ? modelVerdict(node, demand.model) : UNEXPLAINED;
   }
   const selectors = checkSelectors(node, demand, modelLabel, explain);
   if (selectors) return selectors;
   if (node.pods >= node.maxPods)
-    return explain
-      ? { reason: 'pods', message: `node already runs ${node.maxPods} pods` }
-      : UNEXPLAINED;
+    return explain ? verdict('pods', { maxPods: node.maxPods }) : UNEXPLAINED;
   if (!gpu) return undefined;
 
   // Pruning on the precomputed free totals: these hold for any card choice.
   if (facts.widest !== undefined && facts.maxCards > node.cards.length) {
     return explain
-      ? {
-          reason: 'cards',
-          message: `${facts.widest.name} needs ${facts.maxCards} cards, nodes have ${node.cards.length}`,
-        }
+      ? verdict('cards', {
+          container: facts.widest.name,
+          cards: facts.maxCards,
+          nodeCards: node.cards.length,
+        })
       : UNEXPLAINED;
   }
   if (facts.wholeCards > node.idleCards) {
-    return explain
-      ? { reason: 'idle-cards', message: `needs ${facts.wholeCards} idle whole cards` }
-      : UNEXPLAINED;
+    return explain ? verdict('idle-cards', { cards: facts.wholeCards }) : UNEXPLAINED;
   }
   if (facts.compute + facts.wholeCards * 100 > node.freeCompute) {
     return explain
-      ? { reason: 'compute', message: `not enough free compute (needs ${percent(facts.compute)})` }
+      ? verdict('compute', { computePercent: roundPercent(facts.compute) })
       : UNEXPLAINED;
   }
   if (facts.memory + facts.wholeCards * node.memoryMiBPerCard > node.freeMemoryMiB) {
-    return explain
-      ? { reason: 'memory', message: `not enough free GPU memory (needs ${facts.memory} MiB)` }
-      : UNEXPLAINED;
+    return explain ? verdict('memory', { memoryMiB: facts.memory }) : UNEXPLAINED;
   }
   if (facts.instances > node.freeInstanceSlots) {
     return explain
-      ? {
-          reason: 'instance-limit',
-          message: `no room for ${facts.instances} more mGPU instances (${MAX_INSTANCES_PER_CARD} per card)`,
-        }
+      ? verdict('instance-limit', {
+          instances: facts.instances,
+          instancesPerCard: MAX_INSTANCES_PER_CARD,
+        })
       : UNEXPLAINED;
   }
   return undefined;
@@ -464,10 +447,10 @@ function diagnoseCards(node: NodeState, containers: readonly ContainerDemand[]):
     const free = node.cards.filter((card) => !card.wholeNvidia);
     if (container.wholeCards) {
       if (free.filter(isIdle).length < container.cards) {
-        return {
-          reason: 'idle-cards',
-          message: `${container.name} needs ${describeContainer(container)}`,
-        };
+        return verdict('container-idle-cards', {
+          container: container.name,
+          cards: container.cards,
+        });
       }
       continue;
     }
@@ -477,27 +460,50 @@ function diagnoseCards(node: NodeState, containers: readonly ContainerDemand[]):
     const memory = container.perCardMemoryMiB ?? node.memoryMiBPerCard;
     const withMemory = free.filter((card) => card.usedMemoryMiB + memory <= node.memoryMiBPerCard);
     const withSlots = free.filter((card) => card.instances < MAX_INSTANCES_PER_CARD);
-    const needs = `${container.name} needs ${describeContainer(container)}`;
-    if (withCompute.length < container.cards) {
-      return {
-        reason: 'compute',
-        message: `${needs}: too few cards with ${percent(container.perCardCompute)} compute free`,
-      };
-    }
-    if (withMemory.length < container.cards) {
-      return { reason: 'memory', message: `${needs}: too few cards with ${memory} MiB free` };
-    }
+    const needs: RejectionParams = {
+      container: container.name,
+      cards: container.cards,
+      computePercent: roundPercent(container.perCardCompute),
+      memoryMiB: memory,
+    };
+    if (withCompute.length < container.cards) return verdict('container-compute', needs);
+    if (withMemory.length < container.cards) return verdict('container-memory', needs);
     if (withSlots.length < container.cards) {
-      return {
-        reason: 'instance-limit',
-        message: `${needs}: too few cards under ${MAX_INSTANCES_PER_CARD} mGPU instances`,
-      };
+      return verdict('container-instance-limit', {
+        ...needs,
+        instancesPerCard: MAX_INSTANCES_PER_CARD,
+      });
     }
   }
-  return {
-    reason: 'fragmented',
-    message: 'free compute and memory are fragmented: no set of cards fits every container at once',
-  };
+  return verdict('fragmented');
+}
+
+/**
+ * Why each of these nodes would not take the pod, grouped per node group and failing
+ * constraint (words included), largest group first.
+ */
+function explainRejections(
+  nodes: readonly NodeState[],
+  demand: PodDemand,
+  facts: PodFacts,
+  modelLabel: string,
+): Rejection[] {
+  const rejected = new Map<string, Rejection>();
+  for (const node of nodes) {
+    const found =
+      checkNode(node, demand, facts, demand.policy, modelLabel, true) ??
+      diagnoseCards(node, demand.containers);
+    const key = `${node.group}\u0000${found.code}\u0000${found.message}`;
+    const existing = rejected.get(key);
+    if (existing) existing.nodes.push(node.name);
+    else rejected.set(key, { group: node.group, nodes: [node.name], ...found });
+  }
+  return [...rejected.values()].sort(
+    (a, b) =>
+      b.nodes.length - a.nodes.length ||
+      a.group.localeCompare(b.group) ||
+      a.reason.localeCompare(b.reason),
+  );
 }
 
 /** Non-GPU pods: prefer nodes without GPUs, then the emptiest node (spread). */
@@ -572,8 +578,7 @@ export function placePod(
         {
           group: 'pod',
           nodes: allNodes(),
-          reason: 'invalid',
-          message: `the pod's GPU request breaks ${demand.invalidRules.join(', ')}`,
+          ...verdict('pod-invalid', { rules: demand.invalidRules.join(', ') }),
         },
       ],
     };
@@ -589,8 +594,7 @@ export function placePod(
         {
           group: 'pod',
           nodes: allNodes(),
-          reason: 'policy',
-          message: `multi-card sharing needs pod policy ${NATIVE_BURST_SHARE}, pod has ${podPolicy}`,
+          ...verdict('pod-policy-multi-card', { podPolicy }),
         },
       ],
     };
@@ -599,21 +603,30 @@ export function placePod(
   const facts = podFacts(demand);
   const gpu = demand.containers.length > 0;
   const signature = gpu ? demandSignature(demand, cardPolicy, limit) : '';
-  // Fast pass: no words, no allocation for nodes that are out.
+  // Fast pass: no words, no allocation for nodes that are out (unless asked to explain them).
+  const rejectedNodes: NodeState[] | undefined = options.explainRejected ? [] : undefined;
+  let fitting = 0;
   let bestNode: NodeState | undefined;
   let bestChoice: CardChoice | null = null;
   let bestScore = 0;
   for (const node of nodes) {
-    if (checkNode(node, demand, facts, podPolicy, modelLabel, false) !== undefined) continue;
+    if (checkNode(node, demand, facts, podPolicy, modelLabel, false) !== undefined) {
+      rejectedNodes?.push(node);
+      continue;
+    }
     let choice: CardChoice | null = null;
     let score: number;
     if (gpu) {
       choice = searchMemoized(node, demand, signature, cardPolicy, limit);
-      if (choice === null) continue;
+      if (choice === null) {
+        rejectedNodes?.push(node);
+        continue;
+      }
       score = choice.score;
     } else {
       score = scorePlainNode(node);
     }
+    fitting += 1;
     if (
       bestNode === undefined ||
       score > bestScore + EPSILON ||
@@ -627,29 +640,26 @@ export function placePod(
 
   if (bestNode === undefined) {
     // Nothing fits: say why, per node group and failing constraint.
-    const rejected = new Map<string, Rejection>();
-    for (const node of nodes) {
-      const verdict =
-        checkNode(node, demand, facts, podPolicy, modelLabel, true) ??
-        diagnoseCards(node, demand.containers);
-      const key = `${node.group}\u0000${verdict.reason}\u0000${verdict.message}`;
-      const existing = rejected.get(key);
-      if (existing) existing.nodes.push(node.name);
-      else rejected.set(key, { group: node.group, nodes: [node.name], ...verdict });
-    }
-    const rejections = [...rejected.values()].sort(
-      (a, b) =>
-        b.nodes.length - a.nodes.length ||
-        a.group.localeCompare(b.group) ||
-        a.reason.localeCompare(b.reason),
-    );
-    return { ok: false, totalNodes: nodes.length, rejections };
+    return {
+      ok: false,
+      totalNodes: nodes.length,
+      rejections: explainRejections(nodes, demand, facts, modelLabel),
+    };
   }
   const cards: CardAssignment = {};
   demand.containers.forEach((container, index) => {
     cards[container.name] = bestChoice?.cards[index] ?? [];
   });
-  return { ok: true, node: bestNode.name, cards, score: bestScore };
+  if (rejectedNodes === undefined)
+    return { ok: true, node: bestNode.name, cards, score: bestScore };
+  return {
+    ok: true,
+    node: bestNode.name,
+    cards,
+    score: bestScore,
+    fitting,
+    rejections: explainRejections(rejectedNodes, demand, facts, modelLabel),
+  };
 }
 
 /**

@@ -3,6 +3,7 @@
  * and what the algorithm answers. Plain data, so the scheduler, the BFF's placement preview and
  * the tests build them alike.
  */
+import type { RejectionCode, RejectionParams } from './rejections.js';
 
 /** Card-level policy of the public scheduler: fill fuller cards first (default) or emptier ones. */
 export type CardPolicy = 'binpack' | 'spread';
@@ -98,6 +99,11 @@ export interface PlacementOptions {
   modelLabel?: string;
   /** Leaves of the card search per node before the best one found so far is taken. */
   searchLimit?: number;
+  /**
+   * Also say why every other node would not take the pod when one does (the preview's "why not
+   * the others"). Off for the scheduler, whose hot path must not word what nobody reads.
+   */
+  explainRejected?: boolean;
 }
 
 /** Why a node (or the pod itself) was turned down; the message names the failing constraint. */
@@ -121,6 +127,10 @@ export interface Rejection {
   group: string;
   nodes: string[];
   reason: RejectionReason;
+  /** Language-free: what the web app words in the operator's language. */
+  code: RejectionCode;
+  params: RejectionParams;
+  /** English, kube-scheduler-like, for the scheduler's events and scripts. */
   message: string;
 }
 
@@ -128,5 +138,14 @@ export interface Rejection {
 export type CardAssignment = Record<string, number[]>;
 
 export type PlacementResult =
-  | { ok: true; node: string; cards: CardAssignment; score: number }
+  | {
+      ok: true;
+      node: string;
+      cards: CardAssignment;
+      score: number;
+      /** With `explainRejected`: why the nodes that would not take the pod would not. */
+      rejections?: Rejection[];
+      /** With `explainRejected`: how many nodes would take the pod (the chosen one included). */
+      fitting?: number;
+    }
   | { ok: false; rejections: Rejection[]; totalNodes: number };
