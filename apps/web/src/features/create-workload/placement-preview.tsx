@@ -1,10 +1,31 @@
 import type { PreviewResult } from '@mgpu/shared';
 import { useI18n } from '../../i18n/i18n.js';
+import { rejectionText } from '../../i18n/rejection-text.js';
 
 interface PlacementPreviewProps {
   preview: PreviewResult | undefined;
   loading: boolean;
   failure: string | undefined;
+}
+
+type Rejections = PreviewResult['placement']['replicas'][number]['rejections'];
+
+function RejectionList({ rejections }: { rejections: Rejections }) {
+  const { t } = useI18n();
+  return (
+    <ul data-testid="placement-rejections">
+      {rejections.map((rejection) => (
+        <li
+          key={`${rejection.group}-${rejection.code}-${rejection.nodes[0]}`}
+          data-testid="placement-rejection"
+          data-reason={rejection.reason}
+          title={rejection.nodes.join(', ')}
+        >
+          {rejectionText(t, rejection)}
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 /** Where each replica would land now (node, cards per container), and why other nodes would not. */
@@ -21,14 +42,17 @@ export function PlacementPreview({ preview, loading, failure }: PlacementPreview
           : t('placement.waiting')}
       </p>
     );
-  else
+  else {
+    const replicas = preview.placement.replicas;
+    // Why not the others, once: later replicas see the same pools, only fuller.
+    const first = replicas[0];
     body = (
       <>
         <p className="muted">
           {t('placement.cardPolicy', { policy: preview.placement.cardPolicy })}
         </p>
         <ul className="placement-list">
-          {preview.placement.replicas.map((replica) =>
+          {replicas.map((replica) =>
             replica.ok ? (
               <li key={replica.replica} data-testid="placement-replica">
                 <strong>{t('placement.replica', { n: replica.replica + 1 })}</strong>{' '}
@@ -43,24 +67,27 @@ export function PlacementPreview({ preview, loading, failure }: PlacementPreview
               </li>
             ) : (
               <li key={replica.replica} className="placement-rejected">
-                {t('placement.rejected', { n: replica.replica + 1, message: replica.message })}
-                <ul>
-                  {replica.rejections.map((rejection) => (
-                    <li key={`${rejection.group}-${rejection.reason}`}>
-                      {t('placement.rejection', {
-                        group: rejection.group,
-                        count: rejection.nodes.length,
-                        message: rejection.message,
-                      })}
-                    </li>
-                  ))}
-                </ul>
+                {t('placement.rejected', { n: replica.replica + 1, total: replica.totalNodes })}
+                <RejectionList rejections={replica.rejections} />
               </li>
             ),
           )}
         </ul>
+        {first?.ok ? (
+          <div className="placement-others">
+            {first.rejections.length === 0 ? (
+              <p className="muted">{t('placement.noOthers')}</p>
+            ) : (
+              <>
+                <p className="muted">{t('placement.others', { fitting: first.fitting })}</p>
+                <RejectionList rejections={first.rejections} />
+              </>
+            )}
+          </div>
+        ) : null}
       </>
     );
+  }
   return (
     <section className="side-panel" aria-labelledby="placement-title" aria-busy={loading}>
       <h2 id="placement-title" className="panel-title">
