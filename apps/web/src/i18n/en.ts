@@ -157,4 +157,12 @@ export const en: Record<MessageKey, string> = {
   'result.verification.unreported': 'not reported by the node',
   'result.error': 'Live progress interrupted: {message}',
   'result.createAnother': 'Create another',
+  'result.uid': 'UID {uid}',
+  'result.podOnNode': '{pod} → node {node}',
+  'result.unschedulable': '{pod} cannot be scheduled',
+  'result.schedulerSaid': "The scheduler's message",
+  'result.runningCount': '{ready}/{desired} replica(s) running',
+  'result.drift': '{pod}/{container} card {card}: {fields} differ from the request',
+  'result.unreported': '{count} mGPU instance(s) not reported by a node yet',
+  'result.instanceCount': '{count} mGPU instance(s)',
 };

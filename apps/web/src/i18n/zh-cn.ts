@@ -158,6 +158,14 @@ export const zhCN = {
   'result.verification.unreported': '节点未上报',
   'result.error': '实时进度中断：{message}',
   'result.createAnother': '再创建一个',
+  'result.uid': 'UID {uid}',
+  'result.podOnNode': '{pod} → 节点 {node}',
+  'result.unschedulable': '{pod} 无法调度',
+  'result.schedulerSaid': '调度器原文',
+  'result.runningCount': '{ready}/{desired} 个副本运行中',
+  'result.drift': '{pod}/{container} 卡 {card}：{fields} 与申请不符',
+  'result.unreported': '{count} 个 mGPU 实例尚未由节点上报',
+  'result.instanceCount': '{count} 个 mGPU 实例',
 } as const;
 
 export type MessageKey = keyof typeof zhCN;

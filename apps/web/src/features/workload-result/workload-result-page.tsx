@@ -4,11 +4,13 @@ import {
   type ProgressStage,
   type WorkloadProgress,
 } from '@mgpu/shared';
+import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { Alert, Table, type TableColumnsType, Tag, Timeline } from 'antd';
 import { Link, useParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
-import { type MessageKey, useI18n } from '../../i18n/i18n.js';
+import { type MessageKey, type Translate, useI18n } from '../../i18n/i18n.js';
+import { rejectionText } from '../../i18n/rejection-text.js';
 
 const STATE_COLOR: Record<ProgressStage['state'], string> = {
   done: 'green',
@@ -83,6 +85,103 @@ function InstanceTable({ records }: { records: AllocationRecord[] }) {
   );
 }
 
+/**
+ * What a stage means, worded in the operator's language from the progress's own data (pods,
+ * records, replicas) rather than from the BFF's English `detail`; only the scheduler's raw
+ * message is shown as it is, under a translated headline.
+ */
+function StageDetail({
+  name,
+  state,
+  progress,
+  t,
+}: {
+  name: ProgressStage['stage'];
+  state: ProgressStage['state'];
+  progress: WorkloadProgress;
+  t: Translate;
+}) {
+  switch (name) {
+    case 'created': {
+      const uid = progress.stages.find((stage) => stage.stage === 'created')?.detail;
+      return uid ? <p className="stage-detail">{t('result.uid', { uid })}</p> : null;
+    }
+    case 'scheduled': {
+      const stuck = progress.pods.filter((pod) => pod.unschedulable !== null);
+      if (state === 'failed' && stuck.length > 0)
+        return (
+          <div className="stage-detail">
+            {stuck.map((pod) => (
+              <div key={pod.name} data-testid="unschedulable">
+                <p>{t('result.unschedulable', { pod: pod.name })}</p>
+                {pod.rejections && pod.rejections.length > 0 ? (
+                  <ul>
+                    {pod.rejections.map((rejection) => (
+                      <li key={`${rejection.group}-${rejection.code}-${rejection.nodes[0]}`}>
+                        {rejectionText(t, rejection)}
+                      </li>
+                    ))}
+                  </ul>
+                ) : null}
+                <details>
+                  <summary>{t('result.schedulerSaid')}</summary>
+                  <pre>{pod.unschedulable}</pre>
+                </details>
+              </div>
+            ))}
+          </div>
+        );
+      const placed = progress.pods.filter((pod) => pod.node !== null);
+      if (placed.length === 0) return null;
+      return (
+        <ul className="stage-detail">
+          {placed.map((pod) => (
+            <li key={pod.name}>
+              {t('result.podOnNode', { pod: pod.name, node: pod.node ?? '' })}
+              {Object.entries(pod.cards).map(([container, cards]) => (
+                <span key={container}>
+                  {' · '}
+                  {t('placement.cards', { container, cards: cards.join(', ') })}
+                </span>
+              ))}
+            </li>
+          ))}
+        </ul>
+      );
+    }
+    case 'running':
+      return <p className="stage-detail">{t('result.runningCount', progress.replicas)}</p>;
+    case 'verified': {
+      const drift = progress.records.filter((record) => record.verification === 'drift');
+      if (drift.length > 0)
+        return (
+          <ul className="stage-detail">
+            {drift.map((record) => (
+              <li key={record.id}>
+                {t('result.drift', {
+                  pod: record.pod,
+                  container: record.container,
+                  card: record.card,
+                  fields: record.drift.join(', '),
+                })}
+              </li>
+            ))}
+          </ul>
+        );
+      const unreported = progress.records.filter(
+        (record) => record.verification === 'unreported',
+      ).length;
+      return (
+        <p className="stage-detail">
+          {unreported > 0
+            ? t('result.unreported', { count: unreported })
+            : t('result.instanceCount', { count: progress.records.length })}
+        </p>
+      );
+    }
+  }
+}
+
 function ProgressTimeline({ progress }: { progress: WorkloadProgress }) {
   const { t } = useI18n();
   const byStage = new Map(progress.stages.map((stage) => [stage.stage, stage]));
@@ -98,7 +197,7 @@ function ProgressTimeline({ progress }: { progress: WorkloadProgress }) {
             <div data-testid={`stage-${name}`} data-state={state}>
               <strong>{t(`result.stage.${name}` as MessageKey)}</strong>{' '}
               <span>{t(`result.state.${state}` as MessageKey)}</span>
-              {stage?.detail ? <pre className="stage-detail">{stage.detail}</pre> : null}
+              {stage ? <StageDetail name={name} state={state} progress={progress} t={t} /> : null}
             </div>
           ),
         };
@@ -111,11 +210,24 @@ function ProgressTimeline({ progress }: { progress: WorkloadProgress }) {
 export function WorkloadResultPage() {
   const { t } = useI18n();
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const { namespace = '', name = '' } = useParams();
-  const subscription = useSubscription(
-    trpc.workload.progress.subscriptionOptions({ namespace, name }),
+  const options = trpc.workload.progress.subscriptionOptions(
+    { namespace, name },
+    {
+      // Every state goes into the query cache under the subscription's key, so coming back to
+      // this page shows the last known state at once while the stream reconnects.
+      onData: (event) => queryClient.setQueryData<WorkloadProgress>(options.queryKey, event.data),
+    },
   );
-  const progress = subscription.data?.data;
+  const subscription = useSubscription(options);
+  // The cache is the one source the view reads; the subscription only fills it.
+  const cached = useQuery<WorkloadProgress>({
+    queryKey: options.queryKey,
+    queryFn: skipToken,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  const progress = cached.data;
 
   return (
     <section className="result-page">
