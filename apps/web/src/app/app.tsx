@@ -15,9 +15,9 @@ const WorkloadResultPage = lazy(() =>
     default: m.WorkloadResultPage,
   })),
 );
-const AllocationsPlaceholder = lazy(() =>
-  import('../features/allocations/allocations-placeholder.js').then((m) => ({
-    default: m.AllocationsPlaceholder,
+const AllocationsPage = lazy(() =>
+  import('../features/allocations/allocations-page.js').then((m) => ({
+    default: m.AllocationsPage,
   })),
 );
 const NotFoundPage = lazy(() =>
@@ -32,7 +32,7 @@ function AppRoutes() {
         <Route path="/" element={<Navigate to="/workloads/new" replace />} />
         <Route path="/workloads/new" element={<CreateWorkloadPage />} />
         <Route path="/workloads/:namespace/:name" element={<WorkloadResultPage />} />
-        <Route path="/allocations" element={<AllocationsPlaceholder />} />
+        <Route path="/allocations" element={<AllocationsPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Route>
     </Routes>

@@ -13,9 +13,6 @@ export const en: Record<MessageKey, string> = {
   'nav.mainNavigation': 'Main navigation',
   'notFound.title': 'Page not found',
   'notFound.back': 'Create a workload',
-  'allocations.title': 'Allocations',
-  'allocations.coming':
-    'The per-card allocation dashboard is coming in a later release (a separate issue). Until then, each workload’s result page shows its cards.',
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,

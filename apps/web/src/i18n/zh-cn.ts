@@ -15,9 +15,6 @@ export const zhCN = {
   'nav.mainNavigation': '主导航',
   'notFound.title': '页面不存在',
   'notFound.back': '去创建负载',
-  'allocations.title': '分配看板',
-  'allocations.coming':
-    '按卡的分配看板将在后续版本提供（另一个需求）。现在可在负载的结果页查看每张卡的分配。',
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,

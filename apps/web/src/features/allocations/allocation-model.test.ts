@@ -1,0 +1,168 @@
+import {
+  type AllocationEvent,
+  type NodeView,
+  type PodLike,
+  podAllocationRecords,
+} from '@mgpu/shared';
+import { describe, expect, it } from 'vitest';
+import { AllocationModel } from './allocation-model.js';
+import type { DashboardFilters } from './dashboard-filters.js';
+
+const NO_FILTER: DashboardFilters = {
+  model: '',
+  policy: '',
+  node: '',
+  namespace: '',
+  workload: '',
+  search: '',
+};
+
+const layoutNode = (name: string, model: string, policy: string, cards = 4): NodeView => ({
+  name,
+  pool: `${model}/${policy}`,
+  model,
+  policy,
+  resourceType: 'mgpu',
+  schedulable: true,
+  memoryMiBPerCard: 46068,
+  cards: Array.from({ length: cards }, (_, index) => ({
+    index,
+    usedCompute: 0,
+    usedMemoryMiB: 0,
+    instances: 0,
+    wholeNvidia: false,
+    stranded: { computePercent: 0, memoryMiB: 0 },
+    holders: [],
+  })),
+});
+
+/** The seed's example as the scheduler leaves it: 1.2 compute on cards 1 and 3, 8 GiB. */
+const seedPod = (name: string, namespace = 'default'): PodLike => ({
+  metadata: {
+    name: `${name}-7d9c-abcde`,
+    namespace,
+    labels: { 'pod-template-hash': '7d9c' },
+    ownerReferences: [{ kind: 'ReplicaSet', name: `${name}-7d9c` }],
+    annotations: {
+      'vke.volcengine.com/multiple-mgpu-worker': '2',
+      'vke.volcengine.com/mgpu-compute-policy': 'native-burst-share',
+      'vke.volcengine.com/gpu-index-container-worker': '1,3',
+    },
+  },
+  spec: {
+    nodeName: 'l20-1',
+    containers: [
+      {
+        name: 'worker',
+        image: 'nginx',
+        resources: {
+          limits: {
+            'vke.volcengine.com/mgpu-core': '120',
+            'vke.volcengine.com/mgpu-memory': '8192',
+          },
+        },
+      },
+    ],
+  },
+  status: { phase: 'Running' },
+});
+
+const event = (type: AllocationEvent['type'], pod: PodLike): AllocationEvent => ({
+  type,
+  records: podAllocationRecords(pod, undefined),
+  at: new Date().toISOString(),
+});
+
+function cluster() {
+  const model = new AllocationModel();
+  model.setLayout([
+    layoutNode('l20-1', 'NVIDIA-L20', 'native-burst-share'),
+    layoutNode('v100-1', 'Tesla-V100', 'fixed-share', 8),
+  ]);
+  model.apply([{ type: 'snapshot', records: [], at: new Date().toISOString() }]);
+  return model;
+}
+
+describe('AllocationModel', () => {
+  it('shows a new workload on its two cards at 60 % each, and frees them when it goes', () => {
+    const model = cluster();
+    model.apply([event('upsert', seedPod('demo'))]);
+
+    expect(
+      model.instances(NO_FILTER).map((r) => [r.pod, r.card, r.requested.computePercent]),
+    ).toEqual([
+      ['demo-7d9c-abcde', 1, 60],
+      ['demo-7d9c-abcde', 3, 60],
+    ]);
+    const node = model.node('l20-1');
+    expect(
+      node?.cards.map((card) => [card.usedCompute, card.usedMemoryMiB, card.instances]),
+    ).toEqual([
+      [0, 0, 0],
+      [60, 4096, 1],
+      [0, 0, 0],
+      [60, 4096, 1],
+    ]);
+    expect(node?.cards[1]?.holders.map((holder) => holder.container)).toEqual(['worker']);
+    const [l20] = model.pools({ model: 'NVIDIA-L20', policy: '' });
+    expect(l20).toMatchObject({
+      compute: { allocatable: 400, allocated: 120 },
+      memoryMiB: { allocated: 8192 },
+      cardsPartlyUsed: 2,
+      cardsIdle: 2,
+    });
+
+    model.apply([event('delete', seedPod('demo'))]);
+    expect(model.instances(NO_FILTER)).toEqual([]);
+    expect(model.node('l20-1')?.cards.every((card) => card.instances === 0)).toBe(true);
+    expect(model.pools(NO_FILTER)[0]?.compute.allocated).toBe(0);
+  });
+
+  it('applies a batch in order, and a snapshot replaces everything before it', () => {
+    const model = cluster();
+    model.apply([event('upsert', seedPod('a')), event('upsert', seedPod('b', 'team-b'))]);
+    expect(model.recordCount).toBe(4);
+    model.apply([event('upsert', seedPod('c')), event('snapshot', seedPod('b', 'team-b'))]);
+    expect(model.instances(NO_FILTER).map((r) => r.namespace)).toEqual(['team-b', 'team-b']);
+    expect(model.node('l20-1')?.cards[1]?.usedCompute).toBe(60);
+  });
+
+  it('filters by namespace, workload, model and search, and keeps only nodes that match', () => {
+    const model = cluster();
+    model.apply([event('upsert', seedPod('a')), event('upsert', seedPod('b', 'team-b'))]);
+    const only = (filters: Partial<DashboardFilters>) => ({ ...NO_FILTER, ...filters });
+
+    expect(model.instances(only({ namespace: 'team-b' })).map((r) => r.workload)).toEqual([
+      'b',
+      'b',
+    ]);
+    expect(model.instances(only({ workload: 'a' }))).toHaveLength(2);
+    expect(model.instances(only({ model: 'Tesla-V100' }))).toEqual([]);
+    expect(model.instances(only({ search: 'TEAM-B worker' }))).toHaveLength(2);
+    expect(model.nodes(only({ namespace: 'team-b' })).map((n) => n.layout.name)).toEqual(['l20-1']);
+    expect(model.nodes(only({ policy: 'fixed-share' })).map((n) => n.layout.name)).toEqual([
+      'v100-1',
+    ]);
+    expect(model.pools({ model: '', policy: 'fixed-share' }).map((pool) => pool.pool)).toEqual([
+      'Tesla-V100/fixed-share',
+    ]);
+  });
+
+  it('counts cards per usage bucket for the utilisation chart', () => {
+    const model = cluster();
+    model.apply([event('upsert', seedPod('a'))]);
+    // 12 cards: 10 idle; 2 at 60 % compute (bucket 51–75) and 4096/46068 memory (1–25).
+    expect(model.utilisation(NO_FILTER)).toEqual({
+      compute: [10, 0, 0, 2, 0, 0],
+      memory: [10, 2, 0, 0, 0, 0],
+    });
+  });
+
+  it('notices records on nodes it has no layout for, so the page re-reads the nodes', () => {
+    const model = new AllocationModel();
+    model.apply([event('snapshot', seedPod('a'))]);
+    expect(model.unknownNodes).toEqual(['l20-1']);
+    model.setLayout([layoutNode('l20-1', 'NVIDIA-L20', 'native-burst-share')]);
+    expect(model.unknownNodes).toEqual([]);
+  });
+});

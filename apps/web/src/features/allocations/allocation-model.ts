@@ -1,0 +1,402 @@
+import {
+  type AllocationEvent,
+  type AllocationRecord,
+  type CardState,
+  MAX_INSTANCES_PER_CARD,
+  mergePoolSummaries,
+  type NodeState,
+  type NodeView,
+  nodePoolSummary,
+  type PoolSummary,
+  refreshNodeTotals,
+  strandedOnCard,
+} from '@mgpu/shared';
+import { type DashboardFilters, matchesSearch } from './dashboard-filters.js';
+
+/** A GPU node's shape as `cluster.nodes` reports it; usage comes from the live records. */
+export type NodeLayout = Omit<NodeView, 'cards'> & {
+  cards: { index: number; wholeNvidia: boolean }[];
+};
+
+/** One card as the dashboard draws it: usage from the live records, holders sorted by name. */
+export interface LiveCard extends CardState {
+  stranded: { computePercent: number; memoryMiB: number };
+  holders: AllocationRecord[];
+}
+
+export interface LiveNode {
+  layout: NodeLayout;
+  state: NodeState;
+  cards: LiveCard[];
+}
+
+export interface FilterOptions {
+  models: string[];
+  policies: string[];
+  namespaces: string[];
+  workloads: string[];
+  nodes: string[];
+}
+
+/** Cards per compute-usage bucket, for the utilisation chart. */
+export interface UtilisationBuckets {
+  compute: number[];
+  memory: number[];
+}
+
+/** Bucket bounds (percent used, upper bound inclusive): idle, ≤25, ≤50, ≤75, <100, full. */
+export const UTILISATION_BUCKETS = ['0', '1-25', '26-50', '51-75', '76-99', '100'] as const;
+
+const bucketOf = (ratio: number): number => {
+  if (ratio <= 0) return 0;
+  if (ratio >= 1) return 5;
+  return Math.min(4, Math.ceil(ratio * 4));
+};
+
+const sortKey = (record: AllocationRecord) =>
+  `${record.namespace}\u0000${record.pod}\u0000${record.container}\u0000${String(record.card).padStart(2, '0')}`;
+
+const byName = <T extends { name: string }>(a: T, b: T) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
+/**
+ * The dashboard's live picture: every allocation record from `allocations.watch`, the GPU nodes'
+ * shapes from `cluster.nodes`, and what follows from both — card usage, pool summaries, filtered
+ * lists. Events are applied in batches (one per animation frame); only nodes a batch touched are
+ * recomputed, and every derived list is cached until the next batch, so 100 changes a second on
+ * 1,000 nodes cost a few milliseconds per frame. Plain TypeScript: React reads it through
+ * `subscribe`/`version` (useSyncExternalStore).
+ */
+export class AllocationModel {
+  private readonly records = new Map<string, AllocationRecord>();
+  private readonly recordsByNode = new Map<string, Set<string>>();
+  private layout = new Map<string, NodeLayout>();
+  private readonly liveNodes = new Map<string, LiveNode>();
+  private readonly poolParts = new Map<string, PoolSummary>();
+  private readonly dirtyNodes = new Set<string>();
+  private readonly listeners = new Set<() => void>();
+  private readonly cache = new Map<string, unknown>();
+  private cachedVersion = -1;
+  private lastOptions: FilterOptions | undefined;
+  /** Bumped by every applied batch or layout; derived values are cached per version. */
+  version = 0;
+  /** When the last batch that changed something was applied (ms since epoch), or null. */
+  lastChangeAt: number | null = null;
+  /** Whether a snapshot has arrived since the model was made (or reset). */
+  hasSnapshot = false;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getVersion = (): number => this.version;
+
+  get recordCount(): number {
+    return this.records.size;
+  }
+
+  get nodeCount(): number {
+    return this.layout.size;
+  }
+
+  /** Nodes the records name that `cluster.nodes` did not list (time to fetch the layout again). */
+  get unknownNodes(): string[] {
+    return [...this.recordsByNode.keys()].filter((node) => !this.layout.has(node));
+  }
+
+  setLayout(nodes: readonly NodeView[]): void {
+    this.layout = new Map(
+      nodes
+        .filter((node) => node.resourceType !== null)
+        .map((node) => [
+          node.name,
+          {
+            ...node,
+            cards: node.cards.map((card) => ({ index: card.index, wholeNvidia: card.wholeNvidia })),
+          },
+        ]),
+    );
+    this.liveNodes.clear();
+    this.poolParts.clear();
+    for (const name of this.layout.keys()) this.dirtyNodes.add(name);
+    this.changed(false);
+  }
+
+  /** Applies a batch of stream events in order; a snapshot replaces everything before it. */
+  apply(events: readonly AllocationEvent[]): void {
+    if (events.length === 0) return;
+    for (const event of events) {
+      if (event.type === 'snapshot') {
+        for (const node of this.recordsByNode.keys()) this.dirtyNodes.add(node);
+        this.records.clear();
+        this.recordsByNode.clear();
+        this.hasSnapshot = true;
+        for (const record of event.records) this.put(record);
+      } else if (event.type === 'upsert') {
+        for (const record of event.records) this.put(record);
+      } else {
+        for (const record of event.records) this.remove(record.id);
+      }
+    }
+    this.changed(true);
+  }
+
+  private put(record: AllocationRecord): void {
+    const before = this.records.get(record.id);
+    if (before !== undefined && before.node !== record.node) this.remove(record.id);
+    this.records.set(record.id, record);
+    let ids = this.recordsByNode.get(record.node);
+    if (ids === undefined) {
+      ids = new Set();
+      this.recordsByNode.set(record.node, ids);
+    }
+    ids.add(record.id);
+    this.dirtyNodes.add(record.node);
+  }
+
+  private remove(id: string): void {
+    const record = this.records.get(id);
+    if (record === undefined) return;
+    this.records.delete(id);
+    const ids = this.recordsByNode.get(record.node);
+    ids?.delete(id);
+    if (ids?.size === 0) this.recordsByNode.delete(record.node);
+    this.dirtyNodes.add(record.node);
+  }
+
+  private changed(byStream: boolean): void {
+    this.version++;
+    if (byStream) this.lastChangeAt = Date.now();
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Memoises a derived value for the current version. */
+  private memo<T>(key: string, compute: () => T): T {
+    if (this.cachedVersion !== this.version) {
+      this.cache.clear();
+      this.cachedVersion = this.version;
+    }
+    if (this.cache.has(key)) return this.cache.get(key) as T;
+    const value = compute();
+    this.cache.set(key, value);
+    return value;
+  }
+
+  private refreshDirty(): void {
+    for (const name of this.dirtyNodes) {
+      const layout = this.layout.get(name);
+      if (layout === undefined) {
+        this.liveNodes.delete(name);
+        this.poolParts.delete(name);
+        continue;
+      }
+      const live = this.buildNode(layout);
+      this.liveNodes.set(name, live);
+      const part = nodePoolSummary(live.state);
+      if (part) this.poolParts.set(name, part);
+      else this.poolParts.delete(name);
+    }
+    this.dirtyNodes.clear();
+  }
+
+  /** Card usage from the node's records, the way the scheduler books it (spec §5). */
+  private buildNode(layout: NodeLayout): LiveNode {
+    const perCard = layout.memoryMiBPerCard;
+    const cards: LiveCard[] = layout.cards.map((card) => ({
+      index: card.index,
+      // Whole nvidia cards are not mGPU instances: they come from the layout, not the stream.
+      usedCompute: card.wholeNvidia ? 100 : 0,
+      usedMemoryMiB: card.wholeNvidia ? perCard : 0,
+      instances: 0,
+      wholeNvidia: card.wholeNvidia,
+      stranded: { computePercent: 0, memoryMiB: 0 },
+      holders: [],
+    }));
+    for (const id of this.recordsByNode.get(layout.name) ?? []) {
+      const record = this.records.get(id);
+      const card = record ? cards[record.card] : undefined;
+      if (record === undefined || card === undefined || card.wholeNvidia) continue;
+      card.usedCompute += record.requested.computePercent;
+      // A whole card of mGPU (100 % per card) brings all its memory.
+      card.usedMemoryMiB += record.requested.memoryMiB ?? perCard;
+      card.instances += 1;
+      card.holders.push(record);
+    }
+    const state: NodeState = {
+      name: layout.name,
+      labels: {},
+      resourceType: layout.resourceType ?? undefined,
+      policy: layout.policy,
+      model: layout.model ?? undefined,
+      schedulable: layout.schedulable,
+      memoryMiBPerCard: perCard,
+      cards,
+      pods: 0,
+      maxPods: 0,
+      group: layout.pool,
+      freeCompute: 0,
+      freeMemoryMiB: 0,
+      idleCards: 0,
+      freeInstanceSlots: 0,
+      version: 0,
+    };
+    refreshNodeTotals(state);
+    for (const card of cards) {
+      card.stranded = strandedOnCard(state, card);
+      card.holders.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1));
+    }
+    return { layout, state, cards };
+  }
+
+  node(name: string): LiveNode | undefined {
+    this.refreshDirty();
+    return this.liveNodes.get(name);
+  }
+
+  record(id: string): AllocationRecord | undefined {
+    return this.records.get(id);
+  }
+
+  /** Pools of the nodes the filters' model and policy keep, live. */
+  pools(filters: Pick<DashboardFilters, 'model' | 'policy'>): PoolSummary[] {
+    return this.memo(`pools|${filters.model}|${filters.policy}`, () => {
+      this.refreshDirty();
+      return mergePoolSummaries(this.poolParts.values()).filter(
+        (pool) =>
+          (!filters.model || pool.model === filters.model) &&
+          (!filters.policy || pool.policy === filters.policy),
+      );
+    });
+  }
+
+  private nodeMatches(layout: NodeLayout | undefined, filters: DashboardFilters): boolean {
+    if (filters.model && layout?.model !== filters.model) return false;
+    if (
+      filters.policy &&
+      (layout?.resourceType === 'nvidia' ? 'nvidia' : layout?.policy) !== filters.policy
+    )
+      return false;
+    return true;
+  }
+
+  private recordMatches(record: AllocationRecord, filters: DashboardFilters): boolean {
+    return (
+      (!filters.namespace || record.namespace === filters.namespace) &&
+      (!filters.workload || record.workload === filters.workload) &&
+      (!filters.node || record.node === filters.node) &&
+      this.nodeMatches(this.layout.get(record.node), filters) &&
+      matchesSearch(filters.search, [
+        record.namespace,
+        record.pod,
+        record.container,
+        record.node,
+        record.workload ?? '',
+      ])
+    );
+  }
+
+  /** The mGPU instances every filter keeps, by namespace, pod, container and card. */
+  instances(filters: DashboardFilters): AllocationRecord[] {
+    return this.memo(`instances|${JSON.stringify(filters)}`, () =>
+      [...this.records.values()]
+        .filter((record) => this.recordMatches(record, filters))
+        .map((record) => [sortKey(record), record] as const)
+        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+        .map(([, record]) => record),
+    );
+  }
+
+  /**
+   * GPU nodes the filters keep: model, policy and node on the node itself; namespace, workload
+   * and search keep the nodes that hold a matching instance (or whose name matches the search).
+   */
+  nodes(filters: DashboardFilters): LiveNode[] {
+    return this.memo(`nodes|${JSON.stringify(filters)}`, () => {
+      this.refreshDirty();
+      const byInstance = Boolean(filters.namespace || filters.workload || filters.search);
+      const holding = byInstance
+        ? new Set(this.instances(filters).map((record) => record.node))
+        : undefined;
+      return [...this.liveNodes.values()]
+        .filter(
+          (node) =>
+            this.nodeMatches(node.layout, filters) &&
+            (!filters.node || node.layout.name === filters.node) &&
+            (holding === undefined ||
+              holding.has(node.layout.name) ||
+              (!filters.namespace &&
+                !filters.workload &&
+                matchesSearch(filters.search, [node.layout.name, node.layout.pool]))),
+        )
+        .map((node) => ({ node, name: node.layout.name }))
+        .sort(byName)
+        .map(({ node }) => node);
+    });
+  }
+
+  /** How many mGPU cards of the kept nodes fall in each usage bucket (compute and memory). */
+  utilisation(filters: DashboardFilters): UtilisationBuckets {
+    return this.memo(`utilisation|${JSON.stringify(filters)}`, () => {
+      const buckets: UtilisationBuckets = {
+        compute: UTILISATION_BUCKETS.map(() => 0),
+        memory: UTILISATION_BUCKETS.map(() => 0),
+      };
+      for (const node of this.nodes(filters)) {
+        if (node.layout.resourceType !== 'mgpu') continue;
+        for (const card of node.cards) {
+          const compute = bucketOf(card.usedCompute / 100);
+          const memory = bucketOf(
+            node.state.memoryMiBPerCard > 0 ? card.usedMemoryMiB / node.state.memoryMiBPerCard : 0,
+          );
+          buckets.compute[compute] = (buckets.compute[compute] ?? 0) + 1;
+          buckets.memory[memory] = (buckets.memory[memory] ?? 0) + 1;
+        }
+      }
+      return buckets;
+    });
+  }
+
+  /** The choices the filter boxes offer, from what the cluster has now. */
+  options(): FilterOptions {
+    return this.memo('options', () => {
+      const models = new Set<string>();
+      const policies = new Set<string>();
+      for (const layout of this.layout.values()) {
+        if (layout.model) models.add(layout.model);
+        policies.add(layout.resourceType === 'nvidia' ? 'nvidia' : layout.policy);
+      }
+      const namespaces = new Set<string>();
+      const workloads = new Set<string>();
+      for (const record of this.records.values()) {
+        namespaces.add(record.namespace);
+        if (record.workload) workloads.add(record.workload);
+      }
+      const sorted = (values: Set<string>) => [...values].sort();
+      const next = {
+        models: sorted(models),
+        policies: sorted(policies),
+        namespaces: sorted(namespaces),
+        workloads: sorted(workloads),
+        nodes: [...this.layout.keys()].sort(),
+      };
+      // The same lists keep their identity, so the filter boxes do not re-render every frame.
+      const same = (a: string[], b: string[]) =>
+        a.length === b.length && a.every((value, index) => value === b[index]);
+      const last = this.lastOptions;
+      if (
+        last &&
+        same(last.models, next.models) &&
+        same(last.policies, next.policies) &&
+        same(last.namespaces, next.namespaces) &&
+        same(last.workloads, next.workloads) &&
+        same(last.nodes, next.nodes)
+      )
+        return last;
+      this.lastOptions = next;
+      return next;
+    });
+  }
+}
+
+export { MAX_INSTANCES_PER_CARD };

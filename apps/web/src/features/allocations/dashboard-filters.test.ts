@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { matchesSearch, readDashboardState, writeDashboardState } from './dashboard-filters.js';
+
+describe('dashboard state in the URL', () => {
+  it('round-trips every filter, the search and the open instance through a deep link', () => {
+    const params = writeDashboardState(new URLSearchParams('lang=en'), {
+      model: 'NVIDIA-L20',
+      policy: 'native-burst-share',
+      node: 'l20-nbs-2',
+      namespace: 'default',
+      workload: 'demo',
+      search: 'worker ',
+      instance: 'default/demo-1/worker/0',
+    });
+    expect(params.get('lang')).toBe('en');
+    expect(params.get('q')).toBe('worker ');
+    expect(readDashboardState(new URLSearchParams(params.toString()))).toEqual({
+      model: 'NVIDIA-L20',
+      policy: 'native-burst-share',
+      node: 'l20-nbs-2',
+      namespace: 'default',
+      workload: 'demo',
+      search: 'worker ',
+      instance: 'default/demo-1/worker/0',
+    });
+  });
+
+  it('drops a parameter that is cleared and leaves the others', () => {
+    const params = writeDashboardState(new URLSearchParams('node=a&namespace=b'), { node: '' });
+    expect(params.toString()).toBe('namespace=b');
+  });
+
+  it('searches every word in any field, ignoring case', () => {
+    expect(matchesSearch('Team-A  l20', ['team-a', 'pod-1', 'l20-nbs-0'])).toBe(true);
+    expect(matchesSearch('team-a v100', ['team-a', 'pod-1', 'l20-nbs-0'])).toBe(false);
+    expect(matchesSearch('  ', ['anything'])).toBe(true);
+  });
+});

@@ -1,0 +1,96 @@
+import type { AllocationRecord } from '@mgpu/shared';
+import { memo } from 'react';
+import { Link } from 'react-router';
+import { formatMiB, formatPercent } from './format.js';
+import { useDashboardI18n } from './i18n/dashboard-i18n.js';
+import { VerificationBadge } from './verification-badge.js';
+import { VirtualTable } from './virtual-table.js';
+
+const ROW_HEIGHT = 36;
+const COLUMNS = ['9%', '10%', '17%', '8%', '11%', '5%', '7%', '14%', '12%', '7%'];
+
+/**
+ * Every mGPU instance the filters keep — one container on one card — with its share of the card
+ * (`60%`) and memory, live. Rows link to the node's card grid and to the instance's detail.
+ */
+export const InstanceList = memo(function InstanceList({
+  records,
+  total,
+  linkTo,
+}: {
+  records: AllocationRecord[];
+  total: number;
+  linkTo(change: { node?: string; instance?: string }): string;
+}) {
+  const { t } = useDashboardI18n();
+  return (
+    <>
+      <VirtualTable
+        caption={t('allocations.instances.title')}
+        className="alloc-instances"
+        testId="instance-list"
+        columns={COLUMNS}
+        rowHeight={ROW_HEIGHT}
+        maxRows={14}
+        items={records}
+        getKey={(record) => record.id}
+        header={
+          <>
+            <th scope="col">{t('allocations.col.namespace')}</th>
+            <th scope="col">{t('allocations.col.workload')}</th>
+            <th scope="col">{t('result.col.pod')}</th>
+            <th scope="col">{t('result.col.container')}</th>
+            <th scope="col">{t('result.col.node')}</th>
+            <th scope="col">{t('result.col.card')}</th>
+            <th scope="col">{t('allocations.col.compute')}</th>
+            <th scope="col">{t('allocations.col.memory')}</th>
+            <th scope="col">{t('result.col.verification')}</th>
+            <th scope="col">{t('allocations.col.detail')}</th>
+          </>
+        }
+        renderRow={(record, index) => (
+          <tr
+            key={record.id}
+            aria-rowindex={index}
+            style={{ height: ROW_HEIGHT }}
+            data-testid="instance-row"
+            data-record={record.id}
+          >
+            <td>{record.namespace}</td>
+            <td>{record.workload ?? '—'}</td>
+            <td title={record.pod}>{record.pod}</td>
+            <td>{record.container}</td>
+            <td>
+              <Link to={linkTo({ node: record.node })}>{record.node}</Link>
+            </td>
+            <td>{record.card}</td>
+            <td data-testid="instance-compute">{formatPercent(record.requested.computePercent)}</td>
+            <td>{formatMiB(record.requested.memoryMiB, t('allocations.wholeCard'))}</td>
+            <td>
+              <VerificationBadge record={record} />
+            </td>
+            <td>
+              <Link
+                to={linkTo({ instance: record.id })}
+                aria-label={t('allocations.instances.detailOf', {
+                  name: `${record.namespace}/${record.pod}/${record.container}`,
+                  card: record.card,
+                })}
+              >
+                {t('allocations.col.detail')}
+              </Link>
+            </td>
+          </tr>
+        )}
+      />
+      {records.length === 0 ? (
+        <p className="muted alloc-empty">
+          {total === 0 ? t('allocations.instances.none') : t('allocations.instances.noneFiltered')}
+        </p>
+      ) : null}
+      <p className="muted alloc-small">
+        {t('allocations.instances.count', { shown: records.length, total })}
+      </p>
+    </>
+  );
+});

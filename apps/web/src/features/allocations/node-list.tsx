@@ -1,0 +1,119 @@
+import { memo } from 'react';
+import { Link } from 'react-router';
+import type { LiveCard, LiveNode } from './allocation-model.js';
+import { formatCards, formatGiB } from './format.js';
+import { useDashboardI18n } from './i18n/dashboard-i18n.js';
+import { VirtualTable } from './virtual-table.js';
+
+const ROW_HEIGHT = 36;
+const COLUMNS = ['20%', '30%', '14%', '10%', '13%', '13%'];
+const MINI_WIDTH = 8;
+const MINI_HEIGHT = 22;
+
+/** One tiny column per card: compute used (height), darker when the card is full. */
+function CardStrip({ cards }: { cards: LiveCard[] }) {
+  return (
+    <svg
+      className="alloc-strip"
+      width={cards.length * (MINI_WIDTH + 2)}
+      height={MINI_HEIGHT}
+      aria-hidden="true"
+    >
+      {cards.map((card, index) => {
+        const used = Math.min(100, card.usedCompute);
+        const height = (MINI_HEIGHT * used) / 100;
+        return (
+          <g key={card.index}>
+            <rect
+              className="strip-track"
+              x={index * (MINI_WIDTH + 2)}
+              y={0}
+              width={MINI_WIDTH}
+              height={MINI_HEIGHT}
+            />
+            <rect
+              className={used >= 100 || card.wholeNvidia ? 'strip-full' : 'strip-used'}
+              x={index * (MINI_WIDTH + 2)}
+              y={MINI_HEIGHT - height}
+              width={MINI_WIDTH}
+              height={height}
+            />
+          </g>
+        );
+      })}
+    </svg>
+  );
+}
+
+/** Every GPU node the filters keep, with a strip of its cards; a node opens its card grid. */
+export const NodeList = memo(function NodeList({
+  nodes,
+  linkTo,
+}: {
+  nodes: LiveNode[];
+  linkTo(change: { node: string }): string;
+}) {
+  const { t } = useDashboardI18n();
+  return (
+    <>
+      <VirtualTable
+        caption={t('allocations.nodes.title')}
+        className="alloc-nodes"
+        testId="node-list"
+        columns={COLUMNS}
+        rowHeight={ROW_HEIGHT}
+        maxRows={12}
+        items={nodes}
+        getKey={(node) => node.layout.name}
+        header={
+          <>
+            <th scope="col">{t('result.col.node')}</th>
+            <th scope="col">{t('allocations.pools.pool')}</th>
+            <th scope="col">{t('allocations.nodes.cards')}</th>
+            <th scope="col">{t('allocations.nodes.instances')}</th>
+            <th scope="col">{t('allocations.nodes.freeCompute')}</th>
+            <th scope="col">{t('allocations.nodes.freeMemory')}</th>
+          </>
+        }
+        renderRow={(node, index) => {
+          const instances = node.cards.reduce((sum, card) => sum + card.instances, 0);
+          const whole = node.layout.resourceType === 'nvidia';
+          return (
+            <tr
+              key={node.layout.name}
+              aria-rowindex={index}
+              style={{ height: ROW_HEIGHT }}
+              data-testid="node-row"
+              data-node={node.layout.name}
+            >
+              <td>
+                <Link to={linkTo({ node: node.layout.name })}>{node.layout.name}</Link>
+                {node.layout.schedulable ? null : (
+                  <span className="alloc-badge alloc-badge-drift">
+                    {t('allocations.nodes.unschedulable')}
+                  </span>
+                )}
+              </td>
+              <td title={node.layout.pool}>{node.layout.pool}</td>
+              <td>
+                <CardStrip cards={node.cards} />
+              </td>
+              <td>{whole ? '—' : instances}</td>
+              <td>
+                {whole
+                  ? t('allocations.nodes.idleCards', { cards: node.state.idleCards })
+                  : t('allocations.nodes.cardsValue', {
+                      cards: formatCards(node.state.freeCompute),
+                    })}
+              </td>
+              <td>{whole ? '—' : formatGiB(node.state.freeMemoryMiB)}</td>
+            </tr>
+          );
+        }}
+      />
+      {nodes.length === 0 ? (
+        <p className="muted alloc-empty">{t('allocations.nodes.none')}</p>
+      ) : null}
+    </>
+  );
+});

@@ -1,0 +1,112 @@
+import { Link } from 'react-router';
+import { type LiveNode, MAX_INSTANCES_PER_CARD } from './allocation-model.js';
+import { formatGiB, formatMiB, formatPercent } from './format.js';
+import { useDashboardI18n } from './i18n/dashboard-i18n.js';
+import { UsageBar } from './usage-bar.js';
+
+/**
+ * One node's cards as a grid: compute and memory bars, instances of 16, what is stranded, and
+ * who holds each card (namespace / pod / container with its share), live.
+ */
+export function NodeView({
+  name,
+  node,
+  linkTo,
+}: {
+  name: string;
+  node: LiveNode | undefined;
+  linkTo(change: { node?: string; instance?: string }): string;
+}) {
+  const { t } = useDashboardI18n();
+  return (
+    <section className="alloc-panel" aria-labelledby="alloc-node-title" data-testid="node-view">
+      <div className="panel-head">
+        <h2 id="alloc-node-title" className="section-title">
+          {t('allocations.node.title', { node: name })}
+        </h2>
+        <Link to={linkTo({ node: '' })}>{t('allocations.close')}</Link>
+      </div>
+      {node === undefined ? (
+        <p className="muted">{t('allocations.node.unknown')}</p>
+      ) : (
+        <>
+          <p className="muted">
+            {t('allocations.node.summary', {
+              pool: node.layout.pool,
+              cards: node.cards.length,
+              memory: node.layout.memoryMiBPerCard,
+            })}
+          </p>
+          <ul className="alloc-cards">
+            {node.cards.map((card) => (
+              <li
+                key={card.index}
+                className="alloc-card"
+                data-testid="card-tile"
+                data-card={card.index}
+              >
+                <h3 className="alloc-card-title">{t('cards.card', { n: card.index })}</h3>
+                {card.wholeNvidia ? (
+                  <p className="alloc-small">{t('allocations.node.wholeNvidia')}</p>
+                ) : (
+                  <>
+                    <UsageBar
+                      used={card.usedCompute}
+                      total={100}
+                      label={t('allocations.node.compute', {
+                        used: formatPercent(card.usedCompute),
+                      })}
+                    />
+                    <UsageBar
+                      used={card.usedMemoryMiB}
+                      total={node.layout.memoryMiBPerCard}
+                      label={t('allocations.node.memory', {
+                        used: card.usedMemoryMiB,
+                        total: node.layout.memoryMiBPerCard,
+                      })}
+                    />
+                    <p className="alloc-small" data-testid="card-instances">
+                      {t('allocations.node.instances', {
+                        count: card.instances,
+                        max: MAX_INSTANCES_PER_CARD,
+                      })}
+                    </p>
+                    {card.stranded.computePercent > 0 || card.stranded.memoryMiB > 0 ? (
+                      <p className="alloc-small alloc-warn">
+                        {t('allocations.node.stranded', {
+                          compute: formatPercent(card.stranded.computePercent),
+                          memory: formatGiB(card.stranded.memoryMiB),
+                        })}
+                      </p>
+                    ) : null}
+                    {card.holders.length === 0 ? (
+                      <p className="alloc-small muted" data-testid="card-free">
+                        {t('allocations.node.free')}
+                      </p>
+                    ) : (
+                      <ul className="alloc-holders">
+                        {card.holders.map((holder) => (
+                          <li key={holder.id} data-testid="card-holder">
+                            <Link to={linkTo({ instance: holder.id })}>
+                              {`${holder.namespace}/${holder.pod}/${holder.container}`}
+                            </Link>{' '}
+                            <span className="alloc-share">
+                              {formatPercent(holder.requested.computePercent)}
+                            </span>{' '}
+                            <span className="muted">
+                              {formatMiB(holder.requested.memoryMiB, t('allocations.wholeCard'))}
+                            </span>
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </>
+                )}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
