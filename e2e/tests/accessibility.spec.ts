@@ -34,3 +34,18 @@ test('the form has no serious or critical axe violations, with and without error
   await expect(page.getByRole('textbox', { name: 'YAML 清单' })).toBeVisible();
   expect(await seriousViolations(page)).toEqual([]);
 });
+
+test('the allocation dashboard has no serious or critical axe violations, with a node and an instance open', async ({
+  page,
+}) => {
+  await page.goto('/allocations');
+  await expect(page.getByTestId('stream-status')).toHaveAttribute('data-status', 'live');
+  await expect(page.getByTestId('instance-row').first()).toBeVisible();
+  await expect(page.getByTestId('node-row').first()).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+
+  await page.goto('/allocations?node=l20-nbs-1&instance=team-a%2Ftrain-ddp-0%2Ftrainer%2F0');
+  await expect(page.getByTestId('card-tile')).toHaveCount(4);
+  await expect(page.getByTestId('instance-detail')).toContainText('compute_weight_native_burst');
+  expect(await seriousViolations(page)).toEqual([]);
+});
