@@ -19,6 +19,8 @@ import { AllocationsWatchInputSchema } from './procedures/allocations-watch.js';
 import { WorkloadProgressInputSchema } from './procedures/workload-progress.js';
 import { type AppRouter, appRouter } from './router.js';
 import type { BffContext } from './trpc/context.js';
+import { SSE_TIMING } from './trpc/init.js';
+import { SseTransport } from './trpc/sse-transport.js';
 
 export interface BffOptions {
   connection: ClusterConnection;
@@ -36,6 +38,8 @@ export interface BffOptions {
   allowedOrigins?: string[];
   /** Largest request body in bytes (413 above it). */
   bodyLimit?: number;
+  /** Unread SSE bytes after which a slow subscriber is cut off (it resumes by `Last-Event-ID`). */
+  maxBufferedEventBytes?: number;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -232,15 +236,29 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     }
   });
 
+  const createContext = () => context;
+  const subscriptions = new SseTransport({
+    router: appRouter,
+    createContext,
+    ...SSE_TIMING,
+    maxBufferedBytes: options.maxBufferedEventBytes ?? 8 * 1024 * 1024,
+    onError: (error, path) => {
+      if (error.code === 'INTERNAL_SERVER_ERROR')
+        app.log.error({ err: error, path }, 'subscription failed');
+    },
+  });
+
   // The guard sits in the same scope as tRPC's routes, so it runs on whatever URL spelling
   // Fastify routes to them (`/%74rpc/…` included).
   await app.register(async (scope) => {
     scope.addHook('onRequest', guard);
+    // Subscriptions (input already checked by the guard) stream through the fan-out transport.
+    scope.addHook('onRequest', subscriptions.hook());
     await scope.register(fastifyTRPCPlugin, {
       prefix: '/trpc',
       trpcOptions: {
         router: appRouter,
-        createContext: () => context,
+        createContext,
         onError: ({ error, path }) => {
           if (error.code === 'INTERNAL_SERVER_ERROR')
             app.log.error({ err: error, path }, 'procedure failed');
@@ -276,6 +294,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     url: address,
     context,
     close: async () => {
+      subscriptions.close();
       allocations.stop();
       await app.close();
       await cluster.stopInformers();

@@ -23,6 +23,9 @@ export function ruleFailure(
   return new TRPCError({ code, message: cause.message, cause });
 }
 
+/** A silent stream gets a ping this often; the client reconnects after the longer silence. */
+export const SSE_TIMING = { pingIntervalMs: 10_000, reconnectAfterInactivityMs: 25_000 } as const;
+
 const t = initTRPC.context<BffContext>().create({
   // Plain JSON on the wire (spec §7): curl and scripts can call every procedure.
   errorFormatter({ shape, error }) {
@@ -41,9 +44,11 @@ const t = initTRPC.context<BffContext>().create({
       },
     };
   },
+  // Subscriptions are served by `SseTransport` (server.ts); tRPC's own producer only answers if
+  // a subscription ever reached its handler, with the same timing.
   sse: {
-    ping: { enabled: true, intervalMs: 10_000 },
-    client: { reconnectAfterInactivityMs: 25_000 },
+    ping: { enabled: true, intervalMs: SSE_TIMING.pingIntervalMs },
+    client: { reconnectAfterInactivityMs: SSE_TIMING.reconnectAfterInactivityMs },
   },
 });
 
