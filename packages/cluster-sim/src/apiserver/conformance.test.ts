@@ -935,6 +935,40 @@ describe('garbage collection', () => {
     expect(await exists(core.readNamespacedPod({ name: 'fore-pod', namespace }))).toBe(false);
   });
 
+  it('collects a dependent created after its owner went, and keeps one whose owner lives', async () => {
+    const gone = await apps.createNamespacedDeployment({ namespace, body: deployment('went') });
+    await apps.deleteNamespacedDeployment({ name: 'went', namespace });
+    const live = await apps.createNamespacedDeployment({ namespace, body: deployment('lives') });
+    // What a controller acting on a stale cache does: create for an owner that is already gone.
+    for (const [name, owner] of [
+      ['late', gone],
+      ['kept', live],
+    ] as const) {
+      await core.createNamespacedPod({
+        namespace,
+        body: {
+          ...pod(`${name}-pod`, { app: `${name}-pod` }),
+          metadata: {
+            name: `${name}-pod`,
+            labels: { app: `${name}-pod` },
+            ownerReferences: [
+              {
+                apiVersion: 'apps/v1',
+                kind: 'Deployment',
+                name: owner.metadata?.name ?? '',
+                uid: owner.metadata?.uid ?? '',
+              },
+            ],
+          },
+        },
+      });
+    }
+    await eventually(async () =>
+      !(await exists(core.readNamespacedPod({ name: 'late-pod', namespace }))) ? true : undefined,
+    );
+    expect(await exists(core.readNamespacedPod({ name: 'kept-pod', namespace }))).toBe(true);
+  });
+
   it('deletes a collection of pods by label', async () => {
     const bulk = await cluster.createNamespace('bulk');
     for (const name of ['k1', 'k2', 'k3'])
