@@ -228,6 +228,71 @@ describe('the bearer token', () => {
       await guarded.close();
     }
   });
+
+  it('signs a browser in at /session with a cookie that opens queries and streams, and signs it out', async () => {
+    const guarded = await startHarness({ token: 's3cret' });
+    const session = (method: string, body?: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${guarded.url}/session`, {
+        method,
+        headers: {
+          origin: guarded.url,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    try {
+      expect(await (await fetch(`${guarded.url}/session`)).json()).toEqual({
+        required: true,
+        signedIn: false,
+      });
+      expect((await session('POST', { token: 'guess' })).status).toBe(401);
+      expect(
+        (await session('POST', { token: 's3cret' }, { origin: 'http://evil.test' })).status,
+      ).toBe(403);
+      const signedIn = await session('POST', { token: 's3cret' });
+      expect(signedIn.status).toBe(200);
+      const setCookie = signedIn.headers.get('set-cookie') ?? '';
+      expect(setCookie).toMatch(/HttpOnly/i);
+      expect(setCookie).toMatch(/SameSite=Strict/i);
+      // The cookie carries a derivative of the token, never the token itself.
+      expect(setCookie).not.toContain('s3cret');
+      const cookie = setCookie.split(';')[0] ?? '';
+
+      expect((await fetch(`${guarded.url}/trpc/gpu.models`, { headers: { cookie } })).status).toBe(
+        200,
+      );
+      expect(
+        await (await fetch(`${guarded.url}/session`, { headers: { cookie } })).json(),
+      ).toMatchObject({ signedIn: true });
+      // EventSource cannot send an Authorization header: the cookie opens the stream.
+      const stream = await new Promise<number>((resolve, reject) => {
+        http
+          .get(
+            `${guarded.url}/trpc/allocations.watch?input=%7B%7D`,
+            { headers: { cookie } },
+            (response) => {
+              resolve(response.statusCode ?? 0);
+              response.destroy();
+            },
+          )
+          .on('error', reject);
+      });
+      expect(stream).toBe(200);
+      expect(
+        (
+          await fetch(`${guarded.url}/trpc/gpu.models`, {
+            headers: { cookie: 'mgpu_console_session=forged' },
+          })
+        ).status,
+      ).toBe(401);
+
+      const signedOut = await session('DELETE', undefined, { cookie });
+      expect(signedOut.headers.get('set-cookie') ?? '').toMatch(/mgpu_console_session=;/);
+    } finally {
+      await guarded.close();
+    }
+  });
 });
 
 describe('allocations.watch over SSE', () => {

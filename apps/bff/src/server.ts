@@ -1,6 +1,7 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { CardPolicy } from '@mgpu/shared';
@@ -11,7 +12,7 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ClusterClient } from './cluster/cluster-client.js';
 import { type ClusterConnection, describeSource } from './cluster/connection.js';
 import { AllocationFeed } from './live/allocation-feed.js';
@@ -81,6 +82,37 @@ const sameSecret = (given: string | undefined, expected: string) => {
   return a.length === b.length && timingSafeEqual(a, b);
 };
 
+/** The cookie a browser holds once its operator typed the token (EventSource sends no headers). */
+export const SESSION_COOKIE = 'mgpu_console_session';
+
+/**
+ * What is needed to call `/trpc`: nothing, or the bearer token — as an `Authorization` header
+ * (scripts) or as the session cookie `/session` hands out for it (the browser). The cookie holds
+ * an HMAC of the token, not the token: it stays valid across restarts with the same token and
+ * stops working when the token changes.
+ */
+class Access {
+  readonly session: string | undefined;
+  constructor(readonly token: string | undefined) {
+    this.session =
+      token === undefined
+        ? undefined
+        : createHmac('sha256', token).update('mgpu-console session v1').digest('base64url');
+  }
+
+  get required(): boolean {
+    return this.token !== undefined;
+  }
+
+  grants(request: FastifyRequest): boolean {
+    if (this.token === undefined || this.session === undefined) return true;
+    return (
+      sameSecret(request.headers.authorization, `Bearer ${this.token}`) ||
+      sameSecret(request.cookies[SESSION_COOKIE], this.session)
+    );
+  }
+}
+
 /** Subscriptions answer over SSE with status 200 before their input is read: check it first. */
 const SUBSCRIPTION_INPUTS: Record<string, z.ZodType> = {
   'allocations.watch': AllocationsWatchInputSchema,
@@ -90,14 +122,34 @@ const SUBSCRIPTION_INPUTS: Record<string, z.ZodType> = {
 const refuse = (reply: FastifyReply, status: number, code: string, message: string) =>
   reply.code(status).send({ error: { message, code } });
 
+/** A state-changing request must come from one of the console's own origins (no CSRF). */
+function originCheck(allowed: () => AllowedOrigins) {
+  return (request: FastifyRequest, reply: FastifyReply) => {
+    const { origins } = allowed();
+    const origin = request.headers.origin;
+    if (origin !== undefined && origins.has(origin)) return undefined;
+    const expected = [...origins][0] ?? '';
+    request.log.warn({ origin }, 'mutation refused: Origin not allowed');
+    return refuse(
+      reply,
+      403,
+      'FORBIDDEN',
+      origin
+        ? `Origin ${origin} may not call mutations here; expected ${expected}.`
+        : `Mutations need an Origin header such as ${expected} (browsers send it; scripts add -H 'Origin: ${expected}').`,
+    );
+  };
+}
+
 /**
  * Guards every tRPC route: the Host must be this console's (no DNS rebinding), the bearer token
  * when one is set, an allowed Origin on mutations (browsers always send it on POST), and a
  * subscription's input must parse before the stream opens.
  */
-function guardTrpc(allowed: () => AllowedOrigins, token: string | undefined) {
+function guardTrpc(allowed: () => AllowedOrigins, access: Access) {
+  const checkOrigin = originCheck(allowed);
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const { hosts, origins } = allowed();
+    const { hosts } = allowed();
     if (!hosts.has(request.headers.host ?? '')) {
       return refuse(
         reply,
@@ -106,30 +158,17 @@ function guardTrpc(allowed: () => AllowedOrigins, token: string | undefined) {
         `This console does not answer as ${request.headers.host ?? '(no Host)'}; start it with --allowed-origin for other names.`,
       );
     }
-    if (token !== undefined && !sameSecret(request.headers.authorization, `Bearer ${token}`)) {
+    if (!access.grants(request)) {
       reply.header('www-authenticate', 'Bearer');
       return refuse(
         reply,
         401,
         'UNAUTHORIZED',
-        'This console needs a bearer token: Authorization: Bearer <token>.',
+        'This console needs a bearer token: Authorization: Bearer <token> (browsers sign in at /session).',
       );
     }
     if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') {
-      const origin = request.headers.origin;
-      if (origin === undefined || !origins.has(origin)) {
-        const expected = [...origins][0] ?? '';
-        request.log.warn({ origin }, 'mutation refused: Origin not allowed');
-        return refuse(
-          reply,
-          403,
-          'FORBIDDEN',
-          origin
-            ? `Origin ${origin} may not call mutations here; expected ${expected}.`
-            : `Mutations need an Origin header such as ${expected} (browsers send it; scripts add -H 'Origin: ${expected}').`,
-        );
-      }
-      return;
+      return checkOrigin(request, reply);
     }
     const procedure = (request.params as { path?: string }).path ?? '';
     const schema = SUBSCRIPTION_INPUTS[procedure];
@@ -153,6 +192,51 @@ function guardTrpc(allowed: () => AllowedOrigins, token: string | undefined) {
       }
     }
   };
+}
+
+const SessionInputSchema = z.object({ token: z.string().min(1).max(4096) });
+
+/**
+ * `/session`: how the browser signs in when the console has a token. GET says whether a token
+ * is needed and whether this browser has signed in; POST `{ token }` sets the session cookie
+ * (HttpOnly, SameSite=Strict: scripts on other sites can neither read nor send it); DELETE signs
+ * out. The Host and Origin checks are the same as for `/trpc`.
+ */
+function registerSession(app: FastifyInstance, access: Access, allowed: () => AllowedOrigins) {
+  const checkOrigin = originCheck(allowed);
+  const misdirected = (request: FastifyRequest, reply: FastifyReply) =>
+    allowed().hosts.has(request.headers.host ?? '')
+      ? undefined
+      : refuse(reply, 421, 'MISDIRECTED', 'This console does not answer under that name.');
+  const cookieOptions = {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: 'auto',
+  } as const;
+  app.get('/session', async (request, reply) => {
+    if (misdirected(request, reply)) return reply;
+    reply.header('cache-control', 'no-store');
+    return { required: access.required, signedIn: access.grants(request) };
+  });
+  app.post('/session', async (request, reply) => {
+    if (misdirected(request, reply) || checkOrigin(request, reply)) return reply;
+    const parsed = SessionInputSchema.safeParse(request.body);
+    if (!parsed.success)
+      return refuse(reply, 400, 'BAD_REQUEST', 'Send the token as JSON: { "token": "…" }.');
+    if (access.session === undefined) return { required: false, signedIn: true };
+    if (!sameSecret(parsed.data.token, access.token ?? '')) {
+      request.log.warn('sign-in refused: wrong token');
+      return refuse(reply, 401, 'UNAUTHORIZED', "That is not this console's token.");
+    }
+    reply.setCookie(SESSION_COOKIE, access.session, cookieOptions);
+    return { required: true, signedIn: true };
+  });
+  app.delete('/session', async (request, reply) => {
+    if (misdirected(request, reply) || checkOrigin(request, reply)) return reply;
+    reply.clearCookie(SESSION_COOKIE, cookieOptions);
+    return { required: access.required, signedIn: !access.required };
+  });
 }
 
 const DEFAULT_WEB_ROOT = resolve(import.meta.dirname, '..', '..', 'web', 'dist');
@@ -213,8 +297,11 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
 
   // Known once the server listens (port 0 in tests): the origins this console answers as.
   const allowed: AllowedOrigins = { hosts: new Set(), origins: new Set() };
+  const access = new Access(options.token);
   // Filled in once the server listens (port 0 in tests); no request arrives before that.
-  const guard = guardTrpc(() => allowed, options.token);
+  const guard = guardTrpc(() => allowed, access);
+  await app.register(cookie);
+  registerSession(app, access, () => allowed);
   app.get('/healthz', async () => ({ ok: true }));
   app.get('/readyz', async (_request, reply) => {
     try {
