@@ -1,4 +1,3 @@
-import { EventEmitter, on } from 'node:events';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import {
   type AllocationRecord,
@@ -14,8 +13,6 @@ import { z } from 'zod';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
-
-const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError';
 
 function ownedBy(pod: V1Pod, deployment: V1Deployment): boolean {
   const owner = pod.metadata?.ownerReferences?.find((ref) => ref.controller);
@@ -150,35 +147,90 @@ export const WorkloadProgressInputSchema = WorkloadRefSchema.extend({
   lastEventId: z.string().nullish(),
 });
 
+/** Changes within this window are answered with one recomputed state. */
+const COALESCE_MS = 25;
+
+/**
+ * Wakes one waiting loop however many changes arrived since it last looked: no queue that grows
+ * when the cluster changes faster than the state is recomputed.
+ */
+class ChangeSignal {
+  private dirty = false;
+  private wake: (() => void) | undefined;
+
+  notify(): void {
+    this.dirty = true;
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  /** Resolves once something changed (and a short window for its siblings passed), or on abort. */
+  async changed(signal: AbortSignal | undefined): Promise<boolean> {
+    if (signal?.aborted) return false;
+    if (!this.dirty) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        this.wake = done;
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    }
+    if (signal?.aborted) return false;
+    await new Promise((resolve) => setTimeout(resolve, COALESCE_MS));
+    this.dirty = false;
+    return !signal?.aborted;
+  }
+}
+
 export const workloadProgressSubscription = publicProcedure
   .input(WorkloadProgressInputSchema)
   .output(trackedStream(WorkloadProgressSchema))
   .subscription(async function* ({ ctx, input, signal }) {
-    const changes = new EventEmitter();
-    const poke = () => changes.emit('change');
+    const { namespace, name } = input;
+    const changes = new ChangeSignal();
+    // Nodes that hold this workload's pods: only their agents' reports concern it.
+    let nodes = new Set<string>();
+    // A Deployment's pods are named `<deployment>-<hash>-<suffix>`: a cheap test that lets
+    // through every pod of this workload (and rarely one of a look-alike, which costs a recompute).
+    const podPrefix = `${name}-`;
     const unsubscribe = [
-      ctx.cluster.deployments.subscribe(poke),
-      ctx.cluster.pods.subscribe(poke),
-      ctx.cluster.mgpuNodes.subscribe(poke),
+      ctx.cluster.deployments.subscribe((event) => {
+        if (
+          event.type === 'resync' ||
+          (event.object.metadata?.namespace === namespace && event.object.metadata?.name === name)
+        )
+          changes.notify();
+      }),
+      ctx.cluster.pods.subscribe((event) => {
+        if (
+          event.type === 'resync' ||
+          (event.object.metadata?.namespace === namespace &&
+            (event.object.metadata?.name ?? '').startsWith(podPrefix))
+        )
+          changes.notify();
+      }),
+      ctx.cluster.mgpuNodes.subscribe((event) => {
+        if (event.type === 'resync' || nodes.has(event.object.metadata?.name ?? ''))
+          changes.notify();
+      }),
     ];
     let version = 0;
     let last = '';
     try {
-      const iterator = on(changes, 'change', signal ? { signal } : {});
       // The first state goes out at once; later ones only when something an operator sees changed.
-      for (;;) {
-        const progress = workloadProgress(ctx, input.namespace, input.name);
+      do {
+        const progress = workloadProgress(ctx, namespace, name);
+        nodes = new Set(progress.pods.flatMap((pod) => (pod.node ? [pod.node] : [])));
         const text = JSON.stringify(progress);
         if (text !== last) {
           last = text;
           version++;
-          yield tracked(`${input.namespace}/${input.name}/${version}`, progress);
+          yield tracked(`${namespace}/${name}/${version}`, progress);
         }
-        const next = await iterator.next();
-        if (next.done) return;
-      }
-    } catch (error) {
-      if (!isAbort(error)) throw error;
+      } while (await changes.changed(signal));
     } finally {
       for (const stop of unsubscribe) stop();
     }
