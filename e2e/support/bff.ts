@@ -21,10 +21,14 @@ export function freePort(): Promise<number> {
  * A second console (built BFF on its own embedded cluster) for tests that stop and start it;
  * resolves once `/readyz` answers. The state file lets a restart keep what the test created.
  */
-export async function startConsole(port: number, stateFile: string): Promise<ChildProcess> {
+export async function startConsole(
+  port: number,
+  stateFile: string,
+  extraArgs: readonly string[] = [],
+): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    [bffMain, '--embedded', '--port', String(port), '--state-file', stateFile],
+    [bffMain, '--embedded', '--port', String(port), '--state-file', stateFile, ...extraArgs],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
   for (;;) {

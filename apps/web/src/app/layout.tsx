@@ -1,6 +1,7 @@
 import { Suspense } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import { useI18n } from '../i18n/i18n.js';
+import { SessionGate } from './session-gate.js';
 
 const LANG_OPTIONS = [
   { lang: 'zh-CN', name: '中文' },
@@ -38,9 +39,11 @@ export function Layout() {
         </fieldset>
       </header>
       <main id="main" className="shell-main">
-        <Suspense fallback={<p className="loading">…</p>}>
-          <Outlet />
-        </Suspense>
+        <SessionGate>
+          <Suspense fallback={<p className="loading">…</p>}>
+            <Outlet />
+          </Suspense>
+        </SessionGate>
       </main>
     </div>
   );

@@ -13,6 +13,13 @@ export const en: Record<MessageKey, string> = {
   'nav.mainNavigation': 'Main navigation',
   'notFound.title': 'Page not found',
   'notFound.back': 'Create a workload',
+  'session.title': 'Sign in to the console',
+  'session.explain':
+    'This console was started with an access token (--token). Enter it to continue; the browser stays signed in.',
+  'session.token': 'Access token',
+  'session.signIn': 'Sign in',
+  'session.wrongToken': "That is not this console's token: use the --token it was started with.",
+  'session.failed': 'Sign-in failed: the console did not answer. Try again shortly.',
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,

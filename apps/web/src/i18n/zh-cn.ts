@@ -15,6 +15,13 @@ export const zhCN = {
   'nav.mainNavigation': '主导航',
   'notFound.title': '页面不存在',
   'notFound.back': '去创建负载',
+  'session.title': '登录控制台',
+  'session.explain':
+    '此控制台启动时设置了访问令牌（--token）。输入该令牌后即可使用，浏览器会记住登录状态。',
+  'session.token': '访问令牌',
+  'session.signIn': '登录',
+  'session.wrongToken': '令牌不正确：请使用此控制台启动时的 --token。',
+  'session.failed': '登录失败：控制台无响应，请稍后重试。',
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,
