@@ -401,6 +401,42 @@ function evaluateMgpuContainer(
 }
 
 /** The cluster-aware rules of spec §3 for one container whose own fields are valid. */
+/**
+ * The form checks the whole request on every keystroke, but a keystroke changes one container:
+ * the others' readings come from this cache. `evaluateMgpuContainer` reads only these fields
+ * and is pure, and its violations are never changed afterwards, so sharing them is safe.
+ */
+const mgpuReadings = new Map<string, { reading: MgpuReading; violations: Violation[] }>();
+const MGPU_READINGS_KEPT = 64;
+
+function evaluateMgpuContainerCached(
+  gpu: GpuRequest,
+  container: string,
+  base: string,
+  violations: Violation[],
+): MgpuReading {
+  const key = JSON.stringify([
+    gpu.multiCard,
+    gpu.cards,
+    gpu.compute,
+    gpu.memoryGiB,
+    container,
+    base,
+  ]);
+  let known = mgpuReadings.get(key);
+  if (known === undefined) {
+    const own: Violation[] = [];
+    known = { reading: evaluateMgpuContainer(gpu, container, base, own), violations: own };
+    if (mgpuReadings.size >= MGPU_READINGS_KEPT) {
+      const oldest = mgpuReadings.keys().next().value;
+      if (oldest !== undefined) mgpuReadings.delete(oldest);
+    }
+    mgpuReadings.set(key, known);
+  }
+  violations.push(...known.violations);
+  return known.reading;
+}
+
 function evaluateAgainstInventory(
   share: ContainerShare,
   policy: ComputePolicy | undefined,
@@ -610,7 +646,7 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
       }
     }
     const gpuViolations: Violation[] = [];
-    const reading = evaluateMgpuContainer(gpu, label, `${base}.gpu`, gpuViolations);
+    const reading = evaluateMgpuContainerCached(gpu, label, `${base}.gpu`, gpuViolations);
     violations.push(...gpuViolations);
     if (
       gpuViolations.length === 0 &&
