@@ -1,11 +1,8 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { ConfigProvider } from 'antd';
-import enUS from 'antd/locale/en_US';
-import zhCN from 'antd/locale/zh_CN';
 import { lazy, useState } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { CreateWorkloadPage } from '../features/create-workload/create-workload-page.js';
-import { I18nProvider, useI18n } from '../i18n/i18n.js';
+import { I18nProvider } from '../i18n/i18n.js';
 import { Layout } from './layout.js';
 import { createBffClient, createQueryClient, TRPCProvider } from './trpc.js';
 
@@ -20,6 +17,8 @@ const AllocationsPage = lazy(() =>
     default: m.AllocationsPage,
   })),
 );
+// antd's ConfigProvider comes with the pages that use antd, not with the form.
+const AntdScope = lazy(() => import('./antd-scope.js').then((m) => ({ default: m.AntdScope })));
 const NotFoundPage = lazy(() =>
   import('./not-found-page.js').then((m) => ({ default: m.NotFoundPage })),
 );
@@ -31,26 +30,13 @@ function AppRoutes() {
       <Route element={<Layout />}>
         <Route path="/" element={<Navigate to="/workloads/new" replace />} />
         <Route path="/workloads/new" element={<CreateWorkloadPage />} />
-        <Route path="/workloads/:namespace/:name" element={<WorkloadResultPage />} />
-        <Route path="/allocations" element={<AllocationsPage />} />
-        <Route path="*" element={<NotFoundPage />} />
+        <Route element={<AntdScope />}>
+          <Route path="/workloads/:namespace/:name" element={<WorkloadResultPage />} />
+          <Route path="/allocations" element={<AllocationsPage />} />
+          <Route path="*" element={<NotFoundPage />} />
+        </Route>
       </Route>
     </Routes>
-  );
-}
-
-function Themed() {
-  const { lang } = useI18n();
-  return (
-    <ConfigProvider
-      locale={lang === 'en' ? enUS : zhCN}
-      // antd spaces out two-character Chinese labels ("创 建"); §7 names the button exactly "创建".
-      button={{ autoInsertSpace: false }}
-    >
-      <BrowserRouter>
-        <AppRoutes />
-      </BrowserRouter>
-    </ConfigProvider>
   );
 }
 
@@ -61,7 +47,9 @@ export function App() {
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
         <I18nProvider>
-          <Themed />
+          <BrowserRouter>
+            <AppRoutes />
+          </BrowserRouter>
         </I18nProvider>
       </TRPCProvider>
     </QueryClientProvider>

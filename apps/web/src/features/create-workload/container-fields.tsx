@@ -1,10 +1,11 @@
 import type { GpuModel, WorkloadRequestInput } from '@mgpu/shared';
 import { GPU_TYPES } from '@mgpu/shared';
-import { Button, Switch } from 'antd';
 import { memo } from 'react';
 import { type Control, Controller, useWatch } from 'react-hook-form';
 import { NativeSelect } from '../../components/native-select.js';
+import { PlainButton } from '../../components/plain-button.js';
 import { TextInput } from '../../components/text-input.js';
+import { ToggleSwitch } from '../../components/toggle-switch.js';
 import { useI18n } from '../../i18n/i18n.js';
 import type { FieldError } from './draft.js';
 import { FieldFrame, fieldAria } from './field-frame.js';
@@ -50,9 +51,9 @@ function ContainerFieldsView({
     <fieldset className="container-card">
       <legend>{t('form.container', { n: index + 1 })}</legend>
       {canRemove ? (
-        <Button size="small" className="container-remove" onClick={() => onRemove(index)}>
+        <PlainButton size="small" className="container-remove" onClick={() => onRemove(index)}>
           {t('form.removeContainer', { n: index + 1 })}
-        </Button>
+        </PlainButton>
       ) : null}
       <div className="field-row">
         <FieldFrame {...frame(`${base}.name`)} label={t('field.containerName')}>
@@ -112,10 +113,11 @@ function ContainerFieldsView({
               control={control}
               name={`${base}.gpu.multiCard`}
               render={({ field }) => (
-                <Switch
+                <ToggleSwitch
                   {...fieldAria(`${base}.gpu.multiCard`, errors.get(`${base}.gpu.multiCard`))}
                   checked={field.value ?? false}
-                  onChange={field.onChange}
+                  onCheckedChange={field.onChange}
+                  onBlur={field.onBlur}
                 />
               )}
             />

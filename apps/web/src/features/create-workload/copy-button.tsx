@@ -1,5 +1,5 @@
-import { Button } from 'antd';
 import { useState } from 'react';
+import { PlainButton } from '../../components/plain-button.js';
 import { useI18n } from '../../i18n/i18n.js';
 
 /** Copies text to the clipboard and says whether it worked. */
@@ -15,12 +15,12 @@ export function CopyButton({ text, label }: { text: string | (() => string); lab
     }
   };
   return (
-    <Button size="small" onClick={copy} aria-label={label ?? t('copy.copy')}>
+    <PlainButton size="small" onClick={copy} aria-label={label ?? t('copy.copy')}>
       {state === 'copied'
         ? t('copy.copied')
         : state === 'failed'
           ? t('copy.failed')
           : t('copy.copy')}
-    </Button>
+    </PlainButton>
   );
 }

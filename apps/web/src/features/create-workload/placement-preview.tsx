@@ -1,4 +1,5 @@
 import type { PreviewResult } from '@mgpu/shared';
+import { memo } from 'react';
 import { useI18n } from '../../i18n/i18n.js';
 import { rejectionText } from '../../i18n/rejection-text.js';
 
@@ -29,7 +30,7 @@ function RejectionList({ rejections }: { rejections: Rejections }) {
 }
 
 /** Where each replica would land now (node, cards per container), and why other nodes would not. */
-export function PlacementPreview({ preview, loading, failure }: PlacementPreviewProps) {
+function PlacementPreviewView({ preview, loading, failure }: PlacementPreviewProps) {
   const { t } = useI18n();
   let body: React.ReactNode;
   if (failure) body = <p className="muted">{t('placement.unavailable', { message: failure })}</p>;
@@ -97,3 +98,6 @@ export function PlacementPreview({ preview, loading, failure }: PlacementPreview
     </section>
   );
 }
+
+/** Changes only when a preview answer arrives, not on every keystroke. */
+export const PlacementPreview = memo(PlacementPreviewView);
