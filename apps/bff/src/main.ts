@@ -21,6 +21,7 @@ const { values } = parseArgs({
     topology: { type: 'string' },
     'state-file': { type: 'string' },
     'card-policy': { type: 'string' },
+    'model-label': { type: 'string' },
     'allowed-origin': { type: 'string', multiple: true },
   },
 });
@@ -49,6 +50,7 @@ try {
   if (connection.source.kind === 'embedded')
     log.info({ cluster: connection.source }, describeSource(connection.source));
   const token = values.token ?? process.env.MGPU_CONSOLE_TOKEN;
+  const modelLabel = values['model-label'] ?? process.env.MGPU_MODEL_LABEL;
   const bff = await startBff({
     connection,
     port: Number(values.port ?? process.env.PORT ?? 8080),
@@ -60,6 +62,7 @@ try {
       ...(process.env.MGPU_ALLOWED_ORIGINS?.split(',').filter(Boolean) ?? []),
     ],
     ...(token ? { token } : {}),
+    ...(modelLabel ? { modelLabel } : {}),
     logger: { level: process.env.LOG_LEVEL ?? 'info' },
   });
   log.info(`console ready at ${bff.url}`);

@@ -1,4 +1,5 @@
-import type { WorkloadProgress } from '@mgpu/shared';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { VKE, type WorkloadProgress } from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -144,6 +145,54 @@ describe('workload.preview', () => {
     );
     const refused = await harness.caller.workload.preview({ request: tooBig, lang: 'en' });
     expect(refused.errors.map((error) => error.rule)).toContain('per-card-memory-exceeds-model');
+  });
+});
+
+describe('a cluster that names GPU models with another node label (--model-label)', () => {
+  it('reads models from that label, pins manifests with it and places on the node it names', async () => {
+    const modelLabel = 'example.com/gpu-product';
+    const model = 'L40S-RELABELLED';
+    const relabelled = await startHarness({ modelLabel });
+    const core = relabelled.kubeConfig.makeApiClient(CoreV1Api);
+    const nodeName = uniqueName('relabelled-node');
+    try {
+      // A node like one of the native-burst-share pool's, named by the other label only.
+      const template = (await core.listNode()).items.find(
+        (node) => node.metadata?.labels?.[VKE.computePolicyLabel] === 'native-burst-share',
+      );
+      if (template === undefined) throw new Error('no native-burst-share node to copy');
+      const labels: Record<string, string> = { ...template.metadata?.labels, [modelLabel]: model };
+      delete labels[VKE.defaultModelLabel];
+      await core.createNode({
+        body: {
+          metadata: { name: nodeName, labels },
+          status: {
+            capacity: template.status?.capacity,
+            allocatable: template.status?.allocatable,
+          },
+        },
+      });
+      const models = await eventually(async () => {
+        const listed = await relabelled.caller.gpu.models();
+        return listed.some((entry) => entry.model === model) ? listed : undefined;
+      }, 'the relabelled model');
+      expect(models.find((entry) => entry.model === model)?.policies).toContain(
+        'native-burst-share',
+      );
+
+      const name = uniqueName('relabelled');
+      const preview = await relabelled.caller.workload.preview({
+        request: seedRequest(name, {}, { ...SEED_GPU, model }),
+        lang: 'en',
+      });
+      expect(preview.errors).toEqual([]);
+      expect(JSON.stringify(preview.manifest)).toContain(`"key":"${modelLabel}"`);
+      expect(JSON.stringify(preview.manifest)).not.toContain(VKE.defaultModelLabel);
+      expect(preview.placement.replicas[0]).toMatchObject({ ok: true, node: nodeName });
+    } finally {
+      await core.deleteNode({ name: nodeName }).catch(() => undefined);
+      await relabelled.close();
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
-import type { CardPolicy } from '@mgpu/shared';
+import { type CardPolicy, VKE } from '@mgpu/shared';
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, {
   type FastifyInstance,
@@ -32,6 +32,8 @@ export interface BffOptions {
   /** The built web app; its index.html answers every unknown GET (SPA routes). */
   webRoot?: string;
   cardPolicy?: CardPolicy;
+  /** The node label naming the GPU model (default: VKE's). */
+  modelLabel?: string;
   /**
    * Origins besides the console's own loopback address that may call it (e.g.
    * `https://gpu-console.example.com` behind a proxy); their hosts are accepted too.
@@ -271,6 +273,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     source: options.connection.source,
     allocations,
     cardPolicy: options.cardPolicy ?? 'binpack',
+    modelLabel: options.modelLabel ?? VKE.defaultModelLabel,
   };
   const app = Fastify({
     logger: options.logger ?? { level: 'info' },

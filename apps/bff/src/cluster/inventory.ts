@@ -1,4 +1,3 @@
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import {
   buildNodeStates,
   type ComputePolicy,
@@ -11,13 +10,16 @@ import {
   poolOf,
   poolSummaries,
 } from '@mgpu/shared';
+import type { BffContext } from '../trpc/context.js';
 
 // Pools are summed per node in shared, so the dashboard can keep them live node by node.
 export { poolOf, poolSummaries };
 
 /** Node states from the informer caches: the scheduler's view, shared with the preview. */
-export function currentNodeStates(nodes: readonly V1Node[], pods: readonly V1Pod[]): NodeState[] {
-  return buildNodeStates(nodes, pods);
+export function currentNodeStates(ctx: BffContext): NodeState[] {
+  return buildNodeStates(ctx.cluster.nodes.list(), ctx.cluster.pods.list(), {
+    modelLabel: ctx.modelLabel,
+  });
 }
 
 /** The cluster-aware rules' input: one entry per pool. */

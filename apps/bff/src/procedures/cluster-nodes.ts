@@ -27,7 +27,7 @@ export const clusterNodes = publicProcedure
         },
       ]);
     }
-    return currentNodeStates(ctx.cluster.nodes.list(), ctx.cluster.pods.list())
+    return currentNodeStates(ctx)
       .filter((state) => state.resourceType !== undefined)
       .filter((state) => !input?.node || state.name === input.node)
       .filter((state) => !input?.pool || poolOf(state) === input.pool)

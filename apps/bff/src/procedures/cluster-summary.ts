@@ -18,6 +18,6 @@ export const clusterSummary = publicProcedure
       version: version.gitVersion,
       source: describeSource(ctx.source),
       nodes: nodes.length,
-      pools: poolSummaries(currentNodeStates(nodes, ctx.cluster.pods.list())),
+      pools: poolSummaries(currentNodeStates(ctx)),
     };
   });

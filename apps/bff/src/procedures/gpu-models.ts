@@ -7,6 +7,4 @@ import { publicProcedure } from '../trpc/init.js';
 export const gpuModels = publicProcedure
   .input(z.object({}).optional())
   .output(z.array(GpuModelSchema))
-  .query(({ ctx }) =>
-    modelsOf(poolSummaries(currentNodeStates(ctx.cluster.nodes.list(), ctx.cluster.pods.list()))),
-  );
+  .query(({ ctx }) => modelsOf(poolSummaries(currentNodeStates(ctx))));

@@ -13,9 +13,12 @@ export const workloadGet = publicProcedure
       .catch((error: unknown) => {
         throw kubeFailure(error);
       });
-    const read = readWorkloadObject({ ...deployment, kind: 'Deployment' });
+    const read = readWorkloadObject(
+      { ...deployment, kind: 'Deployment' },
+      { modelLabel: ctx.modelLabel },
+    );
     return {
-      ...summarizeDeployment(deployment),
+      ...summarizeDeployment(deployment, ctx.modelLabel),
       request: read?.request ?? {
         name: input.name,
         namespace: input.namespace,

@@ -11,8 +11,8 @@ import { z } from 'zod';
 import { publicProcedure } from '../trpc/init.js';
 
 /** A Deployment as the console lists it, its GPU shares read back by the shared reader. */
-export function summarizeDeployment(deployment: V1Deployment): WorkloadSummary {
-  const read = readWorkloadObject({ ...deployment, kind: 'Deployment' });
+export function summarizeDeployment(deployment: V1Deployment, modelLabel: string): WorkloadSummary {
+  const read = readWorkloadObject({ ...deployment, kind: 'Deployment' }, { modelLabel });
   const shares = read ? evaluateRequest(read.request).shares : [];
   return {
     namespace: deployment.metadata?.namespace ?? 'default',
@@ -38,7 +38,7 @@ export const workloadList = publicProcedure
     ctx.cluster.deployments
       .list()
       .filter((d) => !input?.namespace || d.metadata?.namespace === input.namespace)
-      .map(summarizeDeployment)
+      .map((deployment) => summarizeDeployment(deployment, ctx.modelLabel))
       .filter((summary) => summary.managedByConsole || summary.containers.length > 0)
       .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? '')),
   );

@@ -21,12 +21,13 @@ const MAX_PREVIEWED_REPLICAS = 16;
 
 /** The check with the cluster-aware rules, against the cluster as the informers see it now. */
 export function checkWithCluster(ctx: BffContext, request: WorkloadRequest, lang: Lang) {
-  const states = currentNodeStates(ctx.cluster.nodes.list(), ctx.cluster.pods.list());
+  const states = currentNodeStates(ctx);
   // Until the nodes were listed once the cluster is unknown, not empty: judge the request by
   // its own rules only rather than blame it for a cluster nobody has seen yet.
   const known = ctx.cluster.nodes.health.synced;
   const check = checkRequest(request, {
     lang,
+    modelLabel: ctx.modelLabel,
     ...(known ? { inventory: inventoryOf(poolSummaries(states)) } : {}),
   });
   return { states, check };
@@ -45,17 +46,22 @@ export function previewWorkload(
     (c) => c.gpu !== undefined && c.gpu.type !== 'none',
   );
   if (gpuContainers.length === check.containers.length) {
-    const template = buildDeployment(request, check.containers).spec.template;
-    const demand = podDemandOf({
-      metadata: { ...template.metadata, name: request.name, namespace: request.namespace },
-      spec: template.spec,
-    });
+    const { modelLabel } = ctx;
+    const template = buildDeployment(request, check.containers, { modelLabel }).spec.template;
+    const demand = podDemandOf(
+      {
+        metadata: { ...template.metadata, name: request.name, namespace: request.namespace },
+        spec: template.spec,
+      },
+      { modelLabel },
+    );
     const byName = new Map(states.map((state) => [state.name, state]));
     const count = Math.min(Math.max(request.replicas, 0), MAX_PREVIEWED_REPLICAS);
     for (let replica = 0; replica < count; replica++) {
       // The preview, unlike the scheduler, also says why the other nodes would not take it.
       const result = placePod(demand, states, {
         cardPolicy: ctx.cardPolicy,
+        modelLabel,
         explainRejected: true,
       });
       if (!result.ok) {

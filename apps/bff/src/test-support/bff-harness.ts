@@ -22,11 +22,13 @@ export interface BffHarness {
   embedded?: EmbeddedCluster;
   /** A namespace of the cluster's default topology with room for the seed example. */
   namespace: string;
+  /** For tests that change the cluster directly (nodes, say), as an administrator would. */
+  kubeConfig: KubeConfig;
   close(): Promise<void>;
 }
 
 export async function startHarness(
-  options: { token?: string; bodyLimit?: number } = {},
+  options: { token?: string; bodyLimit?: number; modelLabel?: string } = {},
 ): Promise<BffHarness> {
   const external = process.env.MGPU_TEST_KUBECONFIG;
   let embedded: EmbeddedCluster | undefined;
@@ -56,6 +58,7 @@ export async function startHarness(
     caller: createCaller(bff.context),
     ...(embedded ? { embedded } : {}),
     namespace: 'default',
+    kubeConfig: connection.kubeConfig,
     close: async () => {
       await bff.close();
       await connection.close();

@@ -9,4 +9,10 @@ export interface BffContext {
   source: ClusterSource;
   allocations: AllocationFeed;
   cardPolicy: CardPolicy;
+  /**
+   * The node label that names a node's GPU model (VKE's by default; a real cluster may use
+   * another, e.g. GPU feature discovery's `nvidia.com/gpu.product`): read from nodes, written
+   * into manifests' affinity, matched by the placement preview.
+   */
+  modelLabel: string;
 }
