@@ -165,4 +165,41 @@ describe('AllocationModel', () => {
     model.setLayout([layoutNode('l20-1', 'NVIDIA-L20', 'native-burst-share')]);
     expect(model.unknownNodes).toEqual([]);
   });
+
+  it('keeps the instance list in order and the filter choices right through any mix of changes', () => {
+    const model = cluster();
+    // A fixed pseudo-random walk: creates, re-reports and deletes in three namespaces.
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const live = new Map<string, PodLike>();
+    for (let step = 0; step < 400; step++) {
+      const name = `w${random(40)}`;
+      const namespace = ['default', 'team-a', 'team-b'][random(3)] ?? 'default';
+      const key = `${namespace}/${name}`;
+      if (live.has(key) && random(2) === 0) {
+        model.apply([event('delete', live.get(key) as PodLike)]);
+        live.delete(key);
+      } else {
+        const pod = seedPod(name, namespace);
+        live.set(key, pod);
+        model.apply([event('upsert', pod)]);
+      }
+    }
+    const expected = [...live.values()]
+      .flatMap((pod) => podAllocationRecords(pod, undefined))
+      .map((record) => record.id);
+    const byListOrder = (id: string) => id.split('/');
+    expect(model.instances(NO_FILTER).map((record) => record.id)).toEqual(
+      [...expected].sort((a, b) => {
+        const [x, y] = [byListOrder(a).join('\u0000'), byListOrder(b).join('\u0000')];
+        return x < y ? -1 : x > y ? 1 : 0;
+      }),
+    );
+    expect(model.options().namespaces).toEqual(
+      [...new Set([...live.values()].map((pod) => pod.metadata?.namespace ?? ''))].sort(),
+    );
+  });
 });

@@ -56,9 +56,6 @@ const bucketOf = (ratio: number): number => {
 const sortKey = (record: AllocationRecord) =>
   `${record.namespace}\u0000${record.pod}\u0000${record.container}\u0000${String(record.card).padStart(2, '0')}`;
 
-const byName = <T extends { name: string }>(a: T, b: T) =>
-  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-
 /**
  * The dashboard's live picture: every allocation record from `allocations.watch`, the GPU nodes'
  * shapes from `cluster.nodes`, and what follows from both — card usage, pool summaries, filtered
@@ -78,6 +75,16 @@ export class AllocationModel {
   private readonly cache = new Map<string, unknown>();
   private cachedVersion = -1;
   private lastOptions: FilterOptions | undefined;
+  /** Every record in list order, kept sorted as records come and go (no sort per frame). */
+  private sortedKeys: string[] = [];
+  private sortedRecords: AllocationRecord[] = [];
+  /** How many records each namespace and workload has: the filter boxes' choices. */
+  private readonly namespaceCounts = new Map<string, number>();
+  private readonly workloadCounts = new Map<string, number>();
+  private optionsStale = true;
+  private sortedNodeNames: string[] = [];
+  /** Set while a snapshot is applied: the sorted list is rebuilt once at its end. */
+  private bulk = false;
   /** Bumped by every applied batch or layout; derived values are cached per version. */
   version = 0;
   /** When the last batch that changed something was applied (ms since epoch), or null. */
@@ -91,6 +98,8 @@ export class AllocationModel {
   };
 
   getVersion = (): number => this.version;
+
+  getLastChangeAt = (): number | null => this.lastChangeAt;
 
   get recordCount(): number {
     return this.records.size;
@@ -117,9 +126,11 @@ export class AllocationModel {
           },
         ]),
     );
+    this.sortedNodeNames = [...this.layout.keys()].sort();
     this.liveNodes.clear();
     this.poolParts.clear();
     for (const name of this.layout.keys()) this.dirtyNodes.add(name);
+    this.optionsStale = true;
     this.changed(false);
   }
 
@@ -131,8 +142,14 @@ export class AllocationModel {
         for (const node of this.recordsByNode.keys()) this.dirtyNodes.add(node);
         this.records.clear();
         this.recordsByNode.clear();
+        this.namespaceCounts.clear();
+        this.workloadCounts.clear();
+        this.optionsStale = true;
         this.hasSnapshot = true;
+        this.bulk = true;
         for (const record of event.records) this.put(record);
+        this.bulk = false;
+        this.rebuildSorted();
       } else if (event.type === 'upsert') {
         for (const record of event.records) this.put(record);
       } else {
@@ -145,7 +162,18 @@ export class AllocationModel {
   private put(record: AllocationRecord): void {
     const before = this.records.get(record.id);
     if (before !== undefined && before.node !== record.node) this.remove(record.id);
+    const previous = this.records.get(record.id);
     this.records.set(record.id, record);
+    if (previous === undefined) {
+      this.count(record, 1);
+      if (!this.bulk) this.insertSorted(record);
+    } else {
+      if (previous.namespace !== record.namespace || previous.workload !== record.workload) {
+        this.count(previous, -1);
+        this.count(record, 1);
+      }
+      if (!this.bulk) this.replaceSorted(record);
+    }
     let ids = this.recordsByNode.get(record.node);
     if (ids === undefined) {
       ids = new Set();
@@ -159,10 +187,68 @@ export class AllocationModel {
     const record = this.records.get(id);
     if (record === undefined) return;
     this.records.delete(id);
+    this.count(record, -1);
+    if (!this.bulk) {
+      const index = this.findSorted(sortKey(record));
+      if (this.sortedKeys[index] === sortKey(record)) {
+        this.sortedKeys.splice(index, 1);
+        this.sortedRecords.splice(index, 1);
+      }
+    }
     const ids = this.recordsByNode.get(record.node);
     ids?.delete(id);
     if (ids?.size === 0) this.recordsByNode.delete(record.node);
     this.dirtyNodes.add(record.node);
+  }
+
+  private count(record: AllocationRecord, delta: 1 | -1): void {
+    const bump = (counts: Map<string, number>, key: string | null) => {
+      if (key === null) return;
+      const next = (counts.get(key) ?? 0) + delta;
+      if (next <= 0) {
+        counts.delete(key);
+        this.optionsStale = true;
+      } else {
+        if (!counts.has(key)) this.optionsStale = true;
+        counts.set(key, next);
+      }
+    };
+    bump(this.namespaceCounts, record.namespace);
+    bump(this.workloadCounts, record.workload);
+  }
+
+  /** The first index whose key is ≥ `key` (binary search over the sorted list). */
+  private findSorted(key: string): number {
+    let low = 0;
+    let high = this.sortedKeys.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.sortedKeys[middle] ?? '') < key) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  private insertSorted(record: AllocationRecord): void {
+    const key = sortKey(record);
+    const index = this.findSorted(key);
+    this.sortedKeys.splice(index, 0, key);
+    this.sortedRecords.splice(index, 0, record);
+  }
+
+  private replaceSorted(record: AllocationRecord): void {
+    const key = sortKey(record);
+    const index = this.findSorted(key);
+    if (this.sortedKeys[index] === key) this.sortedRecords[index] = record;
+    else this.insertSorted(record);
+  }
+
+  private rebuildSorted(): void {
+    const entries = [...this.records.values()]
+      .map((record) => [sortKey(record), record] as const)
+      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    this.sortedKeys = entries.map(([key]) => key);
+    this.sortedRecords = entries.map(([, record]) => record);
   }
 
   private changed(byStream: boolean): void {
@@ -298,13 +384,12 @@ export class AllocationModel {
 
   /** The mGPU instances every filter keeps, by namespace, pod, container and card. */
   instances(filters: DashboardFilters): AllocationRecord[] {
-    return this.memo(`instances|${JSON.stringify(filters)}`, () =>
-      [...this.records.values()]
-        .filter((record) => this.recordMatches(record, filters))
-        .map((record) => [sortKey(record), record] as const)
-        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-        .map(([, record]) => record),
-    );
+    return this.memo(`instances|${JSON.stringify(filters)}`, () => {
+      const filtering = Object.values(filters).some(Boolean);
+      return filtering
+        ? this.sortedRecords.filter((record) => this.recordMatches(record, filters))
+        : this.sortedRecords.slice();
+    });
   }
 
   /**
@@ -318,20 +403,21 @@ export class AllocationModel {
       const holding = byInstance
         ? new Set(this.instances(filters).map((record) => record.node))
         : undefined;
-      return [...this.liveNodes.values()]
-        .filter(
-          (node) =>
-            this.nodeMatches(node.layout, filters) &&
-            (!filters.node || node.layout.name === filters.node) &&
-            (holding === undefined ||
-              holding.has(node.layout.name) ||
-              (!filters.namespace &&
-                !filters.workload &&
-                matchesSearch(filters.search, [node.layout.name, node.layout.pool]))),
-        )
-        .map((node) => ({ node, name: node.layout.name }))
-        .sort(byName)
-        .map(({ node }) => node);
+      const nodes: LiveNode[] = [];
+      for (const name of this.sortedNodeNames) {
+        const node = this.liveNodes.get(name);
+        if (node) nodes.push(node);
+      }
+      return nodes.filter(
+        (node) =>
+          this.nodeMatches(node.layout, filters) &&
+          (!filters.node || node.layout.name === filters.node) &&
+          (holding === undefined ||
+            holding.has(node.layout.name) ||
+            (!filters.namespace &&
+              !filters.workload &&
+              matchesSearch(filters.search, [node.layout.name, node.layout.pool]))),
+      );
     });
   }
 
@@ -359,43 +445,23 @@ export class AllocationModel {
 
   /** The choices the filter boxes offer, from what the cluster has now. */
   options(): FilterOptions {
-    return this.memo('options', () => {
-      const models = new Set<string>();
-      const policies = new Set<string>();
-      for (const layout of this.layout.values()) {
-        if (layout.model) models.add(layout.model);
-        policies.add(layout.resourceType === 'nvidia' ? 'nvidia' : layout.policy);
-      }
-      const namespaces = new Set<string>();
-      const workloads = new Set<string>();
-      for (const record of this.records.values()) {
-        namespaces.add(record.namespace);
-        if (record.workload) workloads.add(record.workload);
-      }
-      const sorted = (values: Set<string>) => [...values].sort();
-      const next = {
-        models: sorted(models),
-        policies: sorted(policies),
-        namespaces: sorted(namespaces),
-        workloads: sorted(workloads),
-        nodes: [...this.layout.keys()].sort(),
-      };
-      // The same lists keep their identity, so the filter boxes do not re-render every frame.
-      const same = (a: string[], b: string[]) =>
-        a.length === b.length && a.every((value, index) => value === b[index]);
-      const last = this.lastOptions;
-      if (
-        last &&
-        same(last.models, next.models) &&
-        same(last.policies, next.policies) &&
-        same(last.namespaces, next.namespaces) &&
-        same(last.workloads, next.workloads) &&
-        same(last.nodes, next.nodes)
-      )
-        return last;
-      this.lastOptions = next;
-      return next;
-    });
+    if (this.lastOptions !== undefined && !this.optionsStale) return this.lastOptions;
+    const models = new Set<string>();
+    const policies = new Set<string>();
+    for (const layout of this.layout.values()) {
+      if (layout.model) models.add(layout.model);
+      policies.add(layout.resourceType === 'nvidia' ? 'nvidia' : layout.policy);
+    }
+    const sorted = (values: Iterable<string>) => [...values].sort();
+    this.lastOptions = {
+      models: sorted(models),
+      policies: sorted(policies),
+      namespaces: sorted(this.namespaceCounts.keys()),
+      workloads: sorted(this.workloadCounts.keys()),
+      nodes: this.sortedNodeNames,
+    };
+    this.optionsStale = false;
+    return this.lastOptions;
   }
 }
 

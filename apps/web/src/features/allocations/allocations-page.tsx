@@ -66,21 +66,19 @@ export function AllocationsPage() {
   }, [unknownNodes, model, layout.isFetching, refetchLayout]);
 
   const [params, setParams] = useSearchParams();
-  const state = readDashboardState(params);
-  const { model: modelFilter, policy, node, namespace, workload, search } = state;
-  const filters = useMemo(
-    () =>
-      filtersOf({ model: modelFilter, policy, node, namespace, workload, search, instance: '' }),
-    [modelFilter, policy, node, namespace, workload, search],
-  );
+  // One object per URL, so the memoised parts (filter boxes, lists) skip frames that only bring data.
+  const query = params.toString();
+  const state = useMemo(() => readDashboardState(new URLSearchParams(query)), [query]);
+  const filters = useMemo(() => filtersOf(state), [state]);
   const change = useCallback(
     (next: Partial<DashboardState>) =>
       setParams((previous) => writeDashboardState(previous, next), { replace: true }),
     [setParams],
   );
   const linkTo = useCallback(
-    (next: Partial<DashboardState>) => `?${writeDashboardState(params, next).toString()}`,
-    [params],
+    (next: Partial<DashboardState>) =>
+      `?${writeDashboardState(new URLSearchParams(query), next).toString()}`,
+    [query],
   );
   const pickPool = useCallback(
     (pool: PoolSummary) => change({ model: pool.model, policy: pool.policy }),
@@ -100,7 +98,7 @@ export function AllocationsPage() {
     <section className="alloc-page">
       <div className="alloc-head">
         <h1 className="page-title">{t('allocations.title')}</h1>
-        <StreamFreshness stream={stream} lastChangeAt={model.lastChangeAt} onRefresh={refresh} />
+        <StreamFreshness stream={stream} lastChangeAt={model.getLastChangeAt} onRefresh={refresh} />
       </div>
       <StreamBanner stream={stream} />
       {layout.error ? (

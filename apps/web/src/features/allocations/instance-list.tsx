@@ -10,6 +10,55 @@ const ROW_HEIGHT = 36;
 const COLUMNS = ['9%', '10%', '17%', '8%', '11%', '5%', '7%', '14%', '12%', '7%'];
 
 /**
+ * One instance row. Memoised on the record object: the model keeps a record's object until the
+ * stream changes it, so a frame re-renders only the rows whose instance changed.
+ */
+const InstanceRow = memo(function InstanceRow({
+  record,
+  index,
+  linkTo,
+}: {
+  record: AllocationRecord;
+  index: number;
+  linkTo(change: { node?: string; instance?: string }): string;
+}) {
+  const { t } = useDashboardI18n();
+  return (
+    <tr
+      aria-rowindex={index}
+      style={{ height: ROW_HEIGHT }}
+      data-testid="instance-row"
+      data-record={record.id}
+    >
+      <td>{record.namespace}</td>
+      <td>{record.workload ?? '—'}</td>
+      <td title={record.pod}>{record.pod}</td>
+      <td>{record.container}</td>
+      <td>
+        <Link to={linkTo({ node: record.node })}>{record.node}</Link>
+      </td>
+      <td>{record.card}</td>
+      <td data-testid="instance-compute">{formatPercent(record.requested.computePercent)}</td>
+      <td>{formatMiB(record.requested.memoryMiB, t('allocations.wholeCard'))}</td>
+      <td>
+        <VerificationBadge record={record} />
+      </td>
+      <td>
+        <Link
+          to={linkTo({ instance: record.id })}
+          aria-label={t('allocations.instances.detailOf', {
+            name: `${record.namespace}/${record.pod}/${record.container}`,
+            card: record.card,
+          })}
+        >
+          {t('allocations.col.detail')}
+        </Link>
+      </td>
+    </tr>
+  );
+});
+
+/**
  * Every mGPU instance the filters keep — one container on one card — with its share of the card
  * (`60%`) and memory, live. Rows link to the node's card grid and to the instance's detail.
  */
@@ -49,38 +98,7 @@ export const InstanceList = memo(function InstanceList({
           </>
         }
         renderRow={(record, index) => (
-          <tr
-            key={record.id}
-            aria-rowindex={index}
-            style={{ height: ROW_HEIGHT }}
-            data-testid="instance-row"
-            data-record={record.id}
-          >
-            <td>{record.namespace}</td>
-            <td>{record.workload ?? '—'}</td>
-            <td title={record.pod}>{record.pod}</td>
-            <td>{record.container}</td>
-            <td>
-              <Link to={linkTo({ node: record.node })}>{record.node}</Link>
-            </td>
-            <td>{record.card}</td>
-            <td data-testid="instance-compute">{formatPercent(record.requested.computePercent)}</td>
-            <td>{formatMiB(record.requested.memoryMiB, t('allocations.wholeCard'))}</td>
-            <td>
-              <VerificationBadge record={record} />
-            </td>
-            <td>
-              <Link
-                to={linkTo({ instance: record.id })}
-                aria-label={t('allocations.instances.detailOf', {
-                  name: `${record.namespace}/${record.pod}/${record.container}`,
-                  card: record.card,
-                })}
-              >
-                {t('allocations.col.detail')}
-              </Link>
-            </td>
-          </tr>
+          <InstanceRow key={record.id} record={record} index={index} linkTo={linkTo} />
         )}
       />
       {records.length === 0 ? (

@@ -45,6 +45,51 @@ function CardStrip({ cards }: { cards: LiveCard[] }) {
   );
 }
 
+/** One node row, memoised on the node: the model rebuilds only nodes whose cards changed. */
+const NodeRow = memo(function NodeRow({
+  node,
+  index,
+  linkTo,
+}: {
+  node: LiveNode;
+  index: number;
+  linkTo(change: { node: string }): string;
+}) {
+  const { t } = useDashboardI18n();
+  const instances = node.cards.reduce((sum, card) => sum + card.instances, 0);
+  const whole = node.layout.resourceType === 'nvidia';
+  return (
+    <tr
+      aria-rowindex={index}
+      style={{ height: ROW_HEIGHT }}
+      data-testid="node-row"
+      data-node={node.layout.name}
+    >
+      <td>
+        <Link to={linkTo({ node: node.layout.name })}>{node.layout.name}</Link>
+        {node.layout.schedulable ? null : (
+          <span className="alloc-badge alloc-badge-drift">
+            {t('allocations.nodes.unschedulable')}
+          </span>
+        )}
+      </td>
+      <td title={node.layout.pool}>{node.layout.pool}</td>
+      <td>
+        <CardStrip cards={node.cards} />
+      </td>
+      <td>{whole ? '—' : instances}</td>
+      <td>
+        {whole
+          ? t('allocations.nodes.idleCards', { cards: node.state.idleCards })
+          : t('allocations.nodes.cardsValue', {
+              cards: formatCards(node.state.freeCompute),
+            })}
+      </td>
+      <td>{whole ? '—' : formatGiB(node.state.freeMemoryMiB)}</td>
+    </tr>
+  );
+});
+
 /** Every GPU node the filters keep, with a strip of its cards; a node opens its card grid. */
 export const NodeList = memo(function NodeList({
   nodes,
@@ -75,41 +120,9 @@ export const NodeList = memo(function NodeList({
             <th scope="col">{t('allocations.nodes.freeMemory')}</th>
           </>
         }
-        renderRow={(node, index) => {
-          const instances = node.cards.reduce((sum, card) => sum + card.instances, 0);
-          const whole = node.layout.resourceType === 'nvidia';
-          return (
-            <tr
-              key={node.layout.name}
-              aria-rowindex={index}
-              style={{ height: ROW_HEIGHT }}
-              data-testid="node-row"
-              data-node={node.layout.name}
-            >
-              <td>
-                <Link to={linkTo({ node: node.layout.name })}>{node.layout.name}</Link>
-                {node.layout.schedulable ? null : (
-                  <span className="alloc-badge alloc-badge-drift">
-                    {t('allocations.nodes.unschedulable')}
-                  </span>
-                )}
-              </td>
-              <td title={node.layout.pool}>{node.layout.pool}</td>
-              <td>
-                <CardStrip cards={node.cards} />
-              </td>
-              <td>{whole ? '—' : instances}</td>
-              <td>
-                {whole
-                  ? t('allocations.nodes.idleCards', { cards: node.state.idleCards })
-                  : t('allocations.nodes.cardsValue', {
-                      cards: formatCards(node.state.freeCompute),
-                    })}
-              </td>
-              <td>{whole ? '—' : formatGiB(node.state.freeMemoryMiB)}</td>
-            </tr>
-          );
-        }}
+        renderRow={(node, index) => (
+          <NodeRow key={node.layout.name} node={node} index={index} linkTo={linkTo} />
+        )}
       />
       {nodes.length === 0 ? (
         <p className="muted alloc-empty">{t('allocations.nodes.none')}</p>

@@ -79,24 +79,27 @@ export function useAllocationStream(model: AllocationModel): {
             },
       );
 
+    // A message posted from the next frame runs right after that frame is painted. One channel
+    // for the stream's life: a channel per frame would leave ports for the collector to chase.
+    const painted: { batch: typeof pending; records: number }[] = [];
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      const next = painted.shift();
+      if (next === undefined) return;
+      window.dispatchEvent(
+        new CustomEvent<PaintedDetail>(PAINTED_EVENT, {
+          detail: {
+            receivedAt: next.batch.map((item) => item.receivedAt),
+            feedAt: next.batch.map((item) => item.event.at),
+            paintedAt: performance.now(),
+            records: next.records,
+          },
+        }),
+      );
+    };
     const announcePaint = (batch: typeof pending, records: number) => {
-      // A message posted from the next frame runs right after that frame is painted.
-      requestAnimationFrame(() => {
-        const channel = new MessageChannel();
-        channel.port1.onmessage = () => {
-          window.dispatchEvent(
-            new CustomEvent<PaintedDetail>(PAINTED_EVENT, {
-              detail: {
-                receivedAt: batch.map((item) => item.receivedAt),
-                feedAt: batch.map((item) => item.event.at),
-                paintedAt: performance.now(),
-                records,
-              },
-            }),
-          );
-        };
-        channel.port2.postMessage(null);
-      });
+      painted.push({ batch, records });
+      requestAnimationFrame(() => channel.port2.postMessage(null));
     };
 
     const flush = () => {
@@ -168,6 +171,8 @@ export function useAllocationStream(model: AllocationModel): {
       disposed = true;
       clearTimeout(retryTimer);
       subscription?.unsubscribe();
+      channel.port1.close();
+      channel.port2.close();
     };
   }, [client, model, generation]);
 

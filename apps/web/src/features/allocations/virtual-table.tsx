@@ -2,7 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { type ReactNode, useRef } from 'react';
 
 /** Up to this many rows every row is in the page (find-in-page works); beyond it, only the visible ones. */
-const RENDER_ALL_BELOW = 300;
+const RENDER_ALL_BELOW = 100;
 
 /**
  * A long table (a thousand nodes, thousands of instances) in a scroll box of bounded height:
