@@ -1,0 +1,68 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium } from 'playwright-core';
+
+/** The built console and Debian's Chromium, as the web benchmarks drive them. */
+const root = fileURLToPath(new URL('../..', import.meta.url));
+export const BFF_MAIN = `${root}apps/bff/dist/main.js`;
+export const WEB_INDEX = `${root}apps/web/dist/index.html`;
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Says what is missing (build first, Chromium from apt) and returns false when something is. */
+export function haveBuiltConsole(): boolean {
+  if (existsSync(BFF_MAIN) && existsSync(WEB_INDEX) && existsSync(CHROMIUM)) return true;
+  console.error(
+    `needs the built apps (pnpm build: ${BFF_MAIN}, ${WEB_INDEX}) and Debian's Chromium at ${CHROMIUM}`,
+  );
+  return false;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The built BFF on `port` (cluster arguments as `npm start` takes them), once `/readyz` answers. */
+export async function startBuiltBff(port: number, clusterArgs: string[]): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [BFF_MAIN, ...clusterArgs, '--port', String(port)], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+  });
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (response.ok) return child;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill('SIGTERM');
+  throw new Error('the BFF did not become ready within 120 s');
+}
+
+/** Debian's Chromium with the flags that keep it off the (closed) network. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
