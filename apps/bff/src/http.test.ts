@@ -299,6 +299,11 @@ describe('allocations.watch over SSE', () => {
   it('streams a snapshot, then the seed workload on two cards at 60 %, and resumes after a reconnect with no gap', async () => {
     const name = uniqueName('sse');
     const url = `${harness.url}/trpc/allocations.watch?input=${encodeURIComponent(JSON.stringify({ workload: name }))}`;
+    const head = await fetch(url, { headers: { accept: 'text/event-stream' } });
+    expect(head.headers.get('content-type')).toBe('text/event-stream');
+    expect(head.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(head.headers.get('x-request-id')).toBeTruthy();
+    await head.body?.cancel();
     const first = subscribe(url);
     await eventually(() => first.messages.length > 0, 'the snapshot');
     expect(first.messages[0]?.event).toMatchObject({ type: 'snapshot', records: [] });

@@ -158,7 +158,12 @@ export class SseTransport<TRouter extends AnyTRPCRouter> {
     const response = reply.raw;
     reply.hijack();
     // Headers set so far by hooks (helmet's security headers, the request id) still apply.
-    response.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...sseHeaders });
+    response.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      ...sseHeaders,
+      // Set by an onSend hook elsewhere, which a hijacked reply never runs.
+      'x-request-id': String(request.id),
+    });
     // Many small frames: send each at once rather than waiting to coalesce with the next.
     response.socket?.setNoDelay(true);
     this.open.set(response, { lastWrite: Date.now(), request });
