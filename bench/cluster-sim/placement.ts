@@ -129,3 +129,14 @@ for (let i = 0; i < 200; i++) {
   time(() => placePod(pod, nodes, { cardPolicy }), seed, seedCpu);
 }
 report('seed example, binpack/spread alternating', seed, seedCpu);
+
+// The same, as the BFF's preview asks it: also why every other node would not take the pod.
+// The scheduler never sets explainRejected; this row is what the preview pays on top.
+const explained: number[] = [];
+const explainedCpu: number[] = [];
+for (let i = 0; i < 200; i++) {
+  const pod = demand(`explain/${i}`, container(60, 4096 + (i % 4) * 1024, 2));
+  const cardPolicy = i % 2 === 0 ? 'binpack' : 'spread';
+  time(() => placePod(pod, nodes, { cardPolicy, explainRejected: true }), explained, explainedCpu);
+}
+report('seed example with explainRejected (the preview)', explained, explainedCpu);
