@@ -1,4 +1,7 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AllocationEvent } from '@mgpu/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -210,6 +213,36 @@ describe('the bare request of spec §7 as the input', () => {
     expect(
       (await mutate('workload.delete', JSON.stringify({ namespace: 'default', name }))).status,
     ).toBe(200);
+  });
+});
+
+describe('the web app', () => {
+  it('serves hashed assets compressed and cached for good, pages fresh, and a rebuild without a restart', async () => {
+    const webRoot = await mkdtemp(join(tmpdir(), 'mgpu-web-'));
+    await mkdir(join(webRoot, 'assets'));
+    await writeFile(join(webRoot, 'index.html'), '<!doctype html><title>console</title>');
+    await writeFile(join(webRoot, 'assets', 'app-Ab12.js'), `${'console.log(1);'.repeat(200)}`);
+    const served = await startHarness({ webRoot });
+    try {
+      const page = await fetch(`${served.url}/workloads/new`, { headers: { accept: 'text/html' } });
+      expect(await page.text()).toContain('<title>console</title>');
+      expect(page.headers.get('cache-control')).toBe('no-cache');
+
+      const asset = await fetch(`${served.url}/assets/app-Ab12.js`, {
+        headers: { 'accept-encoding': 'gzip' },
+      });
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(asset.headers.get('content-encoding')).toBe('gzip');
+
+      // A rebuild writes new hashed names while the console runs.
+      await writeFile(join(webRoot, 'assets', 'app-Cd34.js'), 'console.log(2);');
+      expect((await fetch(`${served.url}/assets/app-Cd34.js`)).status).toBe(200);
+      expect((await fetch(`${served.url}/assets/gone-Zz99.js`)).status).toBe(404);
+    } finally {
+      await served.close();
+      await rm(webRoot, { recursive: true, force: true });
+    }
   });
 });
 

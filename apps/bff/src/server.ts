@@ -1,6 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
+import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
@@ -241,6 +242,8 @@ function registerSession(app: FastifyInstance, access: Access, allowed: () => Al
   });
 }
 
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
 const DEFAULT_WEB_ROOT = resolve(import.meta.dirname, '..', '..', 'web', 'dist');
 
 /** The strict CSP: only our own scripts and API; antd's CSS-in-JS needs inline styles. */
@@ -289,6 +292,10 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+
+  // The web app's scripts and styles (and larger JSON answers) go out compressed; SSE streams are
+  // written past Fastify's reply and never buffered by it.
+  await app.register(compress, { global: true });
 
   await app.register(helmet, {
     contentSecurityPolicy: CONTENT_SECURITY_POLICY,
@@ -359,14 +366,27 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
 
   const webRoot = options.webRoot ?? DEFAULT_WEB_ROOT;
   const hasWeb = existsSync(join(webRoot, 'index.html'));
-  if (hasWeb) await app.register(fastifyStatic, { root: webRoot, wildcard: false });
+  if (hasWeb) {
+    await app.register(fastifyStatic, {
+      root: webRoot,
+      // Files are looked up per request, so a rebuilt web app is served without a restart.
+      wildcard: true,
+      cacheControl: false,
+      // Vite names every asset by its content hash: it never changes under its name. The page
+      // itself must be asked for again each time, or a browser keeps an old build's names.
+      setHeaders: (reply, path) => {
+        reply.header('cache-control', path.includes(`${sep}assets${sep}`) ? IMMUTABLE : 'no-cache');
+      },
+    });
+  }
   app.setNotFoundHandler((request, reply) => {
     // A browser navigating asks for HTML; names may contain dots (`demo.v2`), so no extension test.
     const isPage =
       request.method === 'GET' &&
       !request.url.startsWith('/trpc') &&
       (request.headers.accept ?? '').includes('text/html');
-    if (hasWeb && isPage) return reply.type('text/html').sendFile('index.html');
+    if (hasWeb && isPage)
+      return reply.type('text/html').header('cache-control', 'no-cache').sendFile('index.html');
     return reply.code(404).send({
       error: { message: `${request.method} ${request.url} not found`, code: 'NOT_FOUND' },
     });

@@ -28,7 +28,7 @@ export interface BffHarness {
 }
 
 export async function startHarness(
-  options: { token?: string; bodyLimit?: number; modelLabel?: string } = {},
+  options: { token?: string; bodyLimit?: number; modelLabel?: string; webRoot?: string } = {},
 ): Promise<BffHarness> {
   const external = process.env.MGPU_TEST_KUBECONFIG;
   let embedded: EmbeddedCluster | undefined;
