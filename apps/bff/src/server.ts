@@ -1,6 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
+import { constants as zlibConstants } from 'node:zlib';
 import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
@@ -293,9 +294,14 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     reply.header('x-request-id', request.id);
   });
 
-  // The web app's scripts and styles (and larger JSON answers) go out compressed; SSE streams are
+  // Larger JSON answers (cluster.nodes of 1,000 nodes, say) go out compressed; SSE streams are
   // written past Fastify's reply and never buffered by it.
-  await app.register(compress, { global: true });
+  await app.register(compress, {
+    global: true,
+    // Answers are compressed as they go: brotli's default quality (11) would take longer than
+    // sending them uncompressed. The web app's files come compressed from the build.
+    brotliOptions: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4 } },
+  });
 
   await app.register(helmet, {
     contentSecurityPolicy: CONTENT_SECURITY_POLICY,
@@ -372,6 +378,8 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
       // Files are looked up per request, so a rebuilt web app is served without a restart.
       wildcard: true,
       cacheControl: false,
+      // The build writes `.br` and `.gz` beside each file; they are sent as they are.
+      preCompressed: true,
       // Vite names every asset by its content hash: it never changes under its name. The page
       // itself must be asked for again each time, or a browser keeps an old build's names.
       setHeaders: (reply, path) => {
