@@ -282,23 +282,23 @@ async function main() {
     const interval = setInterval(() => {
       const due = Math.floor(((performance.now() - churnStartedAt) / 1000) * RATE);
       for (; issued < due; issued++) {
-        if (issued % 2 === 0) {
-          const index = next++;
+        // The pod is picked only when the change goes out: a skipped delete must not lose its pod.
+        if (issued % 2 === 0)
           change(async () => {
+            const index = next++;
             await core.createNamespacedPod({ namespace: NAMESPACE, body: podBody(index) });
             alive.push(index);
           });
-        } else {
-          const oldest = alive.shift();
-          if (oldest !== undefined)
-            change(() =>
-              core.deleteNamespacedPod({
-                name: `churn-${oldest}`,
-                namespace: NAMESPACE,
-                gracePeriodSeconds: 0,
-              }),
-            );
-        }
+        else
+          change(async () => {
+            const oldest = alive.shift();
+            if (oldest === undefined) return;
+            await core.deleteNamespacedPod({
+              name: `churn-${oldest}`,
+              namespace: NAMESPACE,
+              gracePeriodSeconds: 0,
+            });
+          });
       }
     }, 10);
     stopChurn = () => clearInterval(interval);

@@ -2,7 +2,6 @@ import {
   type AllocationEvent,
   type AllocationRecord,
   type CardState,
-  MAX_INSTANCES_PER_CARD,
   mergePoolSummaries,
   type NodeState,
   type NodeView,
@@ -471,5 +470,3 @@ export class AllocationModel {
     return this.lastOptions;
   }
 }
-
-export { MAX_INSTANCES_PER_CARD };

@@ -1,5 +1,6 @@
+import { MAX_INSTANCES_PER_CARD } from '@mgpu/shared';
 import { Link } from 'react-router';
-import { type LiveNode, MAX_INSTANCES_PER_CARD } from './allocation-model.js';
+import type { LiveNode } from './allocation-model.js';
 import { formatGiB, formatMiB, formatPercent } from './format.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 import { UsageBar } from './usage-bar.js';
