@@ -355,6 +355,13 @@ describe('workload.progress and the allocation records', () => {
         const scheduled = progress.stages.find((stage) => stage.stage === 'scheduled');
         expect(scheduled?.state).toBe('failed');
         expect(scheduled?.detail).toMatch(/nodes? (are|is) available|card/i);
+        // The same reasons as codes, per node group, for the browser to word in its language.
+        const rejections = progress.pods[0]?.rejections ?? [];
+        expect(rejections.length).toBeGreaterThan(0);
+        for (const rejection of rejections) {
+          expect(rejection.code).toMatch(/^[a-z-]+$/);
+          expect(rejection.nodes.length).toBeGreaterThan(0);
+        }
         break;
       }
     }

@@ -3,6 +3,9 @@ import {
   type AllocationRecord,
   type ProgressStage,
   parseCardIndexes,
+  placePod,
+  podDemandOf,
+  type Rejection,
   VKE,
   type WorkloadProgress,
   WorkloadProgressSchema,
@@ -10,6 +13,7 @@ import {
 } from '@mgpu/shared';
 import { tracked } from '@trpc/server';
 import { z } from 'zod';
+import { currentNodeStates } from '../cluster/inventory.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
@@ -28,6 +32,16 @@ function ownedBy(pod: V1Pod, deployment: V1Deployment): boolean {
 const unschedulableReason = (pod: V1Pod) =>
   pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False')?.message ??
   null;
+
+/** The same placement the scheduler ran, asked again now: why no node takes the pod. */
+function rejectionsOf(ctx: BffContext, pod: V1Pod): { rejections?: Rejection[] } {
+  const { modelLabel, cardPolicy } = ctx;
+  const result = placePod(podDemandOf(pod, { modelLabel }), currentNodeStates(ctx), {
+    cardPolicy,
+    modelLabel,
+  });
+  return result.ok ? {} : { rejections: result.rejections };
+}
 
 /** The workload's live timeline: created → scheduled → running → verified (or failed, and why). */
 export function workloadProgress(
@@ -65,12 +79,16 @@ export function workloadProgress(
       );
       if (indexes) cards[container.name] = indexes;
     }
+    const unschedulable = unschedulableReason(pod);
     return {
       name: pod.metadata?.name ?? '',
       node: pod.spec?.nodeName ?? null,
       phase: pod.status?.phase ?? null,
       cards,
-      unschedulable: unschedulableReason(pod),
+      unschedulable,
+      // Why, per node group, in codes the browser words in the operator's language (the
+      // scheduler's own message is English). Only stuck pods pay for this, usually none.
+      ...(unschedulable !== null ? rejectionsOf(ctx, pod) : {}),
     };
   });
   const enough = pods.length >= desired;
