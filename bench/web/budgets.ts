@@ -29,6 +29,15 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const bffMain = `${root}apps/bff/dist/main.js`;
 const webIndex = `${root}apps/web/dist/index.html`;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const PAINT_RUNS = 9;
 const KEYSTROKES = 120;
 /** The user-timing mark the per-card panel sets each time it commits (create-workload). */
@@ -295,18 +304,7 @@ async function main() {
   }
   const port = await freePort();
   const bff = await startBff(port);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const url = `http://127.0.0.1:${port}/workloads/new`;
   const baselineServer = await startBaselineServer(await staticCopyOfForm(browser, url));
   const baseline = `http://127.0.0.1:${(baselineServer.address() as AddressInfo).port}`;
@@ -342,6 +340,26 @@ async function main() {
       `   keydown → panel committed (script): form median ${median(keys.form.scripts).toFixed(1)} ms, p95 ${percentile(keys.form.scripts, 95).toFixed(1)} ms; baseline median ${median(keys.baseline.scripts).toFixed(1)} ms, p95 ${percentile(keys.baseline.scripts, 95).toFixed(1)} ms`,
     );
     console.log(`   load average: ${load()}`);
+
+    // Headless Chromium paints on an emulated 60 Hz clock, so a keystroke waits up to 16.7 ms
+    // for its frame whatever the app does (the bare input's p95 shows it). Unclocked, a frame
+    // is produced as soon as there is something to paint: what remains is the app's own work
+    // from keydown to the panel on screen.
+    heading('the same, frames unclocked (no vsync, no frame-rate limit)', 'p95 ≤ 16 ms');
+    const unclocked = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [...CHROMIUM_ARGS, '--disable-gpu-vsync', '--disable-frame-rate-limit'],
+    });
+    try {
+      const free = await keystrokeToPaint(unclocked, url, `${baseline}/keys`);
+      console.log(`   form:     ${figures(free.form.samples)}`);
+      console.log(
+        `   baseline: ${figures(free.baseline.samples)} (bare input mirrored into a panel)`,
+      );
+      console.log(`   load average: ${load()}`);
+    } finally {
+      await unclocked.close();
+    }
   } finally {
     await browser.close();
     baselineServer.close();
