@@ -23,8 +23,12 @@ export function ruleFailure(
   return new TRPCError({ code, message: cause.message, cause });
 }
 
-/** A silent stream gets a ping this often; the client reconnects after the longer silence. */
-export const SSE_TIMING = { pingIntervalMs: 10_000, reconnectAfterInactivityMs: 25_000 } as const;
+/**
+ * A silent stream gets a ping this often; the client reconnects after the longer silence. A
+ * connection that dies without closing (a proxy, a suspended laptop) is noticed — and the
+ * dashboard's stale banner shown — within the second figure.
+ */
+export const SSE_TIMING = { pingIntervalMs: 5_000, reconnectAfterInactivityMs: 12_000 } as const;
 
 const t = initTRPC.context<BffContext>().create({
   // Plain JSON on the wire (spec §7): curl and scripts can call every procedure.
