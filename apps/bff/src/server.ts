@@ -294,10 +294,13 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     reply.header('x-request-id', request.id);
   });
 
-  // Larger JSON answers (cluster.nodes of 1,000 nodes, say) go out compressed; SSE streams are
+  // Large JSON answers (cluster.nodes of 1,000 nodes, say) go out compressed; SSE streams are
   // written past Fastify's reply and never buffered by it.
   await app.register(compress, {
     global: true,
+    // Small answers (a create's, a preview's) go faster uncompressed than through zlib; the
+    // large ones (cluster.nodes of 1,000 nodes) are worth it.
+    threshold: 16 * 1024,
     // Answers are compressed as they go: brotli's default quality (11) would take longer than
     // sending them uncompressed. The web app's files come compressed from the build.
     brotliOptions: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4 } },
