@@ -221,7 +221,7 @@ describe('the web app', () => {
     const webRoot = await mkdtemp(join(tmpdir(), 'mgpu-web-'));
     await mkdir(join(webRoot, 'assets'));
     await writeFile(join(webRoot, 'index.html'), '<!doctype html><title>console</title>');
-    await writeFile(join(webRoot, 'assets', 'app-Ab12.js'), `${'console.log(1);'.repeat(200)}`);
+    await writeFile(join(webRoot, 'assets', 'app-Ab12.js'), `${'console.log(1);'.repeat(2000)}`);
     const served = await startHarness({ webRoot });
     try {
       const page = await fetch(`${served.url}/workloads/new`, { headers: { accept: 'text/html' } });
