@@ -390,6 +390,17 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
       },
     });
   }
+  /**
+   * The page for an SPA route: the web build prerenders /workloads/new (its form in zh-CN,
+   * `apps/web/src/prerendered.ts`) so it paints before the script runs; every other route, or a
+   * build without that file, gets the empty index.html. Looked up per request, like the files.
+   */
+  const pageFileFor = (url: string) => {
+    const path = url.split('?', 1)[0];
+    return path === '/workloads/new' && existsSync(join(webRoot, 'workloads-new.html'))
+      ? 'workloads-new.html'
+      : 'index.html';
+  };
   app.setNotFoundHandler((request, reply) => {
     // A browser navigating asks for HTML; names may contain dots (`demo.v2`), so no extension test.
     const isPage =
@@ -397,7 +408,10 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
       !request.url.startsWith('/trpc') &&
       (request.headers.accept ?? '').includes('text/html');
     if (hasWeb && isPage)
-      return reply.type('text/html').header('cache-control', 'no-cache').sendFile('index.html');
+      return reply
+        .type('text/html')
+        .header('cache-control', 'no-cache')
+        .sendFile(pageFileFor(request.url));
     return reply.code(404).send({
       error: { message: `${request.method} ${request.url} not found`, code: 'NOT_FOUND' },
     });

@@ -1,5 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { lazy, useState } from 'react';
+import { lazy, type ReactNode, useState } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { CreateWorkloadPage } from '../features/create-workload/create-workload-page.js';
 import { I18nProvider } from '../i18n/i18n.js';
@@ -40,18 +40,24 @@ function AppRoutes() {
   );
 }
 
-export function App() {
+/**
+ * The app around a router: the browser's history here, a fixed location when the build
+ * prerenders /workloads/new (`src/prerender.tsx`), so both render the same markup.
+ */
+export function AppWithRouter({ router }: { router(routes: ReactNode): ReactNode }) {
   const [queryClient] = useState(createQueryClient);
   const [trpcClient] = useState(createBffClient);
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
-        <I18nProvider>
-          <BrowserRouter>
-            <AppRoutes />
-          </BrowserRouter>
-        </I18nProvider>
+        <I18nProvider>{router(<AppRoutes />)}</I18nProvider>
       </TRPCProvider>
     </QueryClientProvider>
   );
+}
+
+const browserRouter = (routes: ReactNode) => <BrowserRouter>{routes}</BrowserRouter>;
+
+export function App() {
+  return <AppWithRouter router={browserRouter} />;
 }

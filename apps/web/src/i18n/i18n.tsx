@@ -23,7 +23,8 @@ export function translator(lang: Lang): Translate {
   };
 }
 
-function storedLang(): Lang {
+/** The remembered language, else zh-CN (also where there is no storage: the build's prerender). */
+export function storedLang(): Lang {
   try {
     const stored = globalThis.localStorage?.getItem(LANG_STORAGE_KEY);
     return stored === 'en' || stored === 'zh-CN' ? stored : 'zh-CN';
@@ -52,7 +53,8 @@ export function I18nProvider({ children }: { children: ReactNode }) {
     }
   }, []);
   const value = useMemo(() => {
-    document.documentElement.lang = lang;
+    // Absent when the build prerenders the form; index.html already says zh-CN there.
+    if (typeof document !== 'undefined') document.documentElement.lang = lang;
     return { lang, setLang, t: translator(lang) };
   }, [lang, setLang]);
   return <I18nContext value={value}>{children}</I18nContext>;
