@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { AllocationEvent } from '@mgpu/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -217,11 +218,14 @@ describe('the bare request of spec §7 as the input', () => {
 });
 
 describe('the web app', () => {
-  it('serves hashed assets compressed and cached for good, pages fresh, and a rebuild without a restart', async () => {
+  it('serves hashed assets precompressed and cached for good, pages fresh, and a rebuild without a restart', async () => {
     const webRoot = await mkdtemp(join(tmpdir(), 'mgpu-web-'));
     await mkdir(join(webRoot, 'assets'));
     await writeFile(join(webRoot, 'index.html'), '<!doctype html><title>console</title>');
-    await writeFile(join(webRoot, 'assets', 'app-Ab12.js'), `${'console.log(1);'.repeat(2000)}`);
+    const script = 'console.log(1);'.repeat(2000);
+    await writeFile(join(webRoot, 'assets', 'app-Ab12.js'), script);
+    // What the build writes beside each asset; the console sends it as it is.
+    await writeFile(join(webRoot, 'assets', 'app-Ab12.js.gz'), gzipSync(script));
     const served = await startHarness({ webRoot });
     try {
       const page = await fetch(`${served.url}/workloads/new`, { headers: { accept: 'text/html' } });
@@ -234,6 +238,7 @@ describe('the web app', () => {
       expect(asset.status).toBe(200);
       expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(asset.headers.get('content-encoding')).toBe('gzip');
+      expect(await asset.text()).toBe(script);
 
       // A rebuild writes new hashed names while the console runs.
       await writeFile(join(webRoot, 'assets', 'app-Cd34.js'), 'console.log(2);');

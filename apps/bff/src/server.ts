@@ -1,8 +1,6 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { constants as zlibConstants } from 'node:zlib';
-import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
@@ -292,18 +290,6 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
-  });
-
-  // Large JSON answers (cluster.nodes of 1,000 nodes, say) go out compressed; SSE streams are
-  // written past Fastify's reply and never buffered by it.
-  await app.register(compress, {
-    global: true,
-    // Small answers (a create's, a preview's) go faster uncompressed than through zlib; the
-    // large ones (cluster.nodes of 1,000 nodes) are worth it.
-    threshold: 16 * 1024,
-    // Answers are compressed as they go: brotli's default quality (11) would take longer than
-    // sending them uncompressed. The web app's files come compressed from the build.
-    brotliOptions: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4 } },
   });
 
   await app.register(helmet, {
