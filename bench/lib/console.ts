@@ -51,8 +51,8 @@ export async function startBuiltBff(port: number, clusterArgs: string[]): Promis
   throw new Error('the BFF did not become ready within 120 s');
 }
 
-/** Debian's Chromium with the flags that keep it off the (closed) network. */
-export function launchChromium(): Promise<Browser> {
+/** Debian's Chromium with the flags that keep it off the (closed) network, and any others. */
+export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -63,6 +63,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }

@@ -15,29 +15,14 @@
  * static copy of the rendered form (its DOM and stylesheet without script).
  * Build first (`pnpm build`). Figures only: nothing here fails on time.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { freePort, haveBuiltConsole, launchChromium, startBuiltBff } from '../lib/console.js';
 import { heading, median, percentile } from '../lib/report.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bffMain = `${root}apps/bff/dist/main.js`;
-const webIndex = `${root}apps/web/dist/index.html`;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const PAINT_RUNS = 9;
 const KEYSTROKES = 120;
 /** The user-timing mark the per-card panel sets each time it commits (create-workload). */
@@ -104,36 +89,6 @@ async function staticCopyOfForm(browser: Browser, url: string): Promise<StaticFo
       .replace(/<link rel="modulepreload"[^>]*>/g, ''),
     stylesheets,
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startBff(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [bffMain, '--embedded', '--port', String(port)], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
-      if (response.ok) return child;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  child.kill('SIGTERM');
-  throw new Error('the BFF did not become ready within 60 s');
 }
 
 async function initialJs(browser: Browser, url: string) {
@@ -295,16 +250,13 @@ const figures = (samples: readonly number[]) =>
   `median ${median(samples).toFixed(1)} ms, p95 ${percentile(samples, 95).toFixed(1)} ms, max ${Math.max(...samples).toFixed(1)} ms (${samples.length} samples)`;
 
 async function main() {
-  if (!existsSync(bffMain) || !existsSync(webIndex) || !existsSync(CHROMIUM)) {
-    console.error(
-      `needs the built apps (pnpm build: ${bffMain}, ${webIndex}) and Debian's Chromium at ${CHROMIUM}`,
-    );
+  if (!haveBuiltConsole()) {
     process.exitCode = 1;
     return;
   }
   const port = await freePort();
-  const bff = await startBff(port);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const bff = await startBuiltBff(port, ['--embedded']);
+  const browser = await launchChromium();
   const url = `http://127.0.0.1:${port}/workloads/new`;
   const baselineServer = await startBaselineServer(await staticCopyOfForm(browser, url));
   const baseline = `http://127.0.0.1:${(baselineServer.address() as AddressInfo).port}`;
@@ -346,10 +298,7 @@ async function main() {
     // is produced as soon as there is something to paint: what remains is the app's own work
     // from keydown to the panel on screen.
     heading('the same, frames unclocked (no vsync, no frame-rate limit)', 'p95 ≤ 16 ms');
-    const unclocked = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [...CHROMIUM_ARGS, '--disable-gpu-vsync', '--disable-frame-rate-limit'],
-    });
+    const unclocked = await launchChromium(['--disable-gpu-vsync', '--disable-frame-rate-limit']);
     try {
       const free = await keystrokeToPaint(unclocked, url, `${baseline}/keys`);
       console.log(`   form:     ${figures(free.form.samples)}`);
