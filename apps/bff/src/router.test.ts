@@ -94,6 +94,25 @@ describe('workload.preview', () => {
     }
   });
 
+  it('books each previewed replica for the next one, and leaves the cluster view as it found it', async () => {
+    // Three replicas of 0.6 compute on 2 cards each: no card may be given more than 100 %.
+    const request = seedRequest(uniqueName('replicas'), { replicas: 3 });
+    const first = await harness.caller.workload.preview({ request, lang: 'en' });
+    const taken = new Map<string, number>();
+    for (const replica of first.placement.replicas) {
+      if (!replica.ok) continue;
+      for (const card of replica.cards.worker ?? []) {
+        const key = `${replica.node}/${card}`;
+        taken.set(key, (taken.get(key) ?? 0) + 60);
+      }
+    }
+    expect(taken.size).toBeGreaterThan(0);
+    for (const used of taken.values()) expect(used).toBeLessThanOrEqual(100);
+    // A preview books nothing for real: asked again, the same answer.
+    const again = await harness.caller.workload.preview({ request, lang: 'en' });
+    expect(again.placement).toEqual(first.placement);
+  });
+
   it('says why the other nodes would not take a replica that fits, in codes and per node group', async () => {
     const preview = await harness.caller.workload.preview({
       request: seedRequest(uniqueName('preview')),

@@ -15,11 +15,51 @@ import type { BffContext } from '../trpc/context.js';
 // Pools are summed per node in shared, so the dashboard can keep them live node by node.
 export { poolOf, poolSummaries };
 
-/** Node states from the informer caches: the scheduler's view, shared with the preview. */
-export function currentNodeStates(ctx: BffContext): NodeState[] {
-  return buildNodeStates(ctx.cluster.nodes.list(), ctx.cluster.pods.list(), {
+interface ClusterView {
+  nodesVersion: number;
+  podsVersion: number;
+  modelLabel: string;
+  states: readonly NodeState[];
+  pools?: PoolSummary[];
+}
+
+/** One view per cluster client, rebuilt only after its informers saw a change. */
+const views = new WeakMap<object, ClusterView>();
+
+function clusterView(ctx: BffContext): ClusterView {
+  const { nodes, pods } = ctx.cluster;
+  const cached = views.get(ctx.cluster);
+  if (
+    cached?.nodesVersion === nodes.version &&
+    cached.podsVersion === pods.version &&
+    cached.modelLabel === ctx.modelLabel
+  )
+    return cached;
+  const view: ClusterView = {
+    nodesVersion: nodes.version,
+    podsVersion: pods.version,
     modelLabel: ctx.modelLabel,
-  });
+    states: buildNodeStates(nodes.list(), pods.list(), { modelLabel: ctx.modelLabel }),
+  };
+  views.set(ctx.cluster, view);
+  return view;
+}
+
+/**
+ * Node states from the informer caches: the scheduler's view, shared with the preview. Built
+ * once per change of the caches, not per call: on 1,000 nodes with 3,000 pods that is ~20 ms,
+ * which every keystroke's preview and every create paid. Shared, so read-only: a caller that
+ * books something on a node (the preview's next replica) clones that node first.
+ */
+export function currentNodeStates(ctx: BffContext): readonly NodeState[] {
+  return clusterView(ctx).states;
+}
+
+/** The pools of `currentNodeStates`, summed once per change of the caches. */
+export function currentPools(ctx: BffContext): PoolSummary[] {
+  const view = clusterView(ctx);
+  view.pools ??= poolSummaries(view.states);
+  return view.pools;
 }
 
 /** The cluster-aware rules' input: one entry per pool. */

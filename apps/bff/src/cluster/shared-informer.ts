@@ -32,6 +32,7 @@ export class SharedInformer<T extends KubernetesObject> {
   private retryTimer?: NodeJS.Timeout;
   private backoffMs = 200;
   readonly health: InformerHealth = { synced: false, restarts: 0 };
+  private changes = 0;
 
   constructor(
     kubeConfig: KubeConfig,
@@ -74,7 +75,13 @@ export class SharedInformer<T extends KubernetesObject> {
     await this.informer.stop();
   }
 
+  /** Grows with every change the cache saw: what is derived from `list()` is current while it stays. */
+  get version(): number {
+    return this.changes;
+  }
+
   private emit(event: InformerEvent<T>): void {
+    this.changes++;
     for (const listener of this.listeners) listener(event);
   }
 

@@ -1,7 +1,7 @@
 import { ClusterSummarySchema } from '@mgpu/shared';
 import { z } from 'zod';
 import { describeSource } from '../cluster/connection.js';
-import { currentNodeStates, poolSummaries } from '../cluster/inventory.js';
+import { currentPools } from '../cluster/inventory.js';
 import { publicProcedure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
 
@@ -18,6 +18,6 @@ export const clusterSummary = publicProcedure
       version: version.gitVersion,
       source: describeSource(ctx.source),
       nodes: nodes.length,
-      pools: poolSummaries(currentNodeStates(ctx)),
+      pools: currentPools(ctx),
     };
   });

@@ -12,7 +12,7 @@ import {
   podDemandOf,
   type WorkloadRequest,
 } from '@mgpu/shared';
-import { currentNodeStates, inventoryOf, poolSummaries } from '../cluster/inventory.js';
+import { currentNodeStates, currentPools, inventoryOf } from '../cluster/inventory.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
 
@@ -28,7 +28,7 @@ export function checkWithCluster(ctx: BffContext, request: WorkloadRequest, lang
   const check = checkRequest(request, {
     lang,
     modelLabel: ctx.modelLabel,
-    ...(known ? { inventory: inventoryOf(poolSummaries(states)) } : {}),
+    ...(known ? { inventory: inventoryOf(currentPools(ctx)) } : {}),
   });
   return { states, check };
 }
@@ -55,11 +55,12 @@ export function previewWorkload(
       },
       { modelLabel },
     );
-    const byName = new Map(states.map((state) => [state.name, state]));
+    // The shared states are read-only: a node the next replica must see as fuller is cloned.
+    let working = states;
     const count = Math.min(Math.max(request.replicas, 0), MAX_PREVIEWED_REPLICAS);
     for (let replica = 0; replica < count; replica++) {
       // The preview, unlike the scheduler, also says why the other nodes would not take it.
-      const result = placePod(demand, states, {
+      const result = placePod(demand, working, {
         cardPolicy: ctx.cardPolicy,
         modelLabel,
         explainRejected: true,
@@ -83,8 +84,12 @@ export function previewWorkload(
         rejections: result.rejections ?? [],
       });
       // The next replica sees this one's cards as taken, as the scheduler would.
-      const state = byName.get(result.node);
-      if (state) applyAllocation(state, allocationOf(demand, result.node, result.cards));
+      working = working.map((state) => {
+        if (state.name !== result.node) return state;
+        const booked = structuredClone(state);
+        applyAllocation(booked, allocationOf(demand, result.node, result.cards));
+        return booked;
+      });
     }
   }
   const { manifest, ...rest } = check;
