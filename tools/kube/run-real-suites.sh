@@ -42,6 +42,8 @@ for pkg in "${packages[@]}"; do
     # The BFF is the console: its suite runs as the mgpu-console user, bound only to
     # rbac/console-clusterrole.yaml, which proves the role suffices for the console's calls.
     kubeconfig="$MGPU_TEST_KUBECONFIG.console"
+    # Tests that change the cluster as an administrator would (add a node) use this context.
+    export MGPU_TEST_ADMIN_CONTEXT="$(sed -n 's/^current-context: //p' "$MGPU_TEST_KUBECONFIG")"
     sed 's/^current-context: .*/current-context: mgpu-real-console/' "$MGPU_TEST_KUBECONFIG" >"$kubeconfig"
   fi
   log "$pkg against real Kubernetes (kubeconfig context: $(sed -n 's/^current-context: //p' "$kubeconfig"))"

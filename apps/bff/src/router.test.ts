@@ -172,7 +172,7 @@ describe('a cluster that names GPU models with another node label (--model-label
     const modelLabel = 'example.com/gpu-product';
     const model = 'L40S-RELABELLED';
     const relabelled = await startHarness({ modelLabel });
-    const core = relabelled.kubeConfig.makeApiClient(CoreV1Api);
+    const core = relabelled.adminKubeConfig.makeApiClient(CoreV1Api);
     const nodeName = uniqueName('relabelled-node');
     try {
       // A node like one of the native-burst-share pool's, named by the other label only.

@@ -22,8 +22,12 @@ export interface BffHarness {
   embedded?: EmbeddedCluster;
   /** A namespace of the cluster's default topology with room for the seed example. */
   namespace: string;
-  /** For tests that change the cluster directly (nodes, say), as an administrator would. */
-  kubeConfig: KubeConfig;
+  /**
+   * For tests that change the cluster directly (nodes, say), as an administrator would: on the
+   * real tier the BFF itself runs as the least-privileged console user, so this is the
+   * administrator's context (MGPU_TEST_ADMIN_CONTEXT) of the same kubeconfig.
+   */
+  adminKubeConfig: KubeConfig;
   close(): Promise<void>;
 }
 
@@ -58,12 +62,21 @@ export async function startHarness(
     caller: createCaller(bff.context),
     ...(embedded ? { embedded } : {}),
     namespace: 'default',
-    kubeConfig: connection.kubeConfig,
+    adminKubeConfig: adminKubeConfigOf(external, connection.kubeConfig),
     close: async () => {
       await bff.close();
       await connection.close();
     },
   };
+}
+
+function adminKubeConfigOf(file: string | undefined, consoleUser: KubeConfig): KubeConfig {
+  const context = process.env.MGPU_TEST_ADMIN_CONTEXT;
+  if (file === undefined || !context) return consoleUser;
+  const admin = new KubeConfig();
+  admin.loadFromFile(file);
+  admin.setCurrentContext(context);
+  return admin;
 }
 
 /** A fresh DNS-1123 name, so tests never trip over each other's workloads. */
