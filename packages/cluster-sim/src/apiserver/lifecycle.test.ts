@@ -69,6 +69,35 @@ describe('server lifecycle', () => {
     expect(restored.metadata?.resourceVersion).toBeTruthy();
   });
 
+  it('collects, after a restart, a pod whose owner is gone from the state file', async () => {
+    const stateFile = join(await workDir(), 'state.json');
+    const orphan = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: 'orphan',
+        namespace: 'default',
+        uid: 'pod-uid',
+        resourceVersion: '7',
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'gone', uid: 'gone-uid' },
+        ],
+      },
+      spec: pod('orphan').spec,
+    };
+    await writeFile(stateFile, JSON.stringify({ resourceVersion: '7', objects: [orphan] }));
+    const server = await startApiServer({ stateFile });
+    cleanups.push(() => server.close());
+    const core = clientFor(server.url).makeApiClient(CoreV1Api);
+    // The collector runs after start-up, like kube-controller-manager's after a restart.
+    let left = 1;
+    for (let attempt = 0; attempt < 100 && left > 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      left = (await core.listNamespacedPod({ namespace: 'default' })).items.length;
+    }
+    expect(left).toBe(0);
+  });
+
   it('refuses to start on a state file that is not one', async () => {
     const stateFile = join(await workDir(), 'state.json');
     await writeFile(stateFile, '{"not":"a state file"}');

@@ -44,6 +44,14 @@ export interface StoreSnapshot {
 export class ObjectStore {
   private counter: number;
   private readonly states = new Map<ResourceDefinition, ResourceState>();
+  /**
+   * The garbage collector's graph (kube-controller-manager keeps one too): every stored
+   * object by uid, owner uid → its dependents' uids, and the objects carrying finalizers, so a
+   * collection pass looks at owners and finalizing objects instead of walking every object.
+   */
+  private readonly byUid = new Map<string, { definition: ResourceDefinition; key: string }>();
+  private readonly dependents = new Map<string, Set<string>>();
+  private readonly finalizing = new Set<string>();
   /** Called after every commit, e.g. to schedule a state-file write. */
   onChange: (() => void) | undefined;
 
@@ -94,8 +102,13 @@ export class ObjectStore {
       definition.namespaced ? stored.metadata.namespace : undefined,
       stored.metadata.name ?? '',
     );
+    const replaced = state.objects.get(key);
+    if (replaced) this.unindex(replaced);
     if (type === 'DELETED') state.objects.delete(key);
-    else state.objects.set(key, stored);
+    else {
+      state.objects.set(key, stored);
+      this.index(definition, key, stored);
+    }
     const event: StoredEvent = { resourceVersion, type, object: stored, previous };
     state.events.push(event);
     if (state.events.length > this.eventWindow) {
@@ -106,6 +119,55 @@ export class ObjectStore {
     for (const watcher of state.watchers) watcher.onEvent(event);
     this.onChange?.();
     return stored;
+  }
+
+  private index(definition: ResourceDefinition, key: string, object: KubeObject): void {
+    const uid = object.metadata.uid;
+    if (!uid) return;
+    this.byUid.set(uid, { definition, key });
+    for (const reference of object.metadata.ownerReferences ?? []) {
+      let dependents = this.dependents.get(reference.uid);
+      if (!dependents) {
+        dependents = new Set();
+        this.dependents.set(reference.uid, dependents);
+      }
+      dependents.add(uid);
+    }
+    if ((object.metadata.finalizers?.length ?? 0) > 0) this.finalizing.add(uid);
+  }
+
+  private unindex(object: KubeObject): void {
+    const uid = object.metadata.uid;
+    if (!uid) return;
+    this.byUid.delete(uid);
+    for (const reference of object.metadata.ownerReferences ?? []) {
+      const dependents = this.dependents.get(reference.uid);
+      dependents?.delete(uid);
+      if (dependents?.size === 0) this.dependents.delete(reference.uid);
+    }
+    this.finalizing.delete(uid);
+  }
+
+  /** The stored object with this uid. */
+  findByUid(uid: string): { definition: ResourceDefinition; object: KubeObject } | undefined {
+    const place = this.byUid.get(uid);
+    const object = place && this.state(place.definition).objects.get(place.key);
+    return place && object ? { definition: place.definition, object } : undefined;
+  }
+
+  /** Uids of the objects whose ownerReferences name `ownerUid` (a copy: safe to commit while walking). */
+  dependentsOf(ownerUid: string): string[] {
+    return [...(this.dependents.get(ownerUid) ?? [])];
+  }
+
+  /** Uids named as an owner by some stored object, whether or not that owner still exists. */
+  ownerUids(): string[] {
+    return [...this.dependents.keys()];
+  }
+
+  /** Uids of the stored objects that carry finalizers. */
+  finalizingUids(): string[] {
+    return [...this.finalizing];
   }
 
   /**
@@ -160,7 +222,11 @@ export class ObjectStore {
         definition.namespaced ? object.metadata.namespace : undefined,
         object.metadata.name,
       );
-      this.state(definition).objects.set(key, object);
+      const state = this.state(definition);
+      const replaced = state.objects.get(key);
+      if (replaced) this.unindex(replaced);
+      state.objects.set(key, object);
+      this.index(definition, key, object);
       const objectVersion = Number(object.metadata.resourceVersion);
       if (Number.isFinite(objectVersion) && objectVersion > this.counter)
         this.counter = objectVersion;
