@@ -5,6 +5,7 @@ import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import { type CardPolicy, VKE } from '@mgpu/shared';
+import type { TRPCError } from '@trpc/server';
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, {
   type FastifyInstance,
@@ -21,6 +22,7 @@ import { WorkloadProgressInputSchema } from './procedures/workload-progress.js';
 import { type AppRouter, appRouter } from './router.js';
 import type { BffContext } from './trpc/context.js';
 import { SSE_TIMING } from './trpc/init.js';
+import { mutationHook } from './trpc/mutation-transport.js';
 import { SseTransport } from './trpc/sse-transport.js';
 
 export interface BffOptions {
@@ -329,6 +331,10 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   });
 
   const createContext = () => context;
+  const onError = (error: TRPCError, path: string | undefined) => {
+    if (error.code === 'INTERNAL_SERVER_ERROR')
+      app.log.error({ err: error, path }, 'procedure failed');
+  };
   const subscriptions = new SseTransport({
     router: appRouter,
     createContext,
@@ -346,15 +352,14 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     scope.addHook('onRequest', guard);
     // Subscriptions (input already checked by the guard) stream through the fan-out transport.
     scope.addHook('onRequest', subscriptions.hook());
+    // A single mutation (a create, a delete) is answered without tRPC's fetch adapter.
+    scope.addHook('preHandler', mutationHook({ router: appRouter, createContext, onError }));
     await scope.register(fastifyTRPCPlugin, {
       prefix: '/trpc',
       trpcOptions: {
         router: appRouter,
         createContext,
-        onError: ({ error, path }) => {
-          if (error.code === 'INTERNAL_SERVER_ERROR')
-            app.log.error({ err: error, path }, 'procedure failed');
-        },
+        onError: ({ error, path }) => onError(error, path),
       } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
     });
   });

@@ -1,0 +1,166 @@
+/**
+ * The mutation transport on its own: two real Fastify servers with tRPC's plugin and the same
+ * router, one with the transport in front. Every request gets the same status and the same body
+ * from both (the transport speaks tRPC's wire format exactly), and tRPC's own client — the web
+ * app's `httpBatchLink` — works against it.
+ */
+import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
+import { initTRPC, TRPCError } from '@trpc/server';
+import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { mutationHook } from './mutation-transport.js';
+
+const t = initTRPC.create({
+  errorFormatter: ({ shape }) => ({ ...shape, data: { ...shape.data, stack: undefined } }),
+});
+const created: string[] = [];
+
+const testRouter = t.router({
+  create: t.procedure
+    .input(z.object({ name: z.string().min(1) }))
+    .output(z.object({ name: z.string(), count: z.number() }))
+    .mutation(({ input }) => {
+      if (created.includes(input.name))
+        throw new TRPCError({ code: 'CONFLICT', message: `${input.name} exists` });
+      created.push(input.name);
+      return { name: input.name, count: created.length };
+    }),
+  crash: t.procedure.mutation(() => {
+    throw new Error('disk on fire');
+  }),
+  badOutput: t.procedure.output(z.object({ ok: z.literal(true) })).mutation(() => ({
+    ok: false as unknown as true,
+  })),
+  noInput: t.procedure.mutation(() => 'done'),
+  read: t.procedure.query(() => 'read'),
+});
+type TestRouter = typeof testRouter;
+
+/** Which layer answered: the transport or tRPC's adapter (each has its own context factory). */
+const answeredBy = { transport: 0, adapter: 0 };
+const errors: string[] = [];
+
+async function serve(withTransport: boolean): Promise<{ app: FastifyInstance; url: string }> {
+  const app = Fastify({ logger: false });
+  await app.register(async (scope) => {
+    if (withTransport)
+      scope.addHook(
+        'preHandler',
+        mutationHook({
+          router: testRouter,
+          createContext: () => {
+            answeredBy.transport++;
+            return {};
+          },
+          onError: (error, path) => errors.push(`${path}: ${error.code}`),
+        }),
+      );
+    await scope.register(fastifyTRPCPlugin, {
+      prefix: '/trpc',
+      trpcOptions: {
+        router: testRouter,
+        createContext: () => {
+          if (withTransport) answeredBy.adapter++;
+          return {};
+        },
+      },
+    });
+  });
+  return { app, url: await app.listen({ port: 0, host: '127.0.0.1' }) };
+}
+
+let reference: { app: FastifyInstance; url: string };
+let fast: { app: FastifyInstance; url: string };
+
+beforeAll(async () => {
+  reference = await serve(false);
+  fast = await serve(true);
+});
+afterAll(async () => {
+  await reference.app.close();
+  await fast.app.close();
+});
+
+async function post(base: string, path: string, body: string, contentType = 'application/json') {
+  const response = await fetch(`${base}/trpc/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body,
+  });
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: await response.text(),
+  };
+}
+
+describe('mutations through the transport', () => {
+  // Each case runs on the reference first: `create` remembers names, so both see the same state.
+  it.each([
+    ['a plain mutation', 'create', '{"name":"a"}'],
+    ['a batch of one', 'create?batch=1', '{"0":{"name":"b"}}'],
+    ['a conflict', 'create', '{"name":"a"}'],
+    ['a conflict in a batch of one', 'create?batch=1', '{"0":{"name":"b"}}'],
+    ['invalid input', 'create', '{"name":""}'],
+    ['wrong input types in a batch', 'create?batch=1', '{"0":{"name":5}}'],
+    ['malformed JSON', 'create', '{"name": '],
+    ['malformed JSON in a batch', 'create?batch=1', '{"0": '],
+    ['a batch that is not an object', 'create?batch=1', '[1]'],
+    ['an empty body', 'noInput', ''],
+    ['a procedure that throws', 'crash', '{}'],
+    ['an output that breaks its schema', 'badOutput', '{}'],
+  ])('answers %s exactly as tRPC does', async (_label, path, body) => {
+    const before = answeredBy.transport;
+    const names = created.length;
+    const expected = await post(reference.url, path, body);
+    created.length = names;
+    const actual = await post(fast.url, path, body);
+    expect(answeredBy.transport).toBe(before + 1);
+    expect(actual).toEqual(expected);
+  });
+
+  it('leaves to tRPC what it does not answer: batches of several, queries, other media types', async () => {
+    const before = { ...answeredBy };
+    const batch = await post(
+      fast.url,
+      'create,create?batch=1',
+      '{"0":{"name":"c"},"1":{"name":"c"}}',
+    );
+    expect(batch.status).toBe(207);
+    expect(JSON.parse(batch.body)).toMatchObject([
+      { result: { data: { name: 'c' } } },
+      { error: { data: { code: 'CONFLICT' } } },
+    ]);
+    expect((await fetch(`${fast.url}/trpc/read`)).status).toBe(200);
+    expect((await post(fast.url, 'create', '{"name":"d"}', 'text/plain')).status).toBe(415);
+    // The batch and the query reached tRPC; the text body was refused before any handler.
+    expect(answeredBy).toEqual({ transport: before.transport, adapter: before.adapter + 2 });
+  });
+
+  it('reports failures to onError, as tRPC reports its own', () => {
+    expect(errors).toContain('crash: INTERNAL_SERVER_ERROR');
+    expect(errors).toContain('create: CONFLICT');
+  });
+});
+
+describe("tRPC's own clients against the transport", () => {
+  it('creates and refuses through httpBatchLink, as the web app does', async () => {
+    const client = createTRPCClient<TestRouter>({
+      links: [httpBatchLink({ url: `${fast.url}/trpc` })],
+    });
+    const before = answeredBy.transport;
+    await expect(client.create.mutate({ name: 'e' })).resolves.toMatchObject({ name: 'e' });
+    const refused = await client.create.mutate({ name: 'e' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(TRPCClientError);
+    expect((refused as TRPCClientError<TestRouter>).data?.code).toBe('CONFLICT');
+    expect((refused as TRPCClientError<TestRouter>).message).toBe('e exists');
+    expect(answeredBy.transport).toBe(before + 2);
+  });
+
+  it('creates through httpLink, as a script would', async () => {
+    const client = createTRPCClient<TestRouter>({ links: [httpLink({ url: `${fast.url}/trpc` })] });
+    await expect(client.create.mutate({ name: 'f' })).resolves.toMatchObject({ name: 'f' });
+  });
+});
