@@ -18,6 +18,59 @@ export interface InformerHealth {
   restarts: number;
 }
 
+const identityOf = (object: KubernetesObject) =>
+  `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+
+/**
+ * The cache's objects by a key of theirs, kept current with every event (client-go's indexers):
+ * a look-up costs the same with ten objects or ten thousand, where a scan of `list()` does not.
+ */
+export class InformerIndex<T extends KubernetesObject> {
+  private readonly byKey = new Map<string, Map<string, T>>();
+  /** Each indexed object's key, to move it when an update changes its key. */
+  private readonly keyOfIdentity = new Map<string, string>();
+
+  constructor(private readonly keyOf: (object: T) => string | undefined) {}
+
+  get(key: string): T[] {
+    return [...(this.byKey.get(key)?.values() ?? [])];
+  }
+
+  rebuild(objects: readonly T[]): void {
+    this.byKey.clear();
+    this.keyOfIdentity.clear();
+    for (const object of objects) this.put(object);
+  }
+
+  apply(event: InformerEvent<T>, objects: () => readonly T[]): void {
+    if (event.type === 'resync') this.rebuild(objects());
+    else {
+      this.remove(event.object);
+      if (event.type === 'upsert') this.put(event.object);
+    }
+  }
+
+  private put(object: T): void {
+    const key = this.keyOf(object);
+    if (key === undefined) return;
+    const identity = identityOf(object);
+    const objects = this.byKey.get(key) ?? new Map<string, T>();
+    this.byKey.set(key, objects);
+    objects.set(identity, object);
+    this.keyOfIdentity.set(identity, key);
+  }
+
+  private remove(object: T): void {
+    const identity = identityOf(object);
+    const key = this.keyOfIdentity.get(identity);
+    if (key === undefined) return;
+    this.keyOfIdentity.delete(identity);
+    const objects = this.byKey.get(key);
+    objects?.delete(identity);
+    if (objects?.size === 0) this.byKey.delete(key);
+  }
+}
+
 /**
  * One list+watch per resource per process, fanned out to any number of listeners. client-node's
  * informer re-lists by itself on 410 Gone and follows BOOKMARKs (resourceVersion stays opaque);
@@ -33,6 +86,7 @@ export class SharedInformer<T extends KubernetesObject> {
   private backoffMs = 200;
   readonly health: InformerHealth = { synced: false, restarts: 0 };
   private changes = 0;
+  private readonly indexes = new Map<string, InformerIndex<T>>();
 
   constructor(
     kubeConfig: KubeConfig,
@@ -60,6 +114,20 @@ export class SharedInformer<T extends KubernetesObject> {
     return this.informer.get(name, namespace);
   }
 
+  /**
+   * The index named `name`, made on first use with `keyOf` (objects without a key are left
+   * out); it is updated before listeners hear of a change.
+   */
+  index(name: string, keyOf: (object: T) => string | undefined): InformerIndex<T> {
+    let index = this.indexes.get(name);
+    if (index === undefined) {
+      index = new InformerIndex(keyOf);
+      index.rebuild(this.list());
+      this.indexes.set(name, index);
+    }
+    return index;
+  }
+
   subscribe(listener: (event: InformerEvent<T>) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -82,6 +150,7 @@ export class SharedInformer<T extends KubernetesObject> {
 
   private emit(event: InformerEvent<T>): void {
     this.changes++;
+    for (const index of this.indexes.values()) index.apply(event, () => this.list());
     for (const listener of this.listeners) listener(event);
   }
 

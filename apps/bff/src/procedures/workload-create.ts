@@ -76,12 +76,9 @@ async function earlierAttempt(
   askServer: boolean,
 ): Promise<Earlier> {
   const byId = ctx.cluster.deployments
-    .list()
-    .find(
-      (d) =>
-        d.metadata?.annotations?.[CLIENT_REQUEST_ANNOTATION] === clientRequestId &&
-        !d.metadata?.deletionTimestamp,
-    );
+    .index(CLIENT_REQUEST_ANNOTATION, (d) => d.metadata?.annotations?.[CLIENT_REQUEST_ANNOTATION])
+    .get(clientRequestId)
+    .find((d) => !d.metadata?.deletionTimestamp);
   // The informer may lag a create that just happened; after a 409 the API server has the last
   // word (before the create, that same 409 path covers the race without an extra round trip).
   const candidate =
