@@ -19,11 +19,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CoreV1Api } from '@kubernetes/client-node';
 import type { Page } from 'playwright-core';
 import {
   generateTopology,
   kubeConfigFor,
+  makeClients,
   startApiServer,
   startNodeAgents,
   startScheduler,
@@ -200,7 +200,9 @@ async function main() {
   // BFF's informers never fall behind it at this rate.
   const server = await startApiServer({ port: 0, watchWindow: 200_000 });
   const kubeConfig = kubeConfigFor(server.url);
-  const core = kubeConfig.makeApiClient(CoreV1Api);
+  // Connections kept alive, as the controllers keep theirs: client-node's own client opens a new
+  // TCP connection per request, which cost the shared cores more than the API server's work.
+  const { core } = makeClients(kubeConfig);
   const agents = await startNodeAgents(kubeConfig, {
     topology: generateTopology({ nodes: NODES, cardsPerNode: CARDS, mix: 'mixed' }),
     log,
