@@ -1,7 +1,10 @@
 /**
  * A work queue in the manner of client-go's: keys (namespace/name) are deduplicated while they
  * wait, a key is never processed by two workers at once (a key added while it is processed
- * runs again afterwards), and failures retry with per-key exponential backoff.
+ * runs again afterwards), and failures retry with per-key exponential backoff. Workers pick keys
+ * up on the next turn of the event loop, as client-go's workers pull them: the events of one
+ * watch chunk (a pod marked for deletion, then gone) reach the cache first, so a reconcile
+ * reads the latest state once instead of acting on each step.
  */
 export interface WorkQueueOptions {
   /** Keys processed at once. */
@@ -24,6 +27,7 @@ export class WorkQueue {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private active = 0;
   private stopped = false;
+  private pumping: NodeJS.Immediate | undefined;
   private idleResolvers: (() => void)[] = [];
   private readonly workers: number;
   private readonly baseDelayMs: number;
@@ -47,7 +51,10 @@ export class WorkQueue {
     if (this.waiting.has(key)) return;
     this.waiting.add(key);
     this.queue.push(key);
-    this.pump();
+    this.pumping ??= setImmediate(() => {
+      this.pumping = undefined;
+      this.pump();
+    });
   }
 
   /** Adds the key after a delay (a later add of the same key replaces an earlier timer). */
@@ -75,6 +82,8 @@ export class WorkQueue {
 
   stop(): void {
     this.stopped = true;
+    if (this.pumping) clearImmediate(this.pumping);
+    this.pumping = undefined;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     this.queue.length = 0;
