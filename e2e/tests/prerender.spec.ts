@@ -38,6 +38,36 @@ test('the prerendered form comes alive: typing checks and the per-card panel fol
   expect(errors).toEqual([]);
 });
 
+test('what is typed before the script runs is kept, in the fields and in the request', async ({
+  page,
+}) => {
+  // Hold the app's script back, as a slow network would, while the operator starts typing.
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(/\/assets\/.*\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto('/workloads/new', { waitUntil: 'commit' });
+  const name = page.getByLabel('名称', { exact: true });
+  const compute = page.getByLabel('GPU 算力', { exact: true });
+  await name.fill('typed-early');
+  await compute.fill('0.5');
+  await page.getByLabel('GPU 显存', { exact: true }).fill('4');
+  release();
+  // The panel computes from the form's state: it shows the early typing once the app runs.
+  await expect(page.getByRole('region', { name: '每卡分配' }).getByText('算力 50%')).toHaveCount(1);
+  // Typing on re-renders the container; nothing typed early is put back to its old value.
+  await page.getByLabel('镜像', { exact: true }).fill('nginx:1.27');
+  await expect(name).toHaveValue('typed-early');
+  await expect(compute).toHaveValue('0.5');
+  await page.getByRole('tab', { name: 'YAML' }).click();
+  // The manifest names the workload (metadata, selector, labels) after what was typed early.
+  await expect(page.getByText('name: typed-early').first()).toBeVisible();
+});
+
 test('a remembered English choice renders the form afresh in English, without errors', async ({
   page,
 }) => {

@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { App } from './app/app.js';
+import { captureEarlyInput } from './features/create-workload/early-input.js';
 import { storedLang } from './i18n/i18n.js';
 import { PRERENDERED_PATH } from './prerendered.js';
 import './styles.css';
@@ -19,5 +20,8 @@ const prerendered =
   root.firstElementChild !== null &&
   window.location.pathname === PRERENDERED_PATH &&
   storedLang() === 'zh-CN';
-if (prerendered) hydrateRoot(root, app);
-else createRoot(root).render(app);
+if (prerendered) {
+  // Whatever the operator typed while this script loaded goes into the form once it is live.
+  captureEarlyInput(root);
+  hydrateRoot(root, app);
+} else createRoot(root).render(app);

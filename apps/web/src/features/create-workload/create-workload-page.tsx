@@ -25,6 +25,7 @@ import {
   mergeErrors,
   requestOfDraft,
 } from './draft.js';
+import { useReplayEarlyInput } from './early-input.js';
 import { PerCardPanel } from './per-card-panel.js';
 import { PlacementPreview } from './placement-preview.js';
 import { useDebouncedValue } from './use-debounced-value.js';
@@ -76,6 +77,7 @@ export function CreateWorkloadPage() {
   });
   const { control } = form;
   const containerArray = useFieldArray({ control, name: 'containers' });
+  useReplayEarlyInput();
 
   // One draft behind the form, the per-card panel, the YAML and the submit button.
   const draft = useWatch({ control }) as WorkloadRequestInput;

@@ -18,7 +18,8 @@ export function requestOfDraft(draft: WorkloadRequestInput): WorkloadRequest | u
 }
 
 /** DOM id of the input that edits a request path (`containers.0.gpu.compute`). */
-export const fieldId = (path: string) => `field-${path.replaceAll('.', '-')}`;
+export const FIELD_ID_PREFIX = 'field-';
+export const fieldId = (path: string) => `${FIELD_ID_PREFIX}${path.replaceAll('.', '-')}`;
 /** DOM id of the message (and fix) shown under that input. */
 export const errorId = (path: string) => `${fieldId(path)}-error`;
 
