@@ -33,10 +33,16 @@ export function freePort(): Promise<number> {
 
 /** The built BFF on `port` (cluster arguments as `npm start` takes them), once `/readyz` answers. */
 export async function startBuiltBff(port: number, clusterArgs: string[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BFF_MAIN, ...clusterArgs, '--port', String(port)], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
-  });
+  // BENCH_BFF_NODE_ARGS: extra Node flags for the BFF, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`.
+  const nodeArgs = process.env.BENCH_BFF_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, BFF_MAIN, ...clusterArgs, '--port', String(port)],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+    },
+  );
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     try {

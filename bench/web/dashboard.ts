@@ -13,6 +13,12 @@
  *   the end of the churn.
  * Figures only: nothing here fails on time. Build first (`pnpm build`).
  *
+ * The cluster (API server, scheduler, node agents) runs in this process, the built BFF in its
+ * own; the driver's creates and deletes go over kept-alive connections, as the controllers'
+ * requests do. Where the CPU goes: `BENCH_BFF_NODE_ARGS='--cpu-prof --cpu-prof-dir=D'` profiles
+ * the BFF, and running this file itself under `node --cpu-prof` (see bench/run.ts for the other
+ * flags) profiles the cluster and the driver; `--profile`/`--trace` are the page's.
+ *
  * `pnpm bench dashboard [--minutes 10] [--rate 100] [--nodes 1000] [--prefill 3000] [--profile F] [--trace F]`
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
