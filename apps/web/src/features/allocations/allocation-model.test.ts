@@ -158,6 +158,39 @@ describe('AllocationModel', () => {
     });
   });
 
+  it('keeps pools, usage buckets and nodes equal to a fresh count through any mix of changes', () => {
+    const model = cluster();
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const live = new Map<string, PodLike>();
+    for (let step = 1; step <= 300; step++) {
+      const name = `w${random(20)}`;
+      if (live.has(name) && random(3) === 0) {
+        model.apply([event('delete', live.get(name) as PodLike)]);
+        live.delete(name);
+      } else {
+        // Re-reports land on either node: a record that moves leaves its old node's figures.
+        const pod = seedPod(name);
+        if (pod.spec) pod.spec.nodeName = random(2) === 0 ? 'l20-1' : 'v100-1';
+        live.set(name, pod);
+        model.apply([event('upsert', pod)]);
+      }
+      if (step % 50 !== 0) continue;
+      const fresh = cluster();
+      fresh.apply([
+        { type: 'snapshot', records: model.instances(NO_FILTER), at: new Date().toISOString() },
+      ]);
+      for (const filters of [NO_FILTER, { ...NO_FILTER, model: 'Tesla-V100' }]) {
+        expect(model.pools(filters)).toEqual(fresh.pools(filters));
+        expect(model.utilisation(filters)).toEqual(fresh.utilisation(filters));
+        expect(model.nodes(filters)).toEqual(fresh.nodes(filters));
+      }
+    }
+  });
+
   it('notices records on nodes it has no layout for, so the page re-reads the nodes', () => {
     const model = new AllocationModel();
     model.apply([event('snapshot', seedPod('a'))]);
