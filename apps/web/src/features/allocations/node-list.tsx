@@ -1,4 +1,4 @@
-import { memo } from 'react';
+import { memo, useMemo } from 'react';
 import { Link } from 'react-router';
 import type { LiveCard, LiveNode } from './allocation-model.js';
 import { formatCards, formatGiB } from './format.js';
@@ -99,6 +99,20 @@ export const NodeList = memo(function NodeList({
   linkTo(change: { node: string }): string;
 }) {
   const { t } = useDashboardI18n();
+  // The same header element every frame: React skips it instead of comparing its cells.
+  const header = useMemo(
+    () => (
+      <>
+        <th scope="col">{t('result.col.node')}</th>
+        <th scope="col">{t('allocations.pools.pool')}</th>
+        <th scope="col">{t('allocations.nodes.cards')}</th>
+        <th scope="col">{t('allocations.nodes.instances')}</th>
+        <th scope="col">{t('allocations.nodes.freeCompute')}</th>
+        <th scope="col">{t('allocations.nodes.freeMemory')}</th>
+      </>
+    ),
+    [t],
+  );
   return (
     <>
       <VirtualTable
@@ -109,17 +123,7 @@ export const NodeList = memo(function NodeList({
         rowHeight={ROW_HEIGHT}
         maxRows={12}
         items={nodes}
-        getKey={(node) => node.layout.name}
-        header={
-          <>
-            <th scope="col">{t('result.col.node')}</th>
-            <th scope="col">{t('allocations.pools.pool')}</th>
-            <th scope="col">{t('allocations.nodes.cards')}</th>
-            <th scope="col">{t('allocations.nodes.instances')}</th>
-            <th scope="col">{t('allocations.nodes.freeCompute')}</th>
-            <th scope="col">{t('allocations.nodes.freeMemory')}</th>
-          </>
-        }
+        header={header}
         renderRow={(node, index) => (
           <NodeRow key={node.layout.name} node={node} index={index} linkTo={linkTo} />
         )}
