@@ -1,11 +1,20 @@
 import type { PoolSummary } from '@mgpu/shared';
 import { useQuery } from '@tanstack/react-query';
 import { Alert } from 'antd';
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from 'react';
 import { useSearchParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { AllocationModel } from './allocation-model.js';
 import {
+  type DashboardFilters,
   type DashboardState,
   filtersOf,
   readDashboardState,
@@ -20,6 +29,7 @@ import { NodeView } from './node-view.js';
 import { PoolOverview } from './pool-overview.js';
 import { StreamBanner, StreamFreshness } from './stream-status.js';
 import { useAllocationStream } from './use-allocation-stream.js';
+import { useModelVersion, useThrottledModelVersion } from './use-model-version.js';
 import { UtilisationChart } from './utilisation-chart.js';
 import './allocations.css';
 
@@ -27,6 +37,115 @@ import './allocations.css';
 const LAYOUT_REFRESH_MS = 30_000;
 /** At most this often when records name a node the layout does not have yet. */
 const UNKNOWN_NODE_REFETCH_MS = 3_000;
+/**
+ * The cluster-wide summary (totals, pools, utilisation chart) redraws at most this often. At
+ * 100 changes a second every batch moves some pool's figures and the chart's bars; redrawing them
+ * every frame cost as much as the rows. The rows, the open node and the open instance still
+ * follow every batch; the summary lags a change by at most this (plus a frame).
+ */
+const SUMMARY_INTERVAL_MS = 100;
+
+type LinkTo = (change: Partial<DashboardState>) => string;
+
+/**
+ * Each part of the page reads the model itself, so a batch re-renders only the parts that show
+ * it (and the summary only at its own pace), never the page with its filter bar and layout query.
+ */
+const Totals = memo(function Totals({
+  model,
+  loading,
+}: {
+  model: AllocationModel;
+  loading: boolean;
+}) {
+  const { t } = useDashboardI18n();
+  useThrottledModelVersion(model, SUMMARY_INTERVAL_MS);
+  return loading ? (
+    <p className="loading">{t('allocations.loading')}</p>
+  ) : (
+    <p className="muted alloc-small" data-testid="alloc-totals">
+      {t('allocations.totals', { nodes: model.nodeCount, instances: model.recordCount })}
+    </p>
+  );
+});
+
+const LivePools = memo(function LivePools({
+  model,
+  filters,
+  onPick,
+}: {
+  model: AllocationModel;
+  filters: DashboardFilters;
+  onPick(pool: PoolSummary): void;
+}) {
+  useThrottledModelVersion(model, SUMMARY_INTERVAL_MS);
+  return <PoolOverview pools={model.pools(filters)} onPick={onPick} />;
+});
+
+const LiveChart = memo(function LiveChart({
+  model,
+  filters,
+}: {
+  model: AllocationModel;
+  filters: DashboardFilters;
+}) {
+  useThrottledModelVersion(model, SUMMARY_INTERVAL_MS);
+  return <UtilisationChart buckets={model.utilisation(filters)} />;
+});
+
+const LiveInstances = memo(function LiveInstances({
+  model,
+  filters,
+  linkTo,
+}: {
+  model: AllocationModel;
+  filters: DashboardFilters;
+  linkTo: LinkTo;
+}) {
+  useModelVersion(model);
+  return (
+    <InstanceList records={model.instances(filters)} total={model.recordCount} linkTo={linkTo} />
+  );
+});
+
+const LiveNodes = memo(function LiveNodes({
+  model,
+  filters,
+  linkTo,
+}: {
+  model: AllocationModel;
+  filters: DashboardFilters;
+  linkTo: LinkTo;
+}) {
+  useModelVersion(model);
+  return <NodeList nodes={model.nodes(filters)} linkTo={linkTo} />;
+});
+
+const LiveNodeView = memo(function LiveNodeView({
+  model,
+  name,
+  linkTo,
+}: {
+  model: AllocationModel;
+  name: string;
+  linkTo: LinkTo;
+}) {
+  useModelVersion(model);
+  return <NodeView name={name} node={model.node(name)} linkTo={linkTo} />;
+});
+
+const LiveInstanceDetail = memo(function LiveInstanceDetail({
+  model,
+  id,
+  linkTo,
+}: {
+  model: AllocationModel;
+  id: string;
+  linkTo: LinkTo;
+}) {
+  useModelVersion(model);
+  return <InstanceDetail id={id} record={model.record(id)} linkTo={linkTo} />;
+});
 
 /**
  * `/allocations`: the live per-card dashboard (issue 8). Pools, the card utilisation chart, the
@@ -38,7 +157,10 @@ export function AllocationsPage() {
   const { t } = useDashboardI18n();
   const trpc = useTRPC();
   const [model] = useState(() => new AllocationModel());
-  useSyncExternalStore(model.subscribe, model.getVersion);
+  // The page itself re-renders only when these change, not on every batch.
+  const hasSnapshot = useSyncExternalStore(model.subscribe, () => model.hasSnapshot);
+  const unknownNodes = useSyncExternalStore(model.subscribe, () => model.unknownNodes.length);
+  const options = useSyncExternalStore(model.subscribe, () => model.options());
   const { stream, refresh: restartStream } = useAllocationStream(model);
 
   const layout = useQuery({
@@ -57,13 +179,12 @@ export function AllocationsPage() {
     if (stream.liveCount > 1) void refetchLayout();
   }, [stream.liveCount, refetchLayout]);
   const lastUnknownFetch = useRef(0);
-  const unknownNodes = model.unknownNodes.length;
   useEffect(() => {
-    if (unknownNodes === 0 || !model.hasSnapshot || layout.isFetching) return;
+    if (unknownNodes === 0 || !hasSnapshot || layout.isFetching) return;
     if (Date.now() - lastUnknownFetch.current < UNKNOWN_NODE_REFETCH_MS) return;
     lastUnknownFetch.current = Date.now();
     void refetchLayout();
-  }, [unknownNodes, model, layout.isFetching, refetchLayout]);
+  }, [unknownNodes, hasSnapshot, layout.isFetching, refetchLayout]);
 
   const [params, setParams] = useSearchParams();
   // One object per URL, so the memoised parts (filter boxes, lists) skip frames that only bring data.
@@ -89,10 +210,7 @@ export function AllocationsPage() {
     void refetchLayout();
   }, [restartStream, refetchLayout]);
 
-  const pools = model.pools(filters);
-  const instances = model.instances(filters);
-  const nodes = model.nodes(filters);
-  const loading = !model.hasSnapshot || layout.data === undefined;
+  const loading = !hasSnapshot || layout.data === undefined;
 
   return (
     <section className="alloc-page">
@@ -108,53 +226,42 @@ export function AllocationsPage() {
           title={t('allocations.layoutError', { message: layout.error.message })}
         />
       ) : null}
-      <FilterBar state={state} options={model.options()} onChange={change} />
-      {loading ? (
-        <p className="loading">{t('allocations.loading')}</p>
-      ) : (
-        <p className="muted alloc-small" data-testid="alloc-totals">
-          {t('allocations.totals', {
-            nodes: model.nodeCount,
-            instances: model.recordCount,
-          })}
-        </p>
-      )}
+      <FilterBar state={state} options={options} onChange={change} />
+      <Totals model={model} loading={loading} />
 
       <div className="alloc-overview">
         <section className="alloc-panel" aria-labelledby="alloc-pools-title">
           <h2 id="alloc-pools-title" className="section-title">
             {t('allocations.pools.title')}
           </h2>
-          <PoolOverview pools={pools} onPick={pickPool} />
+          <LivePools model={model} filters={filters} onPick={pickPool} />
         </section>
         <section
           className="alloc-panel alloc-chart-panel"
           aria-label={t('allocations.chart.title')}
         >
-          <UtilisationChart buckets={model.utilisation(filters)} />
+          <LiveChart model={model} filters={filters} />
         </section>
       </div>
 
       {state.instance ? (
-        <InstanceDetail id={state.instance} record={model.record(state.instance)} linkTo={linkTo} />
+        <LiveInstanceDetail model={model} id={state.instance} linkTo={linkTo} />
       ) : null}
 
       <section className="alloc-panel" aria-labelledby="alloc-instances-title">
         <h2 id="alloc-instances-title" className="section-title">
           {t('allocations.instances.title')}
         </h2>
-        <InstanceList records={instances} total={model.recordCount} linkTo={linkTo} />
+        <LiveInstances model={model} filters={filters} linkTo={linkTo} />
       </section>
 
-      {state.node ? (
-        <NodeView name={state.node} node={model.node(state.node)} linkTo={linkTo} />
-      ) : null}
+      {state.node ? <LiveNodeView model={model} name={state.node} linkTo={linkTo} /> : null}
 
       <section className="alloc-panel" aria-labelledby="alloc-nodes-title">
         <h2 id="alloc-nodes-title" className="section-title">
           {t('allocations.nodes.title')}
         </h2>
-        <NodeList nodes={nodes} linkTo={linkTo} />
+        <LiveNodes model={model} filters={filters} linkTo={linkTo} />
       </section>
     </section>
   );

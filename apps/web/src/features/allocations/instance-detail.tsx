@@ -1,4 +1,5 @@
 import { type AllocationRecord, NODE_SIDE_FIELDS, type NodeSideField } from '@mgpu/shared';
+import { memo } from 'react';
 import { Link } from 'react-router';
 import { formatMiB, formatPercent } from './format.js';
 import { type DashboardKey, useDashboardI18n } from './i18n/dashboard-i18n.js';
@@ -43,7 +44,7 @@ function expectedOf(record: AllocationRecord, field: NodeSideField): string | nu
  * agent's report, the pod status, or the scheduler's annotation), and verified / drift against
  * what the pod asked for.
  */
-export function InstanceDetail({
+export const InstanceDetail = memo(function InstanceDetail({
   id,
   record,
   linkTo,
@@ -153,4 +154,4 @@ export function InstanceDetail({
       )}
     </section>
   );
-}
+});

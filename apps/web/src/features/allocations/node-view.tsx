@@ -1,4 +1,5 @@
 import { MAX_INSTANCES_PER_CARD } from '@mgpu/shared';
+import { memo } from 'react';
 import { Link } from 'react-router';
 import type { LiveNode } from './allocation-model.js';
 import { formatGiB, formatMiB, formatPercent } from './format.js';
@@ -7,9 +8,10 @@ import { UsageBar } from './usage-bar.js';
 
 /**
  * One node's cards as a grid: compute and memory bars, instances of 16, what is stranded, and
- * who holds each card (namespace / pod / container with its share), live.
+ * who holds each card (namespace / pod / container with its share), live. Memoised on the node:
+ * the model keeps a node's object until one of its cards changes.
  */
-export function NodeView({
+export const NodeView = memo(function NodeView({
   name,
   node,
   linkTo,
@@ -110,4 +112,4 @@ export function NodeView({
       )}
     </section>
   );
-}
+});
