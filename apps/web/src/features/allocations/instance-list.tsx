@@ -7,29 +7,23 @@ import { VerificationBadge } from './verification-badge.js';
 import { VirtualTable } from './virtual-table.js';
 
 const ROW_HEIGHT = 36;
+const ROW_STYLE = { height: ROW_HEIGHT };
 const COLUMNS = ['9%', '10%', '17%', '8%', '11%', '5%', '7%', '14%', '12%', '7%'];
 
 /**
- * One instance row. Memoised on the record object: the model keeps a record's object until the
- * stream changes it, so a frame re-renders only the rows whose instance changed.
+ * One instance's cells. Memoised on the record object: the model keeps a record's object until
+ * the stream changes it, so a frame re-renders only the instances that changed.
  */
-const InstanceRow = memo(function InstanceRow({
+const InstanceCells = memo(function InstanceCells({
   record,
-  index,
   linkTo,
 }: {
   record: AllocationRecord;
-  index: number;
   linkTo(change: { node?: string; instance?: string }): string;
 }) {
   const { t } = useDashboardI18n();
   return (
-    <tr
-      aria-rowindex={index}
-      style={{ height: ROW_HEIGHT }}
-      data-testid="instance-row"
-      data-record={record.id}
-    >
+    <>
       <td>{record.namespace}</td>
       <td>{record.workload ?? '—'}</td>
       <td title={record.pod}>{record.pod}</td>
@@ -54,6 +48,23 @@ const InstanceRow = memo(function InstanceRow({
           {t('allocations.col.detail')}
         </Link>
       </td>
+    </>
+  );
+});
+
+/** A row whose place moved (a row above it came or went) changes one attribute, not its cells. */
+const InstanceRow = memo(function InstanceRow({
+  record,
+  index,
+  linkTo,
+}: {
+  record: AllocationRecord;
+  index: number;
+  linkTo(change: { node?: string; instance?: string }): string;
+}) {
+  return (
+    <tr aria-rowindex={index} style={ROW_STYLE} data-testid="instance-row" data-record={record.id}>
+      <InstanceCells record={record} linkTo={linkTo} />
     </tr>
   );
 });

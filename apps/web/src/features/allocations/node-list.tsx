@@ -6,6 +6,7 @@ import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 import { VirtualTable } from './virtual-table.js';
 
 const ROW_HEIGHT = 36;
+const ROW_STYLE = { height: ROW_HEIGHT };
 const COLUMNS = ['20%', '30%', '14%', '10%', '13%', '13%'];
 const MINI_WIDTH = 8;
 const MINI_HEIGHT = 22;
@@ -45,26 +46,19 @@ function CardStrip({ cards }: { cards: LiveCard[] }) {
   );
 }
 
-/** One node row, memoised on the node: the model rebuilds only nodes whose cards changed. */
-const NodeRow = memo(function NodeRow({
+/** One node's cells, memoised on the node: the model rebuilds only nodes whose cards changed. */
+const NodeCells = memo(function NodeCells({
   node,
-  index,
   linkTo,
 }: {
   node: LiveNode;
-  index: number;
   linkTo(change: { node: string }): string;
 }) {
   const { t } = useDashboardI18n();
   const instances = node.cards.reduce((sum, card) => sum + card.instances, 0);
   const whole = node.layout.resourceType === 'nvidia';
   return (
-    <tr
-      aria-rowindex={index}
-      style={{ height: ROW_HEIGHT }}
-      data-testid="node-row"
-      data-node={node.layout.name}
-    >
+    <>
       <td>
         <Link to={linkTo({ node: node.layout.name })}>{node.layout.name}</Link>
         {node.layout.schedulable ? null : (
@@ -86,6 +80,23 @@ const NodeRow = memo(function NodeRow({
             })}
       </td>
       <td>{whole ? '—' : formatGiB(node.state.freeMemoryMiB)}</td>
+    </>
+  );
+});
+
+/** A row whose place moved changes one attribute, not its cells. */
+const NodeRow = memo(function NodeRow({
+  node,
+  index,
+  linkTo,
+}: {
+  node: LiveNode;
+  index: number;
+  linkTo(change: { node: string }): string;
+}) {
+  return (
+    <tr aria-rowindex={index} style={ROW_STYLE} data-testid="node-row" data-node={node.layout.name}>
+      <NodeCells node={node} linkTo={linkTo} />
     </tr>
   );
 });
