@@ -64,6 +64,9 @@ export function VirtualTable<T>({
         <td colSpan={columns.length} style={{ height: rows * rowHeight }} />
       </tr>
     ) : null;
+  const boxHeight = rowHeight * (maxRows + 1);
+  // More rows than the box shows: the box is as high as it gets, whatever the rows do.
+  const full = items.length > maxRows;
   const rows: ReactNode[] = [];
   for (let index = start; index < end; index++) {
     const item = items[index];
@@ -71,8 +74,8 @@ export function VirtualTable<T>({
   }
   return (
     <div
-      className="alloc-virtual"
-      style={{ maxHeight: rowHeight * (maxRows + 1) }}
+      className={full ? 'alloc-virtual alloc-virtual-full' : 'alloc-virtual'}
+      style={full ? { height: boxHeight } : { maxHeight: boxHeight }}
       data-testid={testId}
       onScroll={onScroll}
     >
