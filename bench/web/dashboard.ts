@@ -9,6 +9,9 @@
  *   (target ≤ 16 ms, i.e. no frame dropped at 60 Hz), and the long tasks (> 50 ms);
  * - change-to-DOM: an event's arrival in the page → the frame that shows it painted, p95
  *   (target ≤ 250 ms); also the BFF feed's change time → painted, which adds the SSE hop;
+ * - the page's main thread: how busy it was over the churn, and with what (script, style, layout;
+ *   the rest is paint, compositing set-up and the browser's own work) — the headroom that frame
+ *   intervals, counted in whole 60 Hz frames, do not show;
  * - the page's memory (JS heap after a forced GC, DOM nodes) at the start, each minute and at
  *   the end of the churn.
  * Figures only: nothing here fails on time. Build first (`pnpm build`).
@@ -186,6 +189,26 @@ async function pageMemory(page: Page) {
   };
 }
 
+/**
+ * The renderer's cumulative main-thread times (s), from one CDP session kept open over the churn:
+ * the Performance domain counts only while enabled. The forced GCs of `pageMemory` count too.
+ */
+async function mainThreadClock(page: Page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const read = async () => {
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    const metric = (name: string) => metrics.find((m) => m.name === name)?.value ?? Number.NaN;
+    return {
+      task: metric('TaskDuration'),
+      script: metric('ScriptDuration'),
+      style: metric('RecalcStyleDuration'),
+      layout: metric('LayoutDuration'),
+    };
+  };
+  return { read, close: () => cdp.detach() };
+}
+
 const mib = (value: number) => Number(value.toFixed(1));
 const ms = (value: number) => Number(value.toFixed(1));
 
@@ -319,6 +342,8 @@ async function main() {
       records: 0,
       longTasks: [],
     };
+    const clock = await mainThreadClock(page);
+    const busyAtStart = await clock.read();
     const churnStart = performance.now();
     // Optional: a trace or CPU profile of the first 10 s of churn, to see where frames go.
     const recordUntil = churnStart + 10_000;
@@ -367,6 +392,8 @@ async function main() {
     stopChurn();
     await stopRecording?.();
     const churnSeconds = (performance.now() - churnStart) / 1000;
+    const busyAtEnd = await clock.read();
+    await clock.close();
     memory.push({ minute: Number((churnSeconds / 60).toFixed(1)), ...(await pageMemory(page)) });
     const shown = await page.getByTestId('alloc-totals').textContent();
 
@@ -380,6 +407,11 @@ async function main() {
     );
     console.log(
       `   long tasks (> 50 ms): ${all.longTasks.length}, ${ms(all.longTasks.reduce((a, b) => a + b, 0))} ms in all, longest ${ms(Math.max(0, ...all.longTasks))} ms`,
+    );
+    const share = (key: keyof typeof busyAtEnd) =>
+      `${((100 * (busyAtEnd[key] - busyAtStart[key])) / churnSeconds).toFixed(1)} %`;
+    console.log(
+      `   page main thread busy ${share('task')} of the churn: script ${share('script')}, style ${share('style')}, layout ${share('layout')} (the rest: paint, compositing set-up, the browser's own tasks)`,
     );
     heading('change → DOM', 'p95 ≤ 250 ms');
     console.log(
