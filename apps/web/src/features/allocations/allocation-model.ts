@@ -10,7 +10,13 @@ import {
   refreshNodeTotals,
   strandedOnCard,
 } from '@mgpu/shared';
-import { type DashboardFilters, matchesSearch } from './dashboard-filters.js';
+import {
+  type DashboardFilters,
+  matchesSearch,
+  matchesWords,
+  searchText,
+  searchWords,
+} from './dashboard-filters.js';
 
 /** A GPU node's shape as `cluster.nodes` reports it; usage comes from the live records. */
 export type NodeLayout = Omit<NodeView, 'cards'> & {
@@ -103,6 +109,8 @@ export class AllocationModel {
   private readonly dirtyNodes = new Set<string>();
   private readonly listeners = new Set<() => void>();
   private readonly cache = new Map<string, unknown>();
+  /** A record's lower-cased search text; records are replaced, never changed, when they change. */
+  private readonly searchTexts = new WeakMap<AllocationRecord, string>();
   private cachedVersion = -1;
   private lastOptions: FilterOptions | undefined;
   /** Every record in list order, kept sorted as records come and go (no sort per frame). */
@@ -480,28 +488,43 @@ export class AllocationModel {
     return true;
   }
 
-  private recordMatches(record: AllocationRecord, filters: DashboardFilters): boolean {
+  private recordMatches(
+    record: AllocationRecord,
+    filters: DashboardFilters,
+    words: readonly string[],
+  ): boolean {
     return (
       (!filters.namespace || record.namespace === filters.namespace) &&
       (!filters.workload || record.workload === filters.workload) &&
       (!filters.node || record.node === filters.node) &&
       this.nodeMatches(this.layout.get(record.node), filters) &&
-      matchesSearch(filters.search, [
+      (words.length === 0 || matchesWords(words, this.searchTextOf(record)))
+    );
+  }
+
+  /** Searched on every batch while a search is set: 3,000+ records, so made once per record. */
+  private searchTextOf(record: AllocationRecord): string {
+    let text = this.searchTexts.get(record);
+    if (text === undefined) {
+      text = searchText([
         record.namespace,
         record.pod,
         record.container,
         record.node,
         record.workload ?? '',
-      ])
-    );
+      ]);
+      this.searchTexts.set(record, text);
+    }
+    return text;
   }
 
   /** The mGPU instances every filter keeps, by namespace, pod, container and card. */
   instances(filters: DashboardFilters): AllocationRecord[] {
     return this.memo(`instances|${JSON.stringify(filters)}`, () => {
       const filtering = Object.values(filters).some(Boolean);
+      const words = searchWords(filters.search);
       return filtering
-        ? this.sortedRecords.filter((record) => this.recordMatches(record, filters))
+        ? this.sortedRecords.filter((record) => this.recordMatches(record, filters, words))
         : this.sortedRecords.slice();
     });
   }

@@ -60,10 +60,20 @@ export const filtersOf = (state: DashboardState): DashboardFilters => ({
   search: state.search,
 });
 
+/** The search's words, lower-cased: split once per filtering of a list, not once per row. */
+export const searchWords = (search: string): string[] =>
+  search.toLowerCase().split(/\s+/).filter(Boolean);
+
+/** What a search looks through: the fields, lower-cased, kept apart so no word spans two. */
+export const searchText = (fields: readonly string[]): string =>
+  fields.join('\u0000').toLowerCase();
+
+/** Every word (from `searchWords`) occurs in `text` (from `searchText`). */
+export const matchesWords = (words: readonly string[], text: string): boolean =>
+  words.every((word) => text.includes(word));
+
 /** Every whitespace-separated word of the search occurs in one of the fields (case-insensitive). */
 export function matchesSearch(search: string, fields: readonly string[]): boolean {
-  const words = search.toLowerCase().split(/\s+/).filter(Boolean);
-  if (words.length === 0) return true;
-  const haystack = fields.join('\u0000').toLowerCase();
-  return words.every((word) => haystack.includes(word));
+  const words = searchWords(search);
+  return words.length === 0 || matchesWords(words, searchText(fields));
 }
