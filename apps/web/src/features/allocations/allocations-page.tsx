@@ -89,7 +89,9 @@ const LiveChart = memo(function LiveChart({
   model: AllocationModel;
   filters: DashboardFilters;
 }) {
-  useThrottledModelVersion(model, SUMMARY_INTERVAL_MS);
+  // Half an interval after the pools: each redraw costs a few ms, and both with a batch in one
+  // frame overran it (p99 frame 33 ms; staggered, 16.8 ms).
+  useThrottledModelVersion(model, SUMMARY_INTERVAL_MS, SUMMARY_INTERVAL_MS / 2);
   return <UtilisationChart buckets={model.utilisation(filters)} />;
 });
 

@@ -15,14 +15,19 @@ export function useModelVersion(model: AllocationModel): number {
  * runs in an animation frame like the stream's batches. For summaries over the whole cluster,
  * whose every figure moves with every batch at 100 changes a second.
  */
-export function useThrottledModelVersion(model: AllocationModel, intervalMs: number): number {
-  const [clock] = useState(() => throttledClock(model, intervalMs));
+export function useThrottledModelVersion(
+  model: AllocationModel,
+  intervalMs: number,
+  /** Starts this much later in the interval, so two summaries do not redraw in the same frame. */
+  phaseMs = 0,
+): number {
+  const [clock] = useState(() => throttledClock(model, intervalMs, phaseMs));
   return useSyncExternalStore(clock.subscribe, clock.getVersion);
 }
 
-function throttledClock(model: AllocationModel, intervalMs: number) {
+function throttledClock(model: AllocationModel, intervalMs: number, phaseMs: number) {
   let shown = model.version;
-  let shownAt = Number.NEGATIVE_INFINITY;
+  let shownAt = phaseMs > 0 ? performance.now() - intervalMs + phaseMs : Number.NEGATIVE_INFINITY;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let frame: number | undefined;
   let listener: (() => void) | undefined;
