@@ -95,30 +95,21 @@ const LiveChart = memo(function LiveChart({
   return <UtilisationChart buckets={model.utilisation(filters)} />;
 });
 
-const LiveInstances = memo(function LiveInstances({
-  model,
-  filters,
-  linkTo,
-}: {
+/** What a live list needs: the model, the URL's filters, and links that keep the URL's state. */
+interface LiveListProps {
   model: AllocationModel;
   filters: DashboardFilters;
   linkTo: LinkTo;
-}) {
+}
+
+const LiveInstances = memo(function LiveInstances({ model, filters, linkTo }: LiveListProps) {
   useModelVersion(model);
   return (
     <InstanceList records={model.instances(filters)} total={model.recordCount} linkTo={linkTo} />
   );
 });
 
-const LiveNodes = memo(function LiveNodes({
-  model,
-  filters,
-  linkTo,
-}: {
-  model: AllocationModel;
-  filters: DashboardFilters;
-  linkTo: LinkTo;
-}) {
+const LiveNodes = memo(function LiveNodes({ model, filters, linkTo }: LiveListProps) {
   useModelVersion(model);
   return <NodeList nodes={model.nodes(filters)} linkTo={linkTo} />;
 });
