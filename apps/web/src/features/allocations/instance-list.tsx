@@ -1,5 +1,5 @@
 import type { AllocationRecord } from '@mgpu/shared';
-import { memo, useMemo } from 'react';
+import { memo } from 'react';
 import { Link } from 'react-router';
 import { formatMiB, formatPercent } from './format.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
@@ -83,24 +83,18 @@ export const InstanceList = memo(function InstanceList({
   linkTo(change: { node?: string; instance?: string }): string;
 }) {
   const { t } = useDashboardI18n();
-  // The same header element every frame: React skips it instead of comparing ten cells.
-  const header = useMemo(
-    () => (
-      <>
-        <th scope="col">{t('allocations.col.namespace')}</th>
-        <th scope="col">{t('allocations.col.workload')}</th>
-        <th scope="col">{t('result.col.pod')}</th>
-        <th scope="col">{t('result.col.container')}</th>
-        <th scope="col">{t('result.col.node')}</th>
-        <th scope="col">{t('result.col.card')}</th>
-        <th scope="col">{t('allocations.col.compute')}</th>
-        <th scope="col">{t('allocations.col.memory')}</th>
-        <th scope="col">{t('result.col.verification')}</th>
-        <th scope="col">{t('allocations.col.detail')}</th>
-      </>
-    ),
-    [t],
-  );
+  const headings = [
+    t('allocations.col.namespace'),
+    t('allocations.col.workload'),
+    t('result.col.pod'),
+    t('result.col.container'),
+    t('result.col.node'),
+    t('result.col.card'),
+    t('allocations.col.compute'),
+    t('allocations.col.memory'),
+    t('result.col.verification'),
+    t('allocations.col.detail'),
+  ];
   return (
     <>
       <VirtualTable
@@ -111,7 +105,7 @@ export const InstanceList = memo(function InstanceList({
         rowHeight={ROW_HEIGHT}
         maxRows={14}
         items={records}
-        header={header}
+        headings={headings}
         renderRow={(record, index) => (
           <InstanceRow key={record.id} record={record} index={index} linkTo={linkTo} />
         )}

@@ -1,4 +1,4 @@
-import { memo, useMemo } from 'react';
+import { memo } from 'react';
 import { Link } from 'react-router';
 import type { LiveCard, LiveNode } from './allocation-model.js';
 import { formatCards, formatGiB } from './format.js';
@@ -110,20 +110,14 @@ export const NodeList = memo(function NodeList({
   linkTo(change: { node: string }): string;
 }) {
   const { t } = useDashboardI18n();
-  // The same header element every frame: React skips it instead of comparing its cells.
-  const header = useMemo(
-    () => (
-      <>
-        <th scope="col">{t('result.col.node')}</th>
-        <th scope="col">{t('allocations.pools.pool')}</th>
-        <th scope="col">{t('allocations.nodes.cards')}</th>
-        <th scope="col">{t('allocations.nodes.instances')}</th>
-        <th scope="col">{t('allocations.nodes.freeCompute')}</th>
-        <th scope="col">{t('allocations.nodes.freeMemory')}</th>
-      </>
-    ),
-    [t],
-  );
+  const headings = [
+    t('result.col.node'),
+    t('allocations.pools.pool'),
+    t('allocations.nodes.cards'),
+    t('allocations.nodes.instances'),
+    t('allocations.nodes.freeCompute'),
+    t('allocations.nodes.freeMemory'),
+  ];
   return (
     <>
       <VirtualTable
@@ -134,7 +128,7 @@ export const NodeList = memo(function NodeList({
         rowHeight={ROW_HEIGHT}
         maxRows={12}
         items={nodes}
-        header={header}
+        headings={headings}
         renderRow={(node, index) => (
           <NodeRow key={node.layout.name} node={node} index={index} linkTo={linkTo} />
         )}

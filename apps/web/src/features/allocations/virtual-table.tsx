@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { type ReactNode, useRef } from 'react';
+import { memo, type ReactNode, useRef } from 'react';
 
 /** Up to this many rows every row is in the page (find-in-page works); beyond it, only the visible ones. */
 const RENDER_ALL_BELOW = 100;
@@ -19,10 +19,31 @@ const OVERSCAN = 4;
  * `<table>`: screen readers get the whole count from `aria-rowcount` and each row's place from
  * `aria-rowindex` (header = 1).
  */
+/**
+ * The column headings, compared by their text: the lists re-render every frame, and an unchanged
+ * header is then skipped instead of compared cell by cell.
+ */
+const HeaderRow = memo(
+  function HeaderRow({ headings }: { headings: readonly string[] }) {
+    return (
+      <tr aria-rowindex={1}>
+        {headings.map((heading) => (
+          <th key={heading} scope="col">
+            {heading}
+          </th>
+        ))}
+      </tr>
+    );
+  },
+  (before, after) =>
+    before.headings.length === after.headings.length &&
+    before.headings.every((heading, index) => heading === after.headings[index]),
+);
+
 export function VirtualTable<T>({
   caption,
   columns,
-  header,
+  headings,
   items,
   rowHeight,
   maxRows,
@@ -33,7 +54,8 @@ export function VirtualTable<T>({
   caption: string;
   /** Column widths for `table-layout: fixed` (CSS lengths). */
   columns: readonly string[];
-  header: ReactNode;
+  /** One per column, in the operator's language. */
+  headings: readonly string[];
   items: readonly T[];
   /** Every row's height in px (rows set it themselves). */
   rowHeight: number;
@@ -85,7 +107,7 @@ export function VirtualTable<T>({
           ))}
         </colgroup>
         <thead>
-          <tr aria-rowindex={1}>{header}</tr>
+          <HeaderRow headings={headings} />
         </thead>
         <tbody>
           {spacer(start, 'before')}
