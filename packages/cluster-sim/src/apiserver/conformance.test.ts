@@ -2,6 +2,8 @@
  * API conformance through @kubernetes/client-node: the calls our controllers and the BFF
  * make, answered the way a kube-apiserver answers them.
  */
+
+import { randomUUID } from 'node:crypto';
 import {
   AppsV1Api,
   CoreV1Api,
@@ -873,6 +875,50 @@ describe('garbage collection', () => {
         },
       },
     });
+    await collectorCaughtUp(name);
+  }
+
+  /**
+   * A real garbage collector acts on what its own informers have seen: a dependent it has not
+   * observed yet is not orphaned with its owner but collected later as dangling. So wait until it
+   * has collected a ReplicaSet and a Pod created after the tree, each naming an owner that never
+   * existed; one watch stream per resource delivers in order, so by then it knows the tree.
+   */
+  async function collectorCaughtUp(name: string): Promise<void> {
+    const ghost = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: `${name}-ghost`,
+      uid: randomUUID(),
+    };
+    const labels = { app: `${name}-canary` };
+    await apps.createNamespacedReplicaSet({
+      namespace,
+      body: {
+        metadata: { name: `${name}-canary`, labels, ownerReferences: [ghost] },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: { schedulerName: UNSCHEDULED, containers: [{ name: 'worker', image: 'nginx' }] },
+          },
+        },
+      },
+    });
+    await core.createNamespacedPod({
+      namespace,
+      body: {
+        ...pod(`${name}-canary`, labels),
+        metadata: { name: `${name}-canary`, labels, ownerReferences: [ghost] },
+      },
+    });
+    await eventually(async () =>
+      !(await exists(apps.readNamespacedReplicaSet({ name: `${name}-canary`, namespace }))) &&
+      !(await exists(core.readNamespacedPod({ name: `${name}-canary`, namespace })))
+        ? true
+        : undefined,
+    );
   }
 
   async function exists(read: Promise<unknown>): Promise<boolean> {
