@@ -7,15 +7,11 @@ import { PlainButton } from '../../components/plain-button.js';
 import { TextInput } from '../../components/text-input.js';
 import { ToggleSwitch } from '../../components/toggle-switch.js';
 import { useI18n } from '../../i18n/i18n.js';
-import type { FieldError } from './draft.js';
-import { FieldFrame, fieldAria } from './field-frame.js';
+import { FieldFrame } from './field-frame.js';
 
 interface ContainerFieldsProps {
   index: number;
   control: Control<WorkloadRequestInput>;
-  /** This container's errors by path; compared by content so typing elsewhere skips a render. */
-  errors: ReadonlyMap<string, FieldError[]>;
-  errorsKey: string;
   models: readonly GpuModel[];
   canRemove: boolean;
   onRemove(index: number): void;
@@ -24,7 +20,6 @@ interface ContainerFieldsProps {
 function ContainerFieldsView({
   index,
   control,
-  errors,
   models,
   canRemove,
   onRemove,
@@ -39,7 +34,6 @@ function ContainerFieldsView({
   const frame = (path: string) => ({
     path,
     labelSuffix: suffix,
-    errors: errors.get(path),
   });
   const gpuTypeLabel: Record<(typeof GPU_TYPES)[number], string> = {
     mgpu: t('form.gpuType.mgpu'),
@@ -57,35 +51,39 @@ function ContainerFieldsView({
       ) : null}
       <div className="field-row">
         <FieldFrame {...frame(`${base}.name`)} label={t('field.containerName')}>
-          <Controller
-            control={control}
-            name={`${base}.name`}
-            render={({ field }) => (
-              <TextInput
-                {...fieldAria(`${base}.name`, errors.get(`${base}.name`))}
-                value={field.value}
-                onValueChange={field.onChange}
-                onBlur={field.onBlur}
-                autoComplete="off"
-              />
-            )}
-          />
+          {(aria) => (
+            <Controller
+              control={control}
+              name={`${base}.name`}
+              render={({ field }) => (
+                <TextInput
+                  {...aria}
+                  value={field.value}
+                  onValueChange={field.onChange}
+                  onBlur={field.onBlur}
+                  autoComplete="off"
+                />
+              )}
+            />
+          )}
         </FieldFrame>
         <FieldFrame {...frame(`${base}.image`)} label={t('field.image')}>
-          <Controller
-            control={control}
-            name={`${base}.image`}
-            render={({ field }) => (
-              <TextInput
-                {...fieldAria(`${base}.image`, errors.get(`${base}.image`))}
-                value={field.value ?? ''}
-                onValueChange={field.onChange}
-                onBlur={field.onBlur}
-                placeholder="nginx:1.27"
-                autoComplete="off"
-              />
-            )}
-          />
+          {(aria) => (
+            <Controller
+              control={control}
+              name={`${base}.image`}
+              render={({ field }) => (
+                <TextInput
+                  {...aria}
+                  value={field.value ?? ''}
+                  onValueChange={field.onChange}
+                  onBlur={field.onBlur}
+                  placeholder="nginx:1.27"
+                  autoComplete="off"
+                />
+              )}
+            />
+          )}
         </FieldFrame>
       </div>
       <div className="field-row">
@@ -94,33 +92,37 @@ function ContainerFieldsView({
           label={t('field.gpuType')}
           hint={index === 0 ? t('form.gpuType.hint') : undefined}
         >
-          <Controller
-            control={control}
-            name={`${base}.gpu.type`}
-            render={({ field }) => (
-              <NativeSelect
-                {...fieldAria(`${base}.gpu.type`, errors.get(`${base}.gpu.type`))}
-                value={field.value ?? 'none'}
-                onValueChange={field.onChange}
-                options={GPU_TYPES.map((type) => ({ value: type, label: gpuTypeLabel[type] }))}
-              />
-            )}
-          />
-        </FieldFrame>
-        {gpuType === 'mgpu' ? (
-          <FieldFrame {...frame(`${base}.gpu.multiCard`)} label={t('field.multiCard')}>
+          {(aria) => (
             <Controller
               control={control}
-              name={`${base}.gpu.multiCard`}
+              name={`${base}.gpu.type`}
               render={({ field }) => (
-                <ToggleSwitch
-                  {...fieldAria(`${base}.gpu.multiCard`, errors.get(`${base}.gpu.multiCard`))}
-                  checked={field.value ?? false}
-                  onCheckedChange={field.onChange}
-                  onBlur={field.onBlur}
+                <NativeSelect
+                  {...aria}
+                  value={field.value ?? 'none'}
+                  onValueChange={field.onChange}
+                  options={GPU_TYPES.map((type) => ({ value: type, label: gpuTypeLabel[type] }))}
                 />
               )}
             />
+          )}
+        </FieldFrame>
+        {gpuType === 'mgpu' ? (
+          <FieldFrame {...frame(`${base}.gpu.multiCard`)} label={t('field.multiCard')}>
+            {(aria) => (
+              <Controller
+                control={control}
+                name={`${base}.gpu.multiCard`}
+                render={({ field }) => (
+                  <ToggleSwitch
+                    {...aria}
+                    checked={field.value ?? false}
+                    onCheckedChange={field.onChange}
+                    onBlur={field.onBlur}
+                  />
+                )}
+              />
+            )}
           </FieldFrame>
         ) : null}
       </div>
@@ -129,83 +131,91 @@ function ContainerFieldsView({
           {gpuType === 'mgpu' ? (
             <>
               <FieldFrame {...frame(`${base}.gpu.compute`)} label={t('field.compute')}>
-                <Controller
-                  control={control}
-                  name={`${base}.gpu.compute`}
-                  render={({ field }) => (
-                    <TextInput
-                      {...fieldAria(`${base}.gpu.compute`, errors.get(`${base}.gpu.compute`))}
-                      value={String(field.value ?? '')}
-                      onValueChange={field.onChange}
-                      onBlur={field.onBlur}
-                      inputMode="decimal"
-                      suffix={t('form.compute.unit')}
-                      autoComplete="off"
-                    />
-                  )}
-                />
+                {(aria) => (
+                  <Controller
+                    control={control}
+                    name={`${base}.gpu.compute`}
+                    render={({ field }) => (
+                      <TextInput
+                        {...aria}
+                        value={String(field.value ?? '')}
+                        onValueChange={field.onChange}
+                        onBlur={field.onBlur}
+                        inputMode="decimal"
+                        suffix={t('form.compute.unit')}
+                        autoComplete="off"
+                      />
+                    )}
+                  />
+                )}
               </FieldFrame>
               <FieldFrame {...frame(`${base}.gpu.memoryGiB`)} label={t('field.memory')}>
-                <Controller
-                  control={control}
-                  name={`${base}.gpu.memoryGiB`}
-                  render={({ field }) => (
-                    <TextInput
-                      {...fieldAria(`${base}.gpu.memoryGiB`, errors.get(`${base}.gpu.memoryGiB`))}
-                      value={String(field.value ?? '')}
-                      onValueChange={field.onChange}
-                      onBlur={field.onBlur}
-                      inputMode="decimal"
-                      suffix={t('form.memory.unit')}
-                      autoComplete="off"
-                    />
-                  )}
-                />
+                {(aria) => (
+                  <Controller
+                    control={control}
+                    name={`${base}.gpu.memoryGiB`}
+                    render={({ field }) => (
+                      <TextInput
+                        {...aria}
+                        value={String(field.value ?? '')}
+                        onValueChange={field.onChange}
+                        onBlur={field.onBlur}
+                        inputMode="decimal"
+                        suffix={t('form.memory.unit')}
+                        autoComplete="off"
+                      />
+                    )}
+                  />
+                )}
               </FieldFrame>
             </>
           ) : null}
           {(gpuType === 'mgpu' && multiCard) || gpuType === 'nvidia' ? (
             <FieldFrame {...frame(`${base}.gpu.cards`)} label={t('field.cards')}>
-              <Controller
-                control={control}
-                name={`${base}.gpu.cards`}
-                render={({ field }) => (
-                  <TextInput
-                    {...fieldAria(`${base}.gpu.cards`, errors.get(`${base}.gpu.cards`))}
-                    value={field.value === undefined ? '' : String(field.value)}
-                    onValueChange={field.onChange}
-                    onBlur={field.onBlur}
-                    inputMode="numeric"
-                    autoComplete="off"
-                  />
-                )}
-              />
+              {(aria) => (
+                <Controller
+                  control={control}
+                  name={`${base}.gpu.cards`}
+                  render={({ field }) => (
+                    <TextInput
+                      {...aria}
+                      value={field.value === undefined ? '' : String(field.value)}
+                      onValueChange={field.onChange}
+                      onBlur={field.onBlur}
+                      inputMode="numeric"
+                      autoComplete="off"
+                    />
+                  )}
+                />
+              )}
             </FieldFrame>
           ) : null}
           <FieldFrame {...frame(`${base}.gpu.model`)} label={t('field.model')}>
-            <Controller
-              control={control}
-              name={`${base}.gpu.model`}
-              render={({ field }) => (
-                <NativeSelect
-                  {...fieldAria(`${base}.gpu.model`, errors.get(`${base}.gpu.model`))}
-                  // The schema reads any input here (null = any model); the select shows text only.
-                  value={typeof field.value === 'string' ? field.value : ''}
-                  onValueChange={field.onChange}
-                  options={[
-                    { value: '', label: t('form.model.any') },
-                    ...models.map((model) => ({
-                      value: model.model,
-                      label: t('form.model.option', {
-                        model: model.model,
-                        mib: model.memoryMiBPerCard,
-                        cards: model.cardsPerNode,
-                      }),
-                    })),
-                  ]}
-                />
-              )}
-            />
+            {(aria) => (
+              <Controller
+                control={control}
+                name={`${base}.gpu.model`}
+                render={({ field }) => (
+                  <NativeSelect
+                    {...aria}
+                    // The schema reads any input here (null = any model); the select shows text only.
+                    value={typeof field.value === 'string' ? field.value : ''}
+                    onValueChange={field.onChange}
+                    options={[
+                      { value: '', label: t('form.model.any') },
+                      ...models.map((model) => ({
+                        value: model.model,
+                        label: t('form.model.option', {
+                          model: model.model,
+                          mib: model.memoryMiBPerCard,
+                          cards: model.cardsPerNode,
+                        }),
+                      })),
+                    ]}
+                  />
+                )}
+              />
+            )}
           </FieldFrame>
         </div>
       ) : null}
@@ -213,12 +223,14 @@ function ContainerFieldsView({
   );
 }
 
-/** One container's fields; re-renders only when its own errors, models or language change. */
+/**
+ * One container's fields; re-renders only when its GPU type, multi-card switch, models or language
+ * change. Each field reads its own value and errors.
+ */
 export const ContainerFields = memo(
   ContainerFieldsView,
   (before, after) =>
     before.index === after.index &&
-    before.errorsKey === after.errorsKey &&
     before.models === after.models &&
     before.canRemove === after.canRemove &&
     before.control === after.control &&

@@ -1,6 +1,7 @@
 import type { ContainerShare, WorkloadRequest } from '@mgpu/shared';
 import { memo, useLayoutEffect } from 'react';
 import { useI18n } from '../../i18n/i18n.js';
+import { useDraft } from './draft-store.js';
 
 /** User-timing mark set when the panel commits (read by the budgets benchmark). */
 const PANEL_MARK = 'mgpu:per-card-panel';
@@ -87,14 +88,13 @@ const sameGroup = (before: ShareGroupProps, after: ShareGroupProps) =>
 
 const ShareGroup = memo(ShareGroupView, sameGroup);
 
-interface PerCardPanelProps {
-  request: WorkloadRequest | undefined;
-  shares: readonly ContainerShare[];
-}
+const NO_SHARES: readonly ContainerShare[] = [];
 
 /** Every card slot of every container with what it gets: shares come from the shared check only. */
-export function PerCardPanel({ request, shares }: PerCardPanelProps) {
+export function PerCardPanel() {
   const { t } = useI18n();
+  const request = useDraft((draft) => draft.request);
+  const shares = useDraft((draft) => draft.local?.containers ?? NO_SHARES);
   const byIndex = new Map(shares.map((share) => [share.index, share]));
   const containers = request?.containers ?? [];
   // The budgets benchmark times keystroke → the paint after this commit (bench/web/budgets.ts);

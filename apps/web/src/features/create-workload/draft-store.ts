@@ -1,0 +1,190 @@
+import {
+  type CheckResult,
+  checkRequest,
+  type Lang,
+  type WorkloadRequest,
+  type WorkloadRequestInput,
+} from '@mgpu/shared';
+import { createContext, useContext, useSyncExternalStore } from 'react';
+import { type FieldError, isFieldPath, mergeErrors, requestOfDraft } from './draft.js';
+
+/** What the form, the per-card panel, the YAML and the submit button read of the draft. */
+export interface DraftSnapshot {
+  /** The draft as the rules and the BFF take it, or undefined while it does not parse. */
+  readonly request: WorkloadRequest | undefined;
+  /** The request's identity ('' while there is none). */
+  readonly requestJson: string;
+  /** The browser's own check of the request: its errors and what each card gets. */
+  readonly local: CheckResult | undefined;
+  /** Every error shown: the local check's, the preview's cluster-aware ones, the server's. */
+  readonly errors: readonly FieldError[];
+  /** The errors by request path. A path whose errors did not change keeps its array. */
+  readonly errorsByPath: ReadonlyMap<string, readonly FieldError[]>;
+  /** Errors on paths without an input, shown above the submit button. */
+  readonly formErrors: readonly FieldError[];
+  /** The request once typing paused for the settle delay: what the cluster is asked about. */
+  readonly settledJson: string;
+}
+
+interface RemoteErrors {
+  /** The request they are about: they say nothing once the draft moved on. */
+  forJson: string;
+  errors: readonly FieldError[];
+}
+
+const NO_ERRORS: readonly FieldError[] = [];
+
+const signatureOf = (errors: readonly FieldError[]) => {
+  let signature = '';
+  for (const e of errors)
+    signature += `${e.path}\u0001${e.rule}\u0001${e.message}\u0001${e.fix ?? ''}\u0002`;
+  return signature;
+};
+
+/** `next`, or `previous` when it shows the same: a consumer compares by identity. */
+const keepIfSame = (previous: readonly FieldError[], next: readonly FieldError[]) =>
+  previous === next || signatureOf(previous) === signatureOf(next) ? previous : next;
+
+/**
+ * The form's one draft and everything derived from it, outside React. React Hook Form owns the
+ * values; on every change this store parses and checks the request once and each part of the page
+ * subscribes to the slice it shows. A keystroke then re-renders the field typed into, the panel's
+ * group for that container and whatever else it really changed, not the whole form.
+ */
+export class DraftStore {
+  readonly #listeners = new Set<() => void>();
+  readonly #settleDelayMs: number;
+  #lang: Lang;
+  #preview: RemoteErrors | undefined;
+  #server: RemoteErrors | undefined;
+  #settleTimer: ReturnType<typeof setTimeout> | undefined;
+  #snapshot: DraftSnapshot;
+
+  constructor(draft: WorkloadRequestInput, lang: Lang, settleDelayMs: number) {
+    this.#lang = lang;
+    this.#settleDelayMs = settleDelayMs;
+    const request = requestOfDraft(draft);
+    const requestJson = request ? JSON.stringify(request) : '';
+    this.#snapshot = this.#derive({
+      request,
+      requestJson,
+      local: request ? checkRequest(request, { lang }) : undefined,
+      settledJson: requestJson,
+    });
+  }
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): DraftSnapshot => this.#snapshot;
+
+  /** A new draft from the form. One that reads as the same request changes nothing. */
+  setDraft(draft: WorkloadRequestInput): void {
+    const request = requestOfDraft(draft);
+    const requestJson = request ? JSON.stringify(request) : '';
+    const current = this.#snapshot;
+    if (requestJson === current.requestJson) return;
+    this.#publish({
+      request,
+      requestJson,
+      local: request ? checkRequest(request, { lang: this.#lang }) : undefined,
+      settledJson: current.settledJson,
+    });
+    clearTimeout(this.#settleTimer);
+    this.#settleTimer = setTimeout(() => {
+      this.#publish({ ...this.#snapshot, settledJson: this.#snapshot.requestJson });
+    }, this.#settleDelayMs);
+  }
+
+  /** The rules' messages follow the operator's language. */
+  setLang(lang: Lang): void {
+    if (lang === this.#lang) return;
+    this.#lang = lang;
+    const { request } = this.#snapshot;
+    this.#publish({
+      ...this.#snapshot,
+      local: request ? checkRequest(request, { lang }) : undefined,
+    });
+  }
+
+  /** The cluster-aware rules' verdict on a settled request (from `workload.preview`). */
+  setPreviewErrors(preview: RemoteErrors | undefined): void {
+    this.#preview = preview;
+    this.#publish(this.#snapshot);
+  }
+
+  /** What the server refused a submission of this request for. */
+  setServerErrors(server: RemoteErrors | undefined): void {
+    this.#server = server;
+    this.#publish(this.#snapshot);
+  }
+
+  dispose(): void {
+    clearTimeout(this.#settleTimer);
+  }
+
+  #publish(parts: Pick<DraftSnapshot, 'request' | 'requestJson' | 'local' | 'settledJson'>): void {
+    this.#snapshot = this.#derive(parts, this.#snapshot);
+    for (const listener of this.#listeners) listener();
+  }
+
+  #derive(
+    {
+      request,
+      requestJson,
+      local,
+      settledJson,
+    }: Pick<DraftSnapshot, 'request' | 'requestJson' | 'local' | 'settledJson'>,
+    previous?: DraftSnapshot,
+  ): DraftSnapshot {
+    const current = (remote: RemoteErrors | undefined) =>
+      remote?.forJson === requestJson ? remote.errors : undefined;
+    const merged = local
+      ? mergeErrors(local, current(this.#preview), current(this.#server) ?? [])
+      : [];
+    const errors = previous ? keepIfSame(previous.errors, merged) : merged;
+    if (previous && errors === previous.errors)
+      return { ...previous, request, requestJson, local, settledJson };
+    const errorsByPath = new Map<string, readonly FieldError[]>();
+    for (const error of errors)
+      errorsByPath.set(error.path, [...(errorsByPath.get(error.path) ?? []), error]);
+    if (previous)
+      for (const [path, list] of errorsByPath)
+        errorsByPath.set(path, keepIfSame(previous.errorsByPath.get(path) ?? NO_ERRORS, list));
+    const formErrors = errors.filter((error) => !isFieldPath(error.path));
+    return {
+      request,
+      requestJson,
+      local,
+      errors,
+      errorsByPath,
+      formErrors: previous ? keepIfSame(previous.formErrors, formErrors) : formErrors,
+      settledJson,
+    };
+  }
+}
+
+export const DraftStoreContext = createContext<DraftStore | null>(null);
+
+function useDraftStore(): DraftStore {
+  const store = useContext(DraftStoreContext);
+  if (!store) throw new Error('useDraft outside the creation form');
+  return store;
+}
+
+/**
+ * One slice of the draft; the component re-renders only when it changes (by identity). Select
+ * strings, numbers or the snapshot's own objects, never a fresh object.
+ */
+export function useDraft<T>(select: (snapshot: DraftSnapshot) => T): T {
+  const store = useDraftStore();
+  const read = () => select(store.getSnapshot());
+  return useSyncExternalStore(store.subscribe, read, read);
+}
+
+/** The errors of one field (the same array while they do not change). */
+export function useFieldErrors(path: string): readonly FieldError[] {
+  return useDraft((snapshot) => snapshot.errorsByPath.get(path) ?? NO_ERRORS);
+}
