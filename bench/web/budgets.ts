@@ -63,7 +63,7 @@ const title = document.querySelectorAll('.share-title')[7];
 const fills = [...document.querySelectorAll('.share-group')[7].querySelectorAll('.bar-fill')];
 input.addEventListener('input', () => {
   title.textContent = 'main-8 · ' + input.value;
-  for (const fill of fills) fill.style.width = (input.value.length * 20) + '%';
+  for (const fill of fills) fill.style.transform = 'scaleX(' + input.value.length / 5 + ')';
   performance.clearMarks('${PANEL_MARK}');
   performance.mark('${PANEL_MARK}');
 });

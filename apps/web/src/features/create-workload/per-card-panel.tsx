@@ -15,7 +15,8 @@ function Bar({ percent, label }: { percent: number; label: string }) {
     <div className="bar">
       <span className="bar-label">{label}</span>
       <span className="bar-track" aria-hidden="true">
-        <span className="bar-fill" style={{ width: `${clamped}%` }} />
+        {/* Scaled, not sized: a keystroke that moves a bar then repaints it without a relayout. */}
+        <span className="bar-fill" style={{ transform: `scaleX(${clamped / 100})` }} />
       </span>
     </div>
   );
