@@ -6,7 +6,13 @@ import {
   type WorkloadRequestInput,
 } from '@mgpu/shared';
 import { createContext, useContext, useSyncExternalStore } from 'react';
-import { type FieldError, isFieldPath, mergeErrors, requestOfDraft } from './draft.js';
+import {
+  errorsByPath,
+  type FieldError,
+  isFieldPath,
+  mergeErrors,
+  requestOfDraft,
+} from './draft.js';
 
 /** What the form, the per-card panel, the YAML and the submit button read of the draft. */
 export interface DraftSnapshot {
@@ -147,19 +153,17 @@ export class DraftStore {
     const errors = previous ? keepIfSame(previous.errors, merged) : merged;
     if (previous && errors === previous.errors)
       return { ...previous, request, requestJson, local, settledJson };
-    const errorsByPath = new Map<string, readonly FieldError[]>();
-    for (const error of errors)
-      errorsByPath.set(error.path, [...(errorsByPath.get(error.path) ?? []), error]);
+    const byPath: Map<string, readonly FieldError[]> = errorsByPath(errors);
     if (previous)
-      for (const [path, list] of errorsByPath)
-        errorsByPath.set(path, keepIfSame(previous.errorsByPath.get(path) ?? NO_ERRORS, list));
+      for (const [path, list] of byPath)
+        byPath.set(path, keepIfSame(previous.errorsByPath.get(path) ?? NO_ERRORS, list));
     const formErrors = errors.filter((error) => !isFieldPath(error.path));
     return {
       request,
       requestJson,
       local,
       errors,
-      errorsByPath,
+      errorsByPath: byPath,
       formErrors: previous ? keepIfSame(previous.formErrors, formErrors) : formErrors,
       settledJson,
     };
