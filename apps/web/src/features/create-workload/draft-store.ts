@@ -40,16 +40,18 @@ interface RemoteErrors {
 
 const NO_ERRORS: readonly FieldError[] = [];
 
-const signatureOf = (errors: readonly FieldError[]) => {
-  let signature = '';
-  for (const e of errors)
-    signature += `${e.path}\u0001${e.rule}\u0001${e.message}\u0001${e.fix ?? ''}\u0002`;
-  return signature;
-};
+const sameError = (a: FieldError, b: FieldError) =>
+  a.path === b.path && a.rule === b.rule && a.message === b.message && a.fix === b.fix;
 
 /** `next`, or `previous` when it shows the same: a consumer compares by identity. */
 const keepIfSame = (previous: readonly FieldError[], next: readonly FieldError[]) =>
-  previous === next || signatureOf(previous) === signatureOf(next) ? previous : next;
+  previous.length === next.length &&
+  previous.every((error, i) => {
+    const other = next[i];
+    return other !== undefined && sameError(error, other);
+  })
+    ? previous
+    : next;
 
 /**
  * The form's one draft and everything derived from it, outside React. React Hook Form owns the
