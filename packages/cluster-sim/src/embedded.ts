@@ -27,6 +27,8 @@ export interface EmbeddedClusterOptions {
   /** Keeps what operators created across restarts. */
   stateFile?: string;
   scheduler?: SchedulerOptions;
+  /** How long an Event is kept after its last write; kube-apiserver's default (1 h) if absent. */
+  eventTtlMs?: number;
   /** Where controller errors go; standard error by default. */
   log?: (message: string) => void;
 }
@@ -75,6 +77,7 @@ export async function startEmbeddedCluster(
   const server: ApiServer = await startApiServer({
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.stateFile !== undefined ? { stateFile: options.stateFile } : {}),
+    ...(options.eventTtlMs !== undefined ? { eventTtlMs: options.eventTtlMs } : {}),
   });
   const kubeConfig = kubeConfigFor(server.url);
   const core = kubeConfig.makeApiClient(CoreV1Api);

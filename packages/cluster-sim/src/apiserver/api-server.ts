@@ -14,6 +14,7 @@ import {
   openApiRoot,
   SERVER_VERSION,
 } from './discovery.js';
+import { DEFAULT_EVENT_TTL_MS, EventExpiry } from './event-expiry.js';
 import { isRecord, type KubeObject } from './kube-object.js';
 import { ObjectStore } from './object-store.js';
 import type { TableColumn } from './printers.js';
@@ -58,6 +59,8 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Debounce of state-file writes. */
   stateFileDelayMs?: number;
+  /** How long an Event is kept after its last write (kube-apiserver's `--event-ttl`, 1 h). */
+  eventTtlMs?: number;
 }
 
 export interface ApiServer {
@@ -500,6 +503,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const registry = new Registry(store);
   registry.ensureDefaultNamespaces();
   registry.resumeAfterRestore();
+  const eventDefinition = findResource('', 'v1', 'events');
+  if (!eventDefinition) throw new Error('events missing from the resource table');
+  const eventExpiry = new EventExpiry(
+    store,
+    eventDefinition,
+    options.eventTtlMs ?? DEFAULT_EVENT_TTL_MS,
+  );
+  eventExpiry.start();
   const stateWriter = options.stateFile
     ? new StateFileWriter(
         options.stateFile,
@@ -980,6 +991,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     port,
     registry,
     close: async () => {
+      eventExpiry.stop();
       registry.stop();
       watches.closeAll();
       app.server.closeAllConnections();

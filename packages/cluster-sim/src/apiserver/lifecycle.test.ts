@@ -1,6 +1,7 @@
 /**
  * The server's own lifecycle (sim only): close ends every watch so the process can exit, the
- * state file is written whole and read back, a watch honours timeoutSeconds.
+ * state file is written whole and read back, a watch honours timeoutSeconds, Events expire
+ * after their TTL.
  */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -117,5 +118,56 @@ describe('server lifecycle', () => {
       );
     });
     expect(ended).toBe(true);
+  });
+
+  it('deletes an Event its TTL after its last write, as watchers see, and nothing else', async () => {
+    const ttlMs = 800;
+    const server = await startApiServer({ eventTtlMs: ttlMs });
+    cleanups.push(() => server.close());
+    const kubeConfig = clientFor(server.url);
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    const event = (name: string) => ({
+      metadata: { name },
+      involvedObject: { kind: 'Pod', namespace: 'default', name: 'kept' },
+      reason: 'Scheduled',
+      message: name,
+      type: 'Normal',
+    });
+    const deletedAt = new Map<string, number>();
+    const bothGone = new Promise<void>((resolve) => {
+      void new Watch(kubeConfig).watch(
+        '/api/v1/namespaces/default/events',
+        {},
+        (type: string, object: { metadata: { name: string } }) => {
+          if (type !== 'DELETED') return;
+          deletedAt.set(object.metadata.name, Date.now());
+          if (deletedAt.size === 2) resolve();
+        },
+        () => undefined,
+      );
+    });
+    await core.createNamespacedPod({ namespace: 'default', body: pod('kept') });
+    const createdAt = Date.now();
+    await core.createNamespacedEvent({ namespace: 'default', body: event('once') });
+    await core.createNamespacedEvent({ namespace: 'default', body: event('again') });
+    await new Promise((resolve) => setTimeout(resolve, ttlMs / 2));
+    // A write renews the lease, as etcd's does on every update of an Event.
+    const renewedAt = Date.now();
+    await core.replaceNamespacedEvent({
+      name: 'again',
+      namespace: 'default',
+      body: { ...event('again'), count: 2 },
+    });
+
+    await bothGone;
+    const once = deletedAt.get('once') ?? 0;
+    const again = deletedAt.get('again') ?? 0;
+    expect(once - createdAt).toBeGreaterThanOrEqual(ttlMs);
+    expect(again - renewedAt).toBeGreaterThanOrEqual(ttlMs);
+    expect(again).toBeGreaterThan(once);
+    expect((await core.listNamespacedEvent({ namespace: 'default' })).items).toEqual([]);
+    expect(
+      (await core.readNamespacedPod({ name: 'kept', namespace: 'default' })).metadata?.name,
+    ).toBe('kept');
   });
 });
