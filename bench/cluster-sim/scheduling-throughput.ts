@@ -16,6 +16,7 @@ import {
   startNodeAgents,
   startScheduler,
 } from '../../packages/cluster-sim/src/index.js';
+import { type MgpuShape, mgpuPod } from '../lib/mgpu-pod.js';
 import { heading, median, percentile } from '../lib/report.js';
 
 const PODS = Number(process.env.PODS ?? 10_000);
@@ -25,53 +26,24 @@ const NAMESPACE = 'bench';
 const CREATE_CONCURRENCY = 32;
 
 /** A mix of slices and the seed's multi-card pod: about half the cluster's compute in all. */
-const SHAPES = [
-  { weight: 4, core: 30, memory: 6144, cards: 1 },
-  { weight: 3, core: 50, memory: 10240, cards: 1 },
-  { weight: 2, core: 120, memory: 8192, cards: 2 },
-  { weight: 1, core: 10, memory: 2048, cards: 1 },
+const SHAPES: readonly (MgpuShape & { weight: number })[] = [
+  { weight: 4, policy: 'native-burst-share', core: 30, memoryMiB: 6144, cards: 1 },
+  { weight: 3, policy: 'native-burst-share', core: 50, memoryMiB: 10240, cards: 1 },
+  { weight: 2, policy: 'native-burst-share', core: 120, memoryMiB: 8192, cards: 2 },
+  { weight: 1, policy: 'native-burst-share', core: 10, memoryMiB: 2048, cards: 1 },
 ];
-const shapeOf = (index: number) => {
-  const slot = index % SHAPES.reduce((sum, shape) => sum + shape.weight, 0);
+const WEIGHTS = SHAPES.reduce((sum, shape) => sum + shape.weight, 0);
+const shapeOf = (index: number): MgpuShape => {
+  const slot = index % WEIGHTS;
   let seen = 0;
   for (const shape of SHAPES) {
     seen += shape.weight;
     if (slot < seen) return shape;
   }
-  return SHAPES[0] ?? { core: 30, memory: 6144, cards: 1 };
+  throw new Error('unreachable: the weights cover every slot');
 };
 
-function podBody(index: number) {
-  const shape = shapeOf(index);
-  const resources = {
-    'vke.volcengine.com/mgpu-core': String(shape.core),
-    'vke.volcengine.com/mgpu-memory': String(shape.memory),
-  };
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: `load-${index}`,
-      namespace: NAMESPACE,
-      labels: { app: 'load' },
-      annotations: {
-        'vke.volcengine.com/mgpu-compute-policy': 'native-burst-share',
-        ...(shape.cards > 1
-          ? { 'vke.volcengine.com/multiple-mgpu-main': String(shape.cards) }
-          : {}),
-      },
-    },
-    spec: {
-      containers: [
-        {
-          name: 'main',
-          image: 'nginx:1.27',
-          resources: { requests: resources, limits: resources },
-        },
-      ],
-    },
-  };
-}
+const podBody = (index: number) => mgpuPod(`load-${index}`, NAMESPACE, 'load', shapeOf(index));
 
 const seconds = (ms: number) => Number((ms / 1000).toFixed(2));
 

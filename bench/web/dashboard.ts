@@ -38,6 +38,7 @@ import {
   startScheduler,
 } from '../../packages/cluster-sim/src/index.js';
 import { freePort, haveBuiltConsole, launchChromium, startBuiltBff } from '../lib/console.js';
+import { type MgpuShape, mgpuPod } from '../lib/mgpu-pod.js';
 import { heading, median, percentile } from '../lib/report.js';
 
 const { values } = parseArgs({
@@ -59,7 +60,6 @@ const NODES = Number(values.nodes);
 const PREFILL = Number(values.prefill);
 const CARDS = 8;
 const NAMESPACE = 'churn';
-const POLICY_ANNOTATION = 'vke.volcengine.com/mgpu-compute-policy';
 const PAINTED_EVENT = 'mgpu:allocations-painted';
 /** Requests in flight at most; a change that would exceed it is counted as missed, not queued. */
 const MAX_IN_FLIGHT = 64;
@@ -69,44 +69,18 @@ for (const [name, value] of Object.entries({ MINUTES, RATE, NODES, PREFILL }))
     throw new Error(`--${name.toLowerCase()}: not a number`);
 
 /** Pod shapes: slices of each policy, and the seed's multi-card pod (native-burst-share only). */
-const SHAPES = [
-  { policy: 'native-burst-share', core: 30, memory: 6144, cards: 1 },
-  { policy: 'fixed-share', core: 50, memory: 10240, cards: 1 },
-  { policy: 'native-burst-share', core: 120, memory: 8192, cards: 2 },
-  { policy: 'guaranteed-burst-share', core: 20, memory: 4096, cards: 1 },
-  { policy: 'fixed-share', core: 10, memory: 2048, cards: 1 },
-] as const;
+const SHAPES: readonly MgpuShape[] = [
+  { policy: 'native-burst-share', core: 30, memoryMiB: 6144, cards: 1 },
+  { policy: 'fixed-share', core: 50, memoryMiB: 10240, cards: 1 },
+  { policy: 'native-burst-share', core: 120, memoryMiB: 8192, cards: 2 },
+  { policy: 'guaranteed-burst-share', core: 20, memoryMiB: 4096, cards: 1 },
+  { policy: 'fixed-share', core: 10, memoryMiB: 2048, cards: 1 },
+];
 
 function podBody(index: number) {
-  const shape = SHAPES[index % SHAPES.length] ?? SHAPES[0];
-  const resources = {
-    'vke.volcengine.com/mgpu-core': String(shape.core),
-    'vke.volcengine.com/mgpu-memory': String(shape.memory),
-  };
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: `churn-${index}`,
-      namespace: NAMESPACE,
-      labels: { app: 'churn' },
-      annotations: {
-        [POLICY_ANNOTATION]: shape.policy,
-        ...(shape.cards > 1
-          ? { 'vke.volcengine.com/multiple-mgpu-main': String(shape.cards) }
-          : {}),
-      },
-    },
-    spec: {
-      containers: [
-        {
-          name: 'main',
-          image: 'nginx:1.27',
-          resources: { requests: resources, limits: resources },
-        },
-      ],
-    },
-  };
+  const shape = SHAPES[index % SHAPES.length];
+  if (!shape) throw new Error('no pod shapes');
+  return mgpuPod(`churn-${index}`, NAMESPACE, 'churn', shape);
 }
 
 interface PageProbe {

@@ -1,0 +1,45 @@
+import { VKE } from '@mgpu/shared';
+
+/** One container's mGPU ask, as a pod of the benchmarks' churn carries it. */
+export interface MgpuShape {
+  policy: string;
+  /** mgpu-core: percent of one card, summed over the cards (120 = 1.2 cards). */
+  core: number;
+  memoryMiB: number;
+  cards: number;
+}
+
+/**
+ * A bare pod with one mGPU container named `main` (no Deployment): what the benchmarks create to
+ * drive the scheduler and the allocation stream.
+ */
+export function mgpuPod(name: string, namespace: string, app: string, shape: MgpuShape) {
+  const resources = {
+    [VKE.coreResource]: String(shape.core),
+    [VKE.memoryResource]: String(shape.memoryMiB),
+  };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace,
+      labels: { app },
+      annotations: {
+        [VKE.computePolicyAnnotation]: shape.policy,
+        ...(shape.cards > 1
+          ? { [`${VKE.multiCardAnnotationPrefix}main`]: String(shape.cards) }
+          : {}),
+      },
+    },
+    spec: {
+      containers: [
+        {
+          name: 'main',
+          image: 'nginx:1.27',
+          resources: { requests: resources, limits: resources },
+        },
+      ],
+    },
+  };
+}
