@@ -1,14 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/support/chromium.js';
+
+// The e2e tests' own: one way to pick a port and launch Chromium for every browser-driving tool.
+export { freePort } from '../../e2e/support/bff.js';
 
 /** The built console and Debian's Chromium, as the web benchmarks drive them. */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const BFF_MAIN = `${root}apps/bff/dist/main.js`;
 export const WEB_INDEX = `${root}apps/web/dist/index.html`;
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM = CHROMIUM_PATH;
 
 /** Says what is missing (build first, Chromium from apt) and returns false when something is. */
 export function haveBuiltConsole(): boolean {
@@ -17,18 +20,6 @@ export function haveBuiltConsole(): boolean {
     `needs the built apps (pnpm build: ${BFF_MAIN}, ${WEB_INDEX}) and Debian's Chromium at ${CHROMIUM}`,
   );
   return false;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The built BFF on `port` (cluster arguments as `npm start` takes them), once `/readyz` answers. */
@@ -61,15 +52,6 @@ export async function startBuiltBff(port: number, clusterArgs: string[]): Promis
 export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      ...extraArgs,
-    ],
+    args: [...CHROMIUM_ARGS, ...extraArgs],
   });
 }
