@@ -89,9 +89,6 @@ const revisionOf = (rs: V1ReplicaSet) =>
 const created = (object: { metadata?: { creationTimestamp?: Date | string } }) =>
   new Date(object.metadata?.creationTimestamp ?? 0).getTime();
 
-const ownedBy = (uid: string | undefined) => (object: V1Pod | V1ReplicaSet) =>
-  uid !== undefined && controllerOf(object)?.uid === uid;
-
 interface Expectations {
   adds: Map<string, number>;
   deletes: Map<string, number>;
@@ -137,7 +134,7 @@ export async function startDeploymentController(
       expectations.delete(key);
       return;
     }
-    const owned = pods.list(namespace).filter(ownedBy(rs.metadata?.uid));
+    const owned = pods.controlledBy(rs.metadata?.uid ?? '');
     const active = owned.filter((pod) => !isTerminalPod(pod) && !pod.metadata?.deletionTimestamp);
     const activeNames = new Set(active.map((pod) => pod.metadata?.name ?? ''));
     const ownedNames = new Set(owned.map((pod) => pod.metadata?.name ?? ''));
@@ -280,7 +277,7 @@ export async function startDeploymentController(
     const deployment = deployments.get(name, namespace);
     if (!deployment || deployment.metadata?.deletionTimestamp) return;
     const uid = deployment.metadata?.uid;
-    const owned = replicaSets.list(namespace).filter(ownedBy(uid));
+    const owned = uid === undefined ? [] : replicaSets.controlledBy(uid);
     const template = deployment.spec?.template;
     const hash = podTemplateHash(template);
     let newRS = owned.find((rs) => rs.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL] === hash);
@@ -571,12 +568,14 @@ export async function startDeploymentController(
       update: onPod,
       delete: onPod,
     },
+    { indexControllers: true },
   );
   replicaSets = await startInformer<V1ReplicaSet>(
     kubeConfig,
     '/apis/apps/v1/replicasets',
     () => clients.apps.listReplicaSetForAllNamespaces(),
     { add: onReplicaSet, update: onReplicaSet, delete: onReplicaSet },
+    { indexControllers: true },
   );
   deployments = await startInformer<V1Deployment>(
     kubeConfig,

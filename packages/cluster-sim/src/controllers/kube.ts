@@ -86,6 +86,12 @@ export function splitKey(key: string): { namespace: string; name: string } {
 export interface WatchedCache<T extends KubernetesObject> {
   get(name: string, namespace?: string): T | undefined;
   list(namespace?: string): readonly T[];
+  /**
+   * The objects whose controller (the ownerReference with controller=true) has this uid, from
+   * an index kept as the cache changes (client-go's controller indexers); empty unless the
+   * informer was started with `indexControllers`.
+   */
+  controlledBy(uid: string): readonly T[];
   stop(): Promise<void>;
 }
 
@@ -105,9 +111,17 @@ export async function startInformer<T extends KubernetesObject>(
   path: string,
   list: () => Promise<KubernetesListObject<T>>,
   handlers: InformerHandlers<T>,
+  options: { indexControllers?: boolean } = {},
 ): Promise<WatchedCache<T>> {
   const informer = makeInformer<T>(kubeConfig, path, list);
   let stopped = false;
+  const controllers = new ControllerIndex<T>();
+  if (options.indexControllers) {
+    // Registered before the handlers: the index is current when they run.
+    informer.on('add', (object) => controllers.put(object));
+    informer.on('update', (object) => controllers.put(object));
+    informer.on('delete', (object) => controllers.remove(object));
+  }
   if (handlers.add) informer.on('add', handlers.add);
   if (handlers.update) informer.on('update', handlers.update);
   if (handlers.delete) informer.on('delete', handlers.delete);
@@ -122,11 +136,50 @@ export async function startInformer<T extends KubernetesObject>(
   return {
     get: (name, namespace) => informer.get(name, namespace),
     list: (namespace) => informer.list(namespace),
+    controlledBy: (uid) => controllers.controlledBy(uid),
     stop: async () => {
       stopped = true;
       await informer.stop();
     },
   };
+}
+
+/** Objects by their controller's uid; an object whose controller changes moves with it. */
+class ControllerIndex<T extends KubernetesObject> {
+  private readonly byController = new Map<string, Map<string, T>>();
+  private readonly controllerOfKey = new Map<string, string>();
+
+  put(object: T): void {
+    const key = objectKey(object);
+    const uid = controllerOf(object)?.uid;
+    this.drop(key, uid);
+    if (uid === undefined) return;
+    this.controllerOfKey.set(key, uid);
+    let objects = this.byController.get(uid);
+    if (!objects) {
+      objects = new Map();
+      this.byController.set(uid, objects);
+    }
+    objects.set(key, object);
+  }
+
+  remove(object: T): void {
+    this.drop(objectKey(object), undefined);
+  }
+
+  controlledBy(uid: string): readonly T[] {
+    return [...(this.byController.get(uid)?.values() ?? [])];
+  }
+
+  /** Forgets `key` under its previous controller, unless that is `keep`. */
+  private drop(key: string, keep: string | undefined): void {
+    const before = this.controllerOfKey.get(key);
+    if (before === undefined || before === keep) return;
+    this.controllerOfKey.delete(key);
+    const objects = this.byController.get(before);
+    objects?.delete(key);
+    if (objects?.size === 0) this.byController.delete(before);
+  }
 }
 
 /** The controller that owns an object (its ownerReference with controller=true). */
