@@ -1,13 +1,12 @@
 import type { GpuModel, WorkloadRequestInput } from '@mgpu/shared';
 import { GPU_TYPES } from '@mgpu/shared';
 import { memo } from 'react';
-import { type Control, Controller, useWatch } from 'react-hook-form';
+import { type Control, useWatch } from 'react-hook-form';
 import { NativeSelect } from '../../components/native-select.js';
 import { PlainButton } from '../../components/plain-button.js';
-import { TextInput } from '../../components/text-input.js';
 import { ToggleSwitch } from '../../components/toggle-switch.js';
 import { useI18n } from '../../i18n/i18n.js';
-import { FieldFrame } from './field-frame.js';
+import { FieldFrame, TextField } from './field-frame.js';
 
 interface ContainerFieldsProps {
   index: number;
@@ -31,10 +30,7 @@ function ContainerFieldsView({
   const multiCard = useWatch({ control, name: `${base}.gpu.multiCard` }) ?? false;
   // The first container's fields carry exactly the §7 labels; later ones add "(container n)".
   const suffix = index === 0 ? undefined : t('field.ofContainer', { n: index + 1 });
-  const frame = (path: string) => ({
-    path,
-    labelSuffix: suffix,
-  });
+  const frame = { control, labelSuffix: suffix };
   const gpuTypeLabel: Record<(typeof GPU_TYPES)[number], string> = {
     mgpu: t('form.gpuType.mgpu'),
     nvidia: t('form.gpuType.nvidia'),
@@ -50,77 +46,38 @@ function ContainerFieldsView({
         </PlainButton>
       ) : null}
       <div className="field-row">
-        <FieldFrame {...frame(`${base}.name`)} label={t('field.containerName')}>
-          {(aria) => (
-            <Controller
-              control={control}
-              name={`${base}.name`}
-              render={({ field }) => (
-                <TextInput
-                  {...aria}
-                  value={field.value}
-                  onValueChange={field.onChange}
-                  onBlur={field.onBlur}
-                  autoComplete="off"
-                />
-              )}
-            />
-          )}
-        </FieldFrame>
-        <FieldFrame {...frame(`${base}.image`)} label={t('field.image')}>
-          {(aria) => (
-            <Controller
-              control={control}
-              name={`${base}.image`}
-              render={({ field }) => (
-                <TextInput
-                  {...aria}
-                  value={field.value ?? ''}
-                  onValueChange={field.onChange}
-                  onBlur={field.onBlur}
-                  placeholder="nginx:1.27"
-                  autoComplete="off"
-                />
-              )}
-            />
-          )}
-        </FieldFrame>
+        <TextField {...frame} path={`${base}.name`} label={t('field.containerName')} />
+        <TextField
+          {...frame}
+          path={`${base}.image`}
+          label={t('field.image')}
+          placeholder="nginx:1.27"
+        />
       </div>
       <div className="field-row">
         <FieldFrame
-          {...frame(`${base}.gpu.type`)}
+          {...frame}
+          path={`${base}.gpu.type`}
           label={t('field.gpuType')}
           hint={index === 0 ? t('form.gpuType.hint') : undefined}
         >
-          {(aria) => (
-            <Controller
-              control={control}
-              name={`${base}.gpu.type`}
-              render={({ field }) => (
-                <NativeSelect
-                  {...aria}
-                  value={field.value ?? 'none'}
-                  onValueChange={field.onChange}
-                  options={GPU_TYPES.map((type) => ({ value: type, label: gpuTypeLabel[type] }))}
-                />
-              )}
+          {({ aria, field }) => (
+            <NativeSelect
+              {...aria}
+              value={field.value ?? 'none'}
+              onValueChange={field.onChange}
+              options={GPU_TYPES.map((type) => ({ value: type, label: gpuTypeLabel[type] }))}
             />
           )}
         </FieldFrame>
         {gpuType === 'mgpu' ? (
-          <FieldFrame {...frame(`${base}.gpu.multiCard`)} label={t('field.multiCard')}>
-            {(aria) => (
-              <Controller
-                control={control}
-                name={`${base}.gpu.multiCard`}
-                render={({ field }) => (
-                  <ToggleSwitch
-                    {...aria}
-                    checked={field.value ?? false}
-                    onCheckedChange={field.onChange}
-                    onBlur={field.onBlur}
-                  />
-                )}
+          <FieldFrame {...frame} path={`${base}.gpu.multiCard`} label={t('field.multiCard')}>
+            {({ aria, field }) => (
+              <ToggleSwitch
+                {...aria}
+                checked={field.value ?? false}
+                onCheckedChange={field.onChange}
+                onBlur={field.onBlur}
               />
             )}
           </FieldFrame>
@@ -130,90 +87,48 @@ function ContainerFieldsView({
         <div className="field-row">
           {gpuType === 'mgpu' ? (
             <>
-              <FieldFrame {...frame(`${base}.gpu.compute`)} label={t('field.compute')}>
-                {(aria) => (
-                  <Controller
-                    control={control}
-                    name={`${base}.gpu.compute`}
-                    render={({ field }) => (
-                      <TextInput
-                        {...aria}
-                        value={String(field.value ?? '')}
-                        onValueChange={field.onChange}
-                        onBlur={field.onBlur}
-                        inputMode="decimal"
-                        suffix={t('form.compute.unit')}
-                        autoComplete="off"
-                      />
-                    )}
-                  />
-                )}
-              </FieldFrame>
-              <FieldFrame {...frame(`${base}.gpu.memoryGiB`)} label={t('field.memory')}>
-                {(aria) => (
-                  <Controller
-                    control={control}
-                    name={`${base}.gpu.memoryGiB`}
-                    render={({ field }) => (
-                      <TextInput
-                        {...aria}
-                        value={String(field.value ?? '')}
-                        onValueChange={field.onChange}
-                        onBlur={field.onBlur}
-                        inputMode="decimal"
-                        suffix={t('form.memory.unit')}
-                        autoComplete="off"
-                      />
-                    )}
-                  />
-                )}
-              </FieldFrame>
+              <TextField
+                {...frame}
+                path={`${base}.gpu.compute`}
+                label={t('field.compute')}
+                inputMode="decimal"
+                suffix={t('form.compute.unit')}
+              />
+              <TextField
+                {...frame}
+                path={`${base}.gpu.memoryGiB`}
+                label={t('field.memory')}
+                inputMode="decimal"
+                suffix={t('form.memory.unit')}
+              />
             </>
           ) : null}
           {(gpuType === 'mgpu' && multiCard) || gpuType === 'nvidia' ? (
-            <FieldFrame {...frame(`${base}.gpu.cards`)} label={t('field.cards')}>
-              {(aria) => (
-                <Controller
-                  control={control}
-                  name={`${base}.gpu.cards`}
-                  render={({ field }) => (
-                    <TextInput
-                      {...aria}
-                      value={field.value === undefined ? '' : String(field.value)}
-                      onValueChange={field.onChange}
-                      onBlur={field.onBlur}
-                      inputMode="numeric"
-                      autoComplete="off"
-                    />
-                  )}
-                />
-              )}
-            </FieldFrame>
+            <TextField
+              {...frame}
+              path={`${base}.gpu.cards`}
+              label={t('field.cards')}
+              inputMode="numeric"
+            />
           ) : null}
-          <FieldFrame {...frame(`${base}.gpu.model`)} label={t('field.model')}>
-            {(aria) => (
-              <Controller
-                control={control}
-                name={`${base}.gpu.model`}
-                render={({ field }) => (
-                  <NativeSelect
-                    {...aria}
-                    // The schema reads any input here (null = any model); the select shows text only.
-                    value={typeof field.value === 'string' ? field.value : ''}
-                    onValueChange={field.onChange}
-                    options={[
-                      { value: '', label: t('form.model.any') },
-                      ...models.map((model) => ({
-                        value: model.model,
-                        label: t('form.model.option', {
-                          model: model.model,
-                          mib: model.memoryMiBPerCard,
-                          cards: model.cardsPerNode,
-                        }),
-                      })),
-                    ]}
-                  />
-                )}
+          <FieldFrame {...frame} path={`${base}.gpu.model`} label={t('field.model')}>
+            {({ aria, field }) => (
+              <NativeSelect
+                {...aria}
+                // The schema reads any input here (null = any model); the select shows text only.
+                value={typeof field.value === 'string' ? field.value : ''}
+                onValueChange={field.onChange}
+                options={[
+                  { value: '', label: t('form.model.any') },
+                  ...models.map((model) => ({
+                    value: model.model,
+                    label: t('form.model.option', {
+                      model: model.model,
+                      mib: model.memoryMiBPerCard,
+                      cards: model.cardsPerNode,
+                    }),
+                  })),
+                ]}
               />
             )}
           </FieldFrame>

@@ -1,4 +1,12 @@
-import type { ReactNode } from 'react';
+import type { WorkloadRequestInput } from '@mgpu/shared';
+import type { ComponentProps, ReactElement, ReactNode } from 'react';
+import {
+  type Control,
+  Controller,
+  type ControllerRenderProps,
+  type FieldPath,
+} from 'react-hook-form';
+import { TextInput } from '../../components/text-input.js';
 import { useI18n } from '../../i18n/i18n.js';
 import type { FieldError } from './draft.js';
 import { errorId, fieldId } from './draft.js';
@@ -16,30 +24,45 @@ export function fieldAria(path: string, errors: readonly FieldError[] | undefine
 
 export type FieldAria = ReturnType<typeof fieldAria>;
 
-interface FieldFrameProps {
-  path: string;
+type RequestPath = FieldPath<WorkloadRequestInput>;
+
+interface FieldFrameProps<P extends RequestPath> {
+  control: Control<WorkloadRequestInput>;
+  path: P;
   label: string;
   /** Text read after the label for the second and later containers, so each label is unique. */
   labelSuffix?: string | undefined;
   hint?: ReactNode;
-  /** The input, given the attributes that tie it to its label and its errors. */
-  children(aria: FieldAria): ReactNode;
+  /** The input: the attributes that tie it to its label and errors, and the form's field. */
+  children(input: {
+    aria: FieldAria;
+    field: ControllerRenderProps<WorkloadRequestInput, P>;
+  }): ReactElement;
 }
 
 /**
- * A label, the input, and every failing rule for it with its fix, right under the input. It reads
- * its own errors from the draft, so a change of rules elsewhere does not re-render it.
+ * A label, the input for one request path, and every failing rule for it with its fix, right under
+ * the input. It reads its own errors from the draft and its value from the form, so typing
+ * elsewhere or a change of rules elsewhere does not re-render it.
  */
-export function FieldFrame({ path, label, labelSuffix, hint, children }: FieldFrameProps) {
+export function FieldFrame<P extends RequestPath>({
+  control,
+  path,
+  label,
+  labelSuffix,
+  hint,
+  children,
+}: FieldFrameProps<P>) {
   const { t } = useI18n();
   const errors = useFieldErrors(path);
+  const aria = fieldAria(path, errors);
   return (
     <div className={errors.length > 0 ? 'field field-invalid' : 'field'}>
       <label className="field-label" htmlFor={fieldId(path)}>
         {label}
         {labelSuffix ? <span className="visually-hidden">{labelSuffix}</span> : null}
       </label>
-      {children(fieldAria(path, errors))}
+      <Controller control={control} name={path} render={({ field }) => children({ aria, field })} />
       {hint ? <div className="field-hint">{hint}</div> : null}
       {errors.length > 0 ? (
         <div className="field-errors" id={errorId(path)}>
@@ -58,5 +81,33 @@ export function FieldFrame({ path, label, labelSuffix, hint, children }: FieldFr
         </div>
       ) : null}
     </div>
+  );
+}
+
+type TextFieldProps<P extends RequestPath> = Omit<FieldFrameProps<P>, 'children'> &
+  Pick<ComponentProps<typeof TextInput>, 'inputMode' | 'placeholder' | 'suffix'>;
+
+/** A text box for a request path: the value shown as text, the typed text stored as it is. */
+export function TextField<P extends RequestPath>({
+  inputMode,
+  placeholder,
+  suffix,
+  ...frame
+}: TextFieldProps<P>) {
+  return (
+    <FieldFrame {...frame}>
+      {({ aria, field }) => (
+        <TextInput
+          {...aria}
+          value={field.value === undefined || field.value === null ? '' : String(field.value)}
+          onValueChange={field.onChange}
+          onBlur={field.onBlur}
+          inputMode={inputMode}
+          placeholder={placeholder}
+          suffix={suffix}
+          autoComplete="off"
+        />
+      )}
+    </FieldFrame>
   );
 }
