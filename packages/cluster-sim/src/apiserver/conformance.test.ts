@@ -13,7 +13,9 @@ import {
   PatchStrategy,
   setHeaderOptions,
   type V1Deployment,
+  type V1OwnerReference,
   type V1Pod,
+  type V1ReplicaSet,
   Watch,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -819,6 +821,22 @@ describe('dry run', () => {
 });
 
 describe('garbage collection', () => {
+  /** A ReplicaSet of no pods with a selector of its own: only the garbage collector acts on it. */
+  const idleReplicaSet = (name: string, ownerReferences: V1OwnerReference[]): V1ReplicaSet => {
+    const labels = { app: name };
+    return {
+      metadata: { name, labels, ownerReferences },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: { schedulerName: UNSCHEDULED, containers: [{ name: 'worker', image: 'nginx' }] },
+        },
+      },
+    };
+  };
+
   /**
    * Deployment → ReplicaSet → Pod by ownerReferences. The ReplicaSet's selector is its own and
    * its reference to the Deployment is not a controller reference, so on a real cluster the
@@ -826,32 +844,17 @@ describe('garbage collection', () => {
    */
   async function ownedTree(name: string): Promise<void> {
     const owner = await apps.createNamespacedDeployment({ namespace, body: deployment(name) });
-    const labels = { app: `${name}-rs` };
     const replicaSet = await apps.createNamespacedReplicaSet({
       namespace,
-      body: {
-        metadata: {
-          name: `${name}-rs`,
-          labels,
-          ownerReferences: [
-            {
-              apiVersion: 'apps/v1',
-              kind: 'Deployment',
-              name,
-              uid: owner.metadata?.uid ?? '',
-              blockOwnerDeletion: true,
-            },
-          ],
+      body: idleReplicaSet(`${name}-rs`, [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          name,
+          uid: owner.metadata?.uid ?? '',
+          blockOwnerDeletion: true,
         },
-        spec: {
-          replicas: 0,
-          selector: { matchLabels: labels },
-          template: {
-            metadata: { labels },
-            spec: { schedulerName: UNSCHEDULED, containers: [{ name: 'worker', image: 'nginx' }] },
-          },
-        },
-      },
+      ]),
     });
     // The pod's labels are not the ReplicaSet's and its reference is no controller reference,
     // so a real replicaset controller neither counts, adopts nor deletes it.
@@ -891,21 +894,11 @@ describe('garbage collection', () => {
       name: `${name}-ghost`,
       uid: randomUUID(),
     };
-    const labels = { app: `${name}-canary` };
     await apps.createNamespacedReplicaSet({
       namespace,
-      body: {
-        metadata: { name: `${name}-canary`, labels, ownerReferences: [ghost] },
-        spec: {
-          replicas: 0,
-          selector: { matchLabels: labels },
-          template: {
-            metadata: { labels },
-            spec: { schedulerName: UNSCHEDULED, containers: [{ name: 'worker', image: 'nginx' }] },
-          },
-        },
-      },
+      body: idleReplicaSet(`${name}-canary`, [ghost]),
     });
+    const labels = { app: `${name}-canary` };
     await core.createNamespacedPod({
       namespace,
       body: {
