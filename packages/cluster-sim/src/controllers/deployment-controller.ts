@@ -134,7 +134,8 @@ export async function startDeploymentController(
       expectations.delete(key);
       return;
     }
-    const owned = pods.controlledBy(rs.metadata?.uid ?? '');
+    const uid = rs.metadata?.uid;
+    const owned = uid === undefined ? [] : pods.controlledBy(uid);
     const active = owned.filter((pod) => !isTerminalPod(pod) && !pod.metadata?.deletionTimestamp);
     const activeNames = new Set(active.map((pod) => pod.metadata?.name ?? ''));
     const ownedNames = new Set(owned.map((pod) => pod.metadata?.name ?? ''));
