@@ -26,7 +26,7 @@ import { useTRPC } from '../../app/trpc.js';
 import { PlainButton } from '../../components/plain-button.js';
 import { TabStrip } from '../../components/tab-strip.js';
 import { useI18n } from '../../i18n/i18n.js';
-import { ContainerFields } from './container-fields.js';
+import { ContainerFields, containerFormId } from './container-fields.js';
 import type { FieldError } from './draft.js';
 import { DraftStore, DraftStoreContext, useDraft } from './draft-store.js';
 import { useReplayEarlyInput } from './early-input.js';
@@ -300,6 +300,10 @@ export function CreateWorkloadPage() {
           </aside>
         </div>
       </form>
+      {/* The containers' inputs belong to these (forms cannot nest): see containerFormId. */}
+      {containerArray.fields.map((field, index) => (
+        <form key={field.id} id={containerFormId(index)} hidden />
+      ))}
     </DraftStoreContext>
   );
 }

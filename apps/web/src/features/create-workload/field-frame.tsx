@@ -12,17 +12,25 @@ import type { FieldError } from './draft.js';
 import { errorId, fieldId } from './draft.js';
 import { useFieldErrors } from './draft-store.js';
 
-/** The accessible attributes an input gets for its request path and its current errors. */
-export function fieldAria(path: string, errors: readonly FieldError[] | undefined) {
+/**
+ * The attributes an input gets for its request path and its current errors: its id, the accessible
+ * state and, for a container's inputs, the form that owns them (see `containerFormId`).
+ */
+export function fieldAttributes(
+  path: string,
+  errors: readonly FieldError[] | undefined,
+  form?: string,
+) {
   const invalid = errors !== undefined && errors.length > 0;
   return {
     id: fieldId(path),
     'aria-invalid': invalid,
     ...(invalid ? { 'aria-describedby': errorId(path) } : {}),
+    ...(form ? { form } : {}),
   };
 }
 
-export type FieldAria = ReturnType<typeof fieldAria>;
+export type FieldAttributes = ReturnType<typeof fieldAttributes>;
 
 type RequestPath = FieldPath<WorkloadRequestInput>;
 
@@ -33,9 +41,11 @@ interface FieldFrameProps<P extends RequestPath> {
   /** Text read after the label for the second and later containers, so each label is unique. */
   labelSuffix?: string | undefined;
   hint?: ReactNode;
-  /** The input: the attributes that tie it to its label and errors, and the form's field. */
+  /** The id of the `<form>` that owns the input, when it is not the enclosing one. */
+  form?: string | undefined;
+  /** The input: the attributes that tie it to its label, errors and form, and the form's field. */
   children(input: {
-    aria: FieldAria;
+    attributes: FieldAttributes;
     field: ControllerRenderProps<WorkloadRequestInput, P>;
   }): ReactElement;
 }
@@ -51,18 +61,23 @@ export function FieldFrame<P extends RequestPath>({
   label,
   labelSuffix,
   hint,
+  form,
   children,
 }: FieldFrameProps<P>) {
   const { t } = useI18n();
   const errors = useFieldErrors(path);
-  const aria = fieldAria(path, errors);
+  const attributes = fieldAttributes(path, errors, form);
   return (
     <div className={errors.length > 0 ? 'field field-invalid' : 'field'}>
       <label className="field-label" htmlFor={fieldId(path)}>
         {label}
         {labelSuffix ? <span className="visually-hidden">{labelSuffix}</span> : null}
       </label>
-      <Controller control={control} name={path} render={({ field }) => children({ aria, field })} />
+      <Controller
+        control={control}
+        name={path}
+        render={({ field }) => children({ attributes, field })}
+      />
       {hint ? <div className="field-hint">{hint}</div> : null}
       {errors.length > 0 ? (
         <div className="field-errors" id={errorId(path)}>
@@ -96,9 +111,9 @@ export function TextField<P extends RequestPath>({
 }: TextFieldProps<P>) {
   return (
     <FieldFrame {...frame}>
-      {({ aria, field }) => (
+      {({ attributes, field }) => (
         <TextInput
-          {...aria}
+          {...attributes}
           value={field.value === undefined || field.value === null ? '' : String(field.value)}
           onValueChange={field.onChange}
           onBlur={field.onBlur}

@@ -21,9 +21,9 @@ function WorkloadFieldsView({ control }: WorkloadFieldsProps) {
         <TextField control={control} path="name" label={t('field.name')} placeholder="demo" />
         <TextField control={control} path="namespace" label={t('field.namespace')} />
         <FieldFrame control={control} path="replicas" label={t('field.replicas')}>
-          {({ aria, field }) => (
+          {({ attributes, field }) => (
             <TextInput
-              {...aria}
+              {...attributes}
               type="number"
               min={0}
               value={String(field.value ?? 1)}
@@ -40,9 +40,9 @@ function WorkloadFieldsView({ control }: WorkloadFieldsProps) {
         label={t('field.computePolicy')}
         hint={t('form.policy.hint')}
       >
-        {({ aria, field }) => (
+        {({ attributes, field }) => (
           <NativeSelect
-            {...aria}
+            {...attributes}
             // The schema reads any input here (null = no policy); the select shows text only.
             value={typeof field.value === 'string' ? field.value : ''}
             onValueChange={(value) => field.onChange(value === '' ? undefined : value)}
