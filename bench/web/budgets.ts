@@ -8,7 +8,12 @@
  * - keystroke-to-paint of the per-card panel on an 8-container form: the keydown's own
  *   timestamp → the end of the frame that paints the per-card panel re-rendered for that
  *   keystroke (the panel marks `mgpu:per-card-panel` when it commits; a rAF after that mark,
- *   then a message task that runs after the frame's paint), p95 (target ≤ 16 ms).
+ *   then a message task that runs after the frame's paint), p95 (target ≤ 16 ms). Read three
+ *   ways: on Chromium's 60 Hz frame clock as it comes, where a keystroke first waits 0–16.7 ms
+ *   for the next frame whatever the page does (so no page, not even the bare input below, has a
+ *   p95 under 16 ms); on the same clock from that first frame's start (the rAF timestamp), which
+ *   takes out only that wait; and with frames unclocked, where a frame starts as soon as there
+ *   is something to paint.
  * Each figure has baselines measured in the same run, interleaved with it, on pages served
  * here: the same probe on a bare input that mirrors itself into a "panel" (frame alignment alone
  * puts a keystroke up to one 16.7 ms frame away from its paint) and on a static copy of the
@@ -209,6 +214,8 @@ async function eightContainers(page: Page) {
 interface Timings {
   samples: number[];
   scripts: number[];
+  /** Keydown → the start of the first frame after it (its rAF timestamp), 0 if it started before. */
+  frameWaits: number[];
 }
 
 async function typeAndTime(page: Page, selector: string): Promise<Timings> {
@@ -216,14 +223,17 @@ async function typeAndTime(page: Page, selector: string): Promise<Timings> {
   await page.evaluate(`(() => {
     window.keystrokeSamples = [];
     window.scriptSamples = [];
+    window.frameWaits = [];
     // A second round on the same page reuses the listener with fresh arrays.
     if (window.probing) return;
     window.probing = true;
     document.addEventListener('keydown', (event) => {
       const start = event.timeStamp;
+      let firstFrame;
       // Each frame: has the panel committed for this keystroke? Then the frame being produced
       // paints it, and a message posted now runs right after that paint.
-      const frame = () => {
+      const frame = (frameStart) => {
+        firstFrame ??= frameStart;
         const entry = performance.getEntriesByName(${JSON.stringify(PANEL_MARK)}).at(-1);
         if (entry === undefined || entry.startTime < start) {
           requestAnimationFrame(frame);
@@ -231,7 +241,10 @@ async function typeAndTime(page: Page, selector: string): Promise<Timings> {
         }
         window.scriptSamples.push(entry.startTime - start);
         const channel = new MessageChannel();
-        channel.port1.onmessage = () => window.keystrokeSamples.push(performance.now() - start);
+        channel.port1.onmessage = () => {
+          window.keystrokeSamples.push(performance.now() - start);
+          window.frameWaits.push(Math.max(0, firstFrame - start));
+        };
         channel.port2.postMessage(null);
       };
       requestAnimationFrame(frame);
@@ -248,7 +261,7 @@ async function typeAndTime(page: Page, selector: string): Promise<Timings> {
   }
   await page.waitForTimeout(200);
   return (await page.evaluate(
-    '({ samples: window.keystrokeSamples, scripts: window.scriptSamples })',
+    '({ samples: window.keystrokeSamples, scripts: window.scriptSamples, frameWaits: window.frameWaits })',
   )) as Timings;
 }
 
@@ -288,6 +301,7 @@ async function keystrokeToPaint(
   const flat = (list: Timings[]): Timings => ({
     samples: list.flatMap((run) => run.samples),
     scripts: list.flatMap((run) => run.scripts),
+    frameWaits: list.flatMap((run) => run.frameWaits),
   });
   return {
     form: flat(runs.form),
@@ -312,14 +326,17 @@ async function main() {
   const served = await startBaselineServer(await staticCopyOfForm(browser, url));
   const baselineUrl = `http://127.0.0.1:${(served.server.address() as AddressInfo).port}`;
   const baseline = { url: baselineUrl, pages: served.pages };
-  const printKeys = (keys: Awaited<ReturnType<typeof keystrokeToPaint>>) => {
-    console.log(`   form:         ${figures(keys.form.samples)}; ${keys.panelSlots} card slots`);
+  type Keys = Awaited<ReturnType<typeof keystrokeToPaint>>;
+  const printKeys = (keys: Keys, read: (timings: Timings) => number[] = (t) => t.samples) => {
+    console.log(`   form:         ${figures(read(keys.form))}; ${keys.panelSlots} card slots`);
     console.log(
-      `   same page:    ${figures(keys.mirror.samples)} (the form's DOM and CSS, a few lines of script instead of the app)`,
+      `   same page:    ${figures(read(keys.mirror))} (the form's DOM and CSS, a few lines of script instead of the app)`,
     );
     console.log(
-      `   bare input:   ${figures(keys.bare.samples)} (an input mirrored into a one-line panel)`,
+      `   bare input:   ${figures(read(keys.bare))} (an input mirrored into a one-line panel)`,
     );
+  };
+  const printScript = (keys: Keys) => {
     const script = (timings: Timings) =>
       `median ${median(timings.scripts).toFixed(1)} ms, p95 ${percentile(timings.scripts, 95).toFixed(1)} ms`;
     console.log(
@@ -327,6 +344,9 @@ async function main() {
     );
     console.log(`   load average: ${load()}`);
   };
+  /** Keystroke → paint less the keystroke's wait for the start of the next frame. */
+  const fromFirstFrame = (timings: Timings) =>
+    timings.samples.map((sample, i) => sample - (timings.frameWaits[i] ?? 0));
   try {
     console.log(`   load average at start: ${load()} on ${cpus().length} cores`);
     heading('initial JS of /workloads/new (gzip)', '≤ 250 KB');
@@ -349,17 +369,33 @@ async function main() {
     console.log(`   form's first contentful paint: median ${median(paint.fcp).toFixed(0)} ms`);
     console.log(`   load average: ${load()}`);
 
-    heading('keystroke → paint of the per-card panel, 8 containers', 'p95 ≤ 16 ms');
-    printKeys(await keystrokeToPaint(browser, url, baseline));
+    // Headless Chromium paints on an emulated 60 Hz clock, so a keystroke first waits up to
+    // 16.7 ms for the next frame whatever the app does (the bare input's p95 shows it).
+    heading(
+      'keystroke → paint of the per-card panel, 8 containers, 60 Hz frames, as it comes',
+      "p95 ≤ 16 ms, out of any page's reach on this clock (see the bare input)",
+    );
+    const clocked = await keystrokeToPaint(browser, url, baseline);
+    printKeys(clocked);
+    const waits = clocked.form.frameWaits;
+    console.log(
+      `   of which the wait for the next frame to start: form median ${median(waits).toFixed(1)} ms, p95 ${percentile(waits, 95).toFixed(1)} ms`,
+    );
+    printScript(clocked);
 
-    // Headless Chromium paints on an emulated 60 Hz clock, so a keystroke waits up to 16.7 ms
-    // for its frame whatever the app does (the bare input's p95 shows it). Unclocked, a frame
-    // is produced as soon as there is something to paint: what remains is the app's own work
-    // from keydown to the panel on screen.
+    // The same keystrokes from the start of the first frame after each: a page whose work fits
+    // paints within that frame; work that runs past the frame's start, or a frame missed, counts.
+    heading('the same keystrokes, from the start of the first frame after each', 'p95 ≤ 16 ms');
+    printKeys(clocked, fromFirstFrame);
+
+    // Unclocked, a frame is produced as soon as there is something to paint: what remains is the
+    // app's own work from keydown to the panel on screen.
     heading('the same, frames unclocked (no vsync, no frame-rate limit)', 'p95 ≤ 16 ms');
     const unclocked = await launchChromium(['--disable-gpu-vsync', '--disable-frame-rate-limit']);
     try {
-      printKeys(await keystrokeToPaint(unclocked, url, baseline));
+      const keys = await keystrokeToPaint(unclocked, url, baseline);
+      printKeys(keys);
+      printScript(keys);
     } finally {
       await unclocked.close();
     }
