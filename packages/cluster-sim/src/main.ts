@@ -1,22 +1,31 @@
 /**
  * The embedded cluster, standalone (spec §7):
- * `pnpm --silent sim --port P --kubeconfig FILE [--topology FILE] [--state-file FILE]`
- * serves the Kubernetes API on 127.0.0.1:P, writes a kubeconfig, prints a line with `ready`
- * and runs until SIGTERM or SIGINT.
+ * `pnpm --silent sim --port P --kubeconfig FILE [--topology FILE] [--state-file FILE]
+ * [--event-ttl DURATION]` serves the Kubernetes API on 127.0.0.1:P, writes a kubeconfig, prints a
+ * line with `ready` and runs until SIGTERM or SIGINT. `--event-ttl` is kube-apiserver's: how long
+ * an Event lives after its last write (a Go duration, default 1h).
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseDuration } from './duration.js';
 import { startEmbeddedCluster } from './embedded.js';
 
-const usage = 'usage: sim --port P --kubeconfig FILE [--topology FILE] [--state-file FILE]';
+const usage =
+  'usage: sim --port P --kubeconfig FILE [--topology FILE] [--state-file FILE] [--event-ttl DURATION]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${usage}\n`);
   process.exit(2);
 }
 
-let values: { port?: string; kubeconfig?: string; topology?: string; 'state-file'?: string };
+let values: {
+  port?: string;
+  kubeconfig?: string;
+  topology?: string;
+  'state-file'?: string;
+  'event-ttl'?: string;
+};
 try {
   ({ values } = parseArgs({
     options: {
@@ -24,6 +33,7 @@ try {
       kubeconfig: { type: 'string' },
       topology: { type: 'string' },
       'state-file': { type: 'string' },
+      'event-ttl': { type: 'string' },
     },
   }));
 } catch (error) {
@@ -31,6 +41,10 @@ try {
 }
 const port = values.port === undefined ? 0 : Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port: not a port: ${values.port}`);
+const eventTtlMs =
+  values['event-ttl'] === undefined ? undefined : parseDuration(values['event-ttl']);
+if (values['event-ttl'] !== undefined && eventTtlMs === undefined)
+  fail(`--event-ttl: not a positive duration such as 30m or 1h: ${values['event-ttl']}`);
 
 // pnpm runs scripts from the workspace root; relative paths are the caller's.
 const cwd = process.env.INIT_CWD ?? process.cwd();
@@ -38,6 +52,7 @@ const cluster = await startEmbeddedCluster({
   port,
   ...(values.topology ? { topology: resolve(cwd, values.topology) } : {}),
   ...(values['state-file'] ? { stateFile: resolve(cwd, values['state-file']) } : {}),
+  ...(eventTtlMs !== undefined ? { eventTtlMs } : {}),
 }).catch((error: unknown) =>
   fail(`sim: ${error instanceof Error ? error.message : String(error)}`),
 );
