@@ -3,6 +3,7 @@ import {
   buildDeployment,
   type GpuModel,
   newWorkloadRequest,
+  type PreviewResult,
   type WorkloadRequest,
   type WorkloadRequestInput,
   WorkloadRequestSchema,
@@ -131,6 +132,31 @@ function SubmitRow({ pending }: { pending: boolean }) {
   );
 }
 
+interface PlacementSlotProps {
+  /** The preview's answer for the settled request, or kept from an earlier one while it loads. */
+  answer: PreviewResult | undefined;
+  forOtherRequest: boolean;
+  loading: boolean;
+  failure: string | undefined;
+}
+
+/**
+ * The placement preview of the request on the form: the answer for the settled request while the
+ * draft still is that request, the previous answer while the next one loads; once typing moves
+ * on, none until the cluster is asked again. It follows typing itself, so the page does not
+ * re-render whenever typing moves away from the settled request or back to it.
+ */
+function PlacementSlot({ answer, forOtherRequest, loading, failure }: PlacementSlotProps) {
+  const settled = useDraft((draft) => draft.settledJson === draft.requestJson);
+  return (
+    <PlacementPreview
+      preview={settled || forOtherRequest ? answer : undefined}
+      loading={loading}
+      failure={failure}
+    />
+  );
+}
+
 export function CreateWorkloadPage() {
   const { t, lang } = useI18n();
   const trpc = useTRPC();
@@ -159,11 +185,9 @@ export function CreateWorkloadPage() {
   useReplayEarlyInput();
 
   const models = useQuery(trpc.gpu.models.queryOptions());
-  // The page itself re-renders when typing pauses or resumes, not on every keystroke.
+  // The page itself re-renders when typing pauses, not on every keystroke.
   const readSettledJson = () => store.getSnapshot().settledJson;
-  const readSettled = () => store.getSnapshot().settledJson === store.getSnapshot().requestJson;
   const settledJson = useSyncExternalStore(store.subscribe, readSettledJson, readSettledJson);
-  const settled = useSyncExternalStore(store.subscribe, readSettled, readSettled);
   const settledRequest = useMemo(
     () => (settledJson ? (JSON.parse(settledJson) as WorkloadRequest) : undefined),
     [settledJson],
@@ -292,8 +316,9 @@ export function CreateWorkloadPage() {
           </div>
           <aside className="create-side">
             <PerCardPanel />
-            <PlacementPreview
-              preview={settled || preview.isPlaceholderData ? preview.data : undefined}
+            <PlacementSlot
+              answer={preview.data}
+              forOtherRequest={preview.isPlaceholderData}
               loading={preview.isFetching}
               failure={preview.error ? preview.error.message : undefined}
             />
