@@ -62,7 +62,7 @@ test('the seed example: 1.2 compute on 2 cards with 8 GiB runs at 60 / 60 on two
   expect(devices.size).toBe(2);
 });
 
-test('a new form: one mGPU container, multi-card sharing off, zh-CN, 创建 disabled with a reason', async ({
+test('a new form: one mGPU container, multi-card sharing off, no spellcheck, zh-CN, 创建 disabled with a reason', async ({
   page,
 }) => {
   await page.goto('/workloads/new');
@@ -72,6 +72,9 @@ test('a new form: one mGPU container, multi-card sharing off, zh-CN, 创建 disa
     'false',
   );
   await expect(page.getByLabel('GPU 算力', { exact: true })).toHaveCount(1);
+  // Names, images and numbers are not words: no spellcheck squiggles under nginx:1.27.
+  for (const label of ['名称', '镜像', 'GPU 算力', 'GPU 显存'])
+    await expect(page.getByLabel(label, { exact: true })).toHaveAttribute('spellcheck', 'false');
   const create = page.getByRole('button', { name: '创建' });
   await expect(create).toBeDisabled();
   await expect(create).toHaveAccessibleDescription(/无法创建/);
