@@ -135,6 +135,7 @@ function SubmitRow({ pending }: { pending: boolean }) {
 interface PlacementSlotProps {
   /** The preview's answer for the settled request, or kept from an earlier one while it loads. */
   answer: PreviewResult | undefined;
+  /** The answer is an earlier settled request's, shown while the current one's loads. */
   forOtherRequest: boolean;
   loading: boolean;
   failure: string | undefined;
