@@ -17,10 +17,11 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the real `mgpu` process. */
-function mgpu(args: string[], stdin = ''): Promise<Run> {
+/** Runs the real `mgpu` process: the built command, or `[command, ...args]` as given. */
+function mgpu(args: string[], stdin = '', command = [process.execPath, cli]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], {
+    const [file = '', ...prefix] = command;
+    const child = spawn(file, [...prefix, ...args], {
       cwd: packageRoot,
       env: { ...process.env, LANG: 'C' },
     });
@@ -212,5 +213,26 @@ describe('usage', () => {
     const run = await mgpu(['check', '--lang', 'fr'], JSON.stringify(seed));
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--lang');
+  });
+});
+
+describe('pnpm --silent mgpu, as the README runs it', () => {
+  // From the workspace root, on the TypeScript source (the root's bin): nothing but the CLI's own
+  // output, so a refused input is exactly one line on stderr (pnpm adds one after a failing script).
+  const viaPnpm = ['pnpm', '--silent', '-C', join(packageRoot, '..', '..'), 'mgpu'];
+
+  it('checks the seed example, exit 0', async () => {
+    const run = await mgpu(['check'], JSON.stringify(seed), viaPnpm);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ valid: true });
+    expect(run.stderr).toBe('');
+  });
+
+  it('refuses unreadable input with exit 2 and one line on stderr', async () => {
+    const run = await mgpu(['check'], '{', viaPnpm);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringContaining('mgpu check: standard input is not valid JSON'),
+    ]);
   });
 });
