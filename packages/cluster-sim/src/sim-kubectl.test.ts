@@ -2,22 +2,21 @@
  * The standalone sim as an operator meets it (spec §7): `pnpm --silent sim`, then the real
  * kubectl. With MGPU_TEST_KUBECONFIG the same steps run against that cluster instead.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { checkRequest, VKE } from '@mgpu/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { eventually } from './test-support/controller-cluster.js';
+import { type SimProcess, startSimProcess } from './test-support/sim-process.js';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const KUBECTL = process.env.MGPU_TEST_KUBECTL ?? '/usr/bin/kubectl';
 
-let sim: ChildProcess | undefined;
+let sim: SimProcess | undefined;
 let simPort = 0;
 let kubeconfig = '';
 let dir = '';
@@ -71,33 +70,8 @@ beforeAll(async () => {
   } else {
     simPort = await freePort();
     kubeconfig = join(dir, 'kubeconfig.yaml');
-    const child = spawn(
-      'pnpm',
-      ['--silent', 'sim', '--port', String(simPort), '--kubeconfig', kubeconfig],
-      {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    sim = child;
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`sim did not print ready: ${output}`)),
-        60_000,
-      );
-      child.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('ready')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.stderr?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      child.once('exit', (code) => reject(new Error(`sim exited with ${code}: ${output}`)));
-    });
+    sim = startSimProcess(['--port', String(simPort), '--kubeconfig', kubeconfig]);
+    await sim.url;
   }
   // `kubectl create namespace` speaks protobuf; a manifest goes as JSON on any server.
   const created = await kubectl(
@@ -109,7 +83,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await kubectl(['delete', 'namespace', namespace, '--wait=false']);
-  if (sim && sim.exitCode === null) sim.kill('SIGTERM');
+  sim?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -247,7 +221,7 @@ describe('pnpm sim with kubectl', { timeout: 60_000 }, () => {
     'stops cleanly when its launcher is terminated',
     async () => {
       expect(await accepts(simPort)).toBe(true);
-      sim?.kill('SIGTERM');
+      sim?.stop();
       await eventually(
         async () => ((await accepts(simPort)) ? undefined : true),
         15_000,

@@ -2,13 +2,10 @@
  * `pnpm --silent sim`'s own flags, on the process an operator starts (the sim itself in both
  * tiers: these check its command line, not the cluster behind MGPU_TEST_KUBECONFIG).
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from './duration.js';
 import { eventually } from './test-support/controller-cluster.js';
-
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+import { startSimProcess } from './test-support/sim-process.js';
 
 describe('parseDuration reads Go durations as kube-apiserver does', () => {
   it.each([
@@ -28,47 +25,15 @@ describe('parseDuration reads Go durations as kube-apiserver does', () => {
   });
 });
 
-interface Sim {
-  url: Promise<string>;
-  exit: Promise<{ code: number | null; stderr: string }>;
-  stop(): void;
-}
-
-function startSim(args: string[]): Sim {
-  const child = spawn('pnpm', ['--silent', 'sim', '--port', '0', ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    child.once('exit', (code) => resolve({ code, stderr })),
-  );
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const ready = /ready at (\S+)/.exec(stdout);
-      if (ready?.[1]) resolve(ready[1]);
-    });
-    void exit.then(({ code }) => reject(new Error(`sim exited with ${code}: ${stderr}`)));
-  });
-  // A sim refused at start never has a URL: only a caller that waits for one hears of it.
-  url.catch(() => undefined);
-  return { url, exit, stop: () => child.kill('SIGTERM') };
-}
-
 describe('pnpm sim --event-ttl', { timeout: 90_000 }, () => {
   it('refuses a value that is not a duration, naming the flag, with exit code 2', async () => {
-    const { code, stderr } = await startSim(['--event-ttl', '60']).exit;
+    const { code, stderr } = await startSimProcess(['--port', '0', '--event-ttl', '60']).exit;
     expect(code).toBe(2);
     expect(stderr).toContain('--event-ttl: not a positive duration such as 30m or 1h: 60');
   });
 
   it('expires an Event that long after its last write', async () => {
-    const sim = startSim(['--event-ttl', '2s']);
+    const sim = startSimProcess(['--port', '0', '--event-ttl', '2s']);
     try {
       const events = `${await sim.url}/api/v1/namespaces/default/events`;
       const created = await fetch(events, {
