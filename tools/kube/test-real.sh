@@ -9,7 +9,7 @@ log() { printf '[test-real] %s\n' "$*" >&2; }
 
 start=$SECONDS
 bash tools/kube/build.sh >/dev/null
-log "control-plane binaries ready after $((SECONDS - start)) s"
+log "control-plane binaries built after $((SECONDS - start)) s"
 cluster_start=$SECONDS
 bash tools/kube/with-real-cluster.sh bash tools/kube/run-real-suites.sh
 log "real tier passed in $((SECONDS - start)) s (cluster and suites: $((SECONDS - cluster_start)) s)"

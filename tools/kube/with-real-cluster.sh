@@ -45,7 +45,7 @@ cd "$root"
 # Not through pnpm: one node process (tsx as a loader, not a wrapper) in its own session, so
 # the signal reaches the launcher itself and nothing sits between.
 setsid node --conditions=source --import tsx tools/kube/src/cluster-real-main.ts \
-  --kubeconfig "$kubeconfig" >"$work/stdout" &
+  --kubeconfig "$kubeconfig" >"$work/stdout" 2> >(tee "$work/stderr" >&2) &
 launcher=$!
 
 deadline=$((SECONDS + ${MGPU_KUBE_READY_TIMEOUT:-5400}))
@@ -63,6 +63,8 @@ done
 cat "$work/stdout" >&2
 
 export MGPU_TEST_KUBECONFIG="$kubeconfig"
+# Both streams of cluster:real, for cluster-real.test.ts to check that only the last line says ready.
+export MGPU_TEST_CLUSTER_OUTPUT="$work"
 status=0
 "$@" || status=$?
 exit "$status"

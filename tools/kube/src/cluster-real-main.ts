@@ -124,13 +124,15 @@ async function main(): Promise<void> {
   controlPlane = await startControlPlane(binDir, { dir, port, log });
   const text = kubeconfigText(controlPlane.server, controlPlane.pki, controlPlane.users);
   const admin = kubeConfigFor(text, 'admin');
-  log(`kube-apiserver ready (${seconds()})`);
+  // Progress never says "ready": tools wait for that word (spec §7), and only the last line
+  // may carry it, once the kubeconfig is written.
+  log(`kube-apiserver up (${seconds()})`);
 
   await installCrd(admin);
   await createFromFile(admin, CLUSTER_ROLES_FILE);
   await createFromFile(admin, TEST_BINDINGS_FILE);
   await waitForDefaultServiceAccount(admin, 'default');
-  log(`CRD, RBAC and kube-controller-manager ready (${seconds()})`);
+  log(`CRD, RBAC and kube-controller-manager in place (${seconds()})`);
   const nodeCount = await registerNodes(admin, topology);
   log(`${nodeCount} nodes of topology ${topology.name} registered`);
 

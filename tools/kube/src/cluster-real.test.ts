@@ -2,6 +2,8 @@
 // default topology's nodes with their labels and allocatable, the MgpuNode CRD, and the real
 // deployment, replicaset and garbage-collector controllers. Runs under with-real-cluster.sh.
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   AppsV1Api,
   CoreV1Api,
@@ -28,6 +30,24 @@ describe.skipIf(!testKubeconfig)('cluster:real', () => {
   afterAll(async () => {
     await kc().makeApiClient(CoreV1Api).deleteNamespace({ name: namespace });
   });
+
+  // Tools wait for the word (spec §7): a progress line saying it before the kubeconfig exists
+  // made them race.
+  it.skipIf(!process.env.MGPU_TEST_CLUSTER_OUTPUT)(
+    'says "ready" in its last line only, once the kubeconfig is written',
+    () => {
+      const output = process.env.MGPU_TEST_CLUSTER_OUTPUT ?? '';
+      const lines = (stream: string) =>
+        existsSync(join(output, stream))
+          ? readFileSync(join(output, stream), 'utf8').split('\n').filter(Boolean)
+          : [];
+      const stdout = lines('stdout');
+      const saysReady = (line: string) => /\bready\b/i.test(line);
+      expect(lines('stderr').filter(saysReady)).toEqual([]);
+      expect(stdout.filter(saysReady)).toEqual([stdout.at(-1)]);
+      expect(stdout.at(-1)).toContain(`kubeconfig ${testKubeconfig}`);
+    },
+  );
 
   it('is upstream Kubernetes v1.32', async () => {
     const version = await kc().makeApiClient(VersionApi).getCode();

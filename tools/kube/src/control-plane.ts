@@ -210,7 +210,7 @@ export async function startControlPlane(
     const ca = readFileSync(pki.caCert);
     // Cold start on a busy 2-core machine: the first /readyz can take half a minute or more.
     await waitFor(
-      '/readyz',
+      'a healthy kube-apiserver', // not the word tools wait for: see cluster-real-main.ts
       apiserver,
       async () => (await probe({ url: `${server}/readyz`, ca, token: admin.token })).status === 200,
       180_000,
