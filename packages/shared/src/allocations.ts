@@ -3,7 +3,7 @@ import { evaluateRequest } from './check.js';
 import type { MgpuInstanceReport, MgpuNodeStatus } from './mgpu-node.js';
 import { parseCardIndexes, parseQuantity } from './placement/index.js';
 import { readWorkloadObject } from './read-workload.js';
-import { VKE } from './vke.js';
+import { gpuIndexAnnotation, VKE } from './vke.js';
 
 /** The node-side fields of spec §6, in their snake_case names; null = no node reported it. */
 export const NODE_SIDE_FIELDS = [
@@ -174,7 +174,7 @@ export function podAllocationRecords(
 
   const records: AllocationRecord[] = [];
   for (const container of containersOf(pod)) {
-    const cards = parseCardIndexes(annotations[`${VKE.gpuIndexAnnotationPrefix}${container.name}`]);
+    const cards = parseCardIndexes(annotations[gpuIndexAnnotation(container.name)]);
     if (cards === undefined || cards.length === 0) continue;
     // The console's reading of the container when its rules accept it; otherwise what the pod
     // really asks, split over the cards the scheduler gave it (the cluster took it anyway).

@@ -463,6 +463,8 @@ describe('multi-card-policy (算力分配策略) and annotation-key-too-long', (
   const name49 = `w${'x'.repeat(47)}1`;
   const name50 = `w${'x'.repeat(48)}1`;
   const name63 = `w${'x'.repeat(61)}1`;
+  const name43 = `w${'x'.repeat(41)}1`;
+  const name44 = `w${'x'.repeat(42)}1`;
   const rows: Row[] = [
     {
       label: 'multi-card with native-burst-share',
@@ -512,9 +514,42 @@ describe('multi-card-policy (算力分配策略) and annotation-key-too-long', (
       errors: [['compute-policy-unknown', 'computePolicy']],
     },
     {
+      // Issue 14: gpu-index-container-<name> (written by the scheduler) is the tighter key.
       label: 'multi-card, container name of 49 characters',
       gpu: multi('1.2', 2, '8'),
       request: { containers: [{ name: name49, image: 'nginx:1.27', gpu: multi('1.2', 2, '8') }] },
+      errors: [['annotation-key-too-long', 'containers.0.name']],
+    },
+    {
+      label: 'multi-card, container name of 43 characters',
+      gpu: multi('1.2', 2, '8'),
+      request: { containers: [{ name: name43, image: 'nginx:1.27', gpu: multi('1.2', 2, '8') }] },
+      errors: [],
+    },
+    {
+      label: 'single card, container name of 43 characters',
+      gpu: single('0.5', '8'),
+      request: { containers: [{ name: name43, image: 'nginx:1.27', gpu: single('0.5', '8') }] },
+      errors: [],
+    },
+    {
+      label: 'single card, container name of 44 characters',
+      gpu: single('0.5', '8'),
+      request: { containers: [{ name: name44, image: 'nginx:1.27', gpu: single('0.5', '8') }] },
+      errors: [['annotation-key-too-long', 'containers.0.name']],
+    },
+    {
+      label: 'nvidia, container name of 44 characters',
+      gpu: { type: 'nvidia', cards: 1 },
+      request: {
+        containers: [{ name: name44, image: 'nginx:1.27', gpu: { type: 'nvidia', cards: 1 } }],
+      },
+      errors: [['annotation-key-too-long', 'containers.0.name']],
+    },
+    {
+      label: 'no GPU, container name of 63 characters',
+      gpu: { type: 'none' },
+      request: { containers: [{ name: name63, image: 'nginx:1.27' }] },
       errors: [],
     },
     {
@@ -524,29 +559,34 @@ describe('multi-card-policy (算力分配策略) and annotation-key-too-long', (
       errors: [['annotation-key-too-long', 'containers.0.name']],
     },
     {
+      // Issue 14: the scheduler's gpu-index-container-<name> key is written for one card too.
       label: 'single card, container name of 50 characters',
       gpu: single('0.5', '8'),
       request: { containers: [{ name: name50, image: 'nginx:1.27', gpu: single('0.5', '8') }] },
-      errors: [],
+      errors: [['annotation-key-too-long', 'containers.0.name']],
     },
     {
+      // Issue 14: the scheduler's gpu-index-container-<name> key is written for one card too.
       label: 'single card, container name of 63 characters',
       gpu: single('0.5', '8'),
       request: { containers: [{ name: name63, image: 'nginx:1.27', gpu: single('0.5', '8') }] },
-      errors: [],
+      errors: [['annotation-key-too-long', 'containers.0.name']],
     },
   ];
   it.each(rows)('$label', (row) => runRow(row));
 
-  it('the 49-character name gives a 63-character annotation key name', () => {
+  // Issue 14: the longest name accepted is now 43, which makes the scheduler's key 63 long.
+  it('the 43-character name gives a 63-character gpu-index annotation key name', () => {
     const result = checkRequest(
       requestOf(undefined, {
-        containers: [{ name: name49, image: 'nginx:1.27', gpu: multi('1.2', 2, '8') }],
+        containers: [{ name: name43, image: 'nginx:1.27', gpu: multi('1.2', 2, '8') }],
       }),
     );
     const keys = Object.keys(result.manifest?.spec.template.metadata.annotations ?? {});
     const key = keys.find((k) => k.startsWith('vke.volcengine.com/multiple-mgpu-'));
-    expect(key?.split('/')[1]).toHaveLength(63);
+    expect(result.valid).toBe(true);
+    expect(`gpu-index-container-${name43}`).toHaveLength(63);
+    expect(key?.split('/')[1]?.length).toBeLessThanOrEqual(63);
   });
 });
 
@@ -719,7 +759,13 @@ describe('ordinary Kubernetes rules', () => {
   const container = (name: string, image = 'nginx:1.27'): ContainerInput => ({ name, image, gpu });
   const rows: Row[] = [
     { label: 'name "demo.v1" (a subdomain)', gpu, request: { name: 'demo.v1' }, errors: [] },
-    { label: 'name of 253 characters', gpu, request: { name: 'a'.repeat(253) }, errors: [] },
+    // Issue 14: a valid subdomain longer than 63 is refused by `name-too-long` (label value).
+    {
+      label: 'name of 253 characters',
+      gpu,
+      request: { name: 'a'.repeat(253) },
+      errors: [['name-too-long', 'name']],
+    },
     {
       label: 'name of 254 characters',
       gpu,
@@ -1220,6 +1266,26 @@ describe('messages in zh-CN and en', () => {
     },
     { label: 'no containers', request: requestOf(undefined, { containers: [] }) },
     { label: 'replicas -1', request: requestOf(single('0.5', '8'), { replicas: -1 }) },
+    {
+      label: 'replicas beyond the cluster',
+      request: requestOf({ ...single('0.5', '8'), model: 'NVIDIA-L20' }, { replicas: 1000 }),
+      inventory,
+    },
+    {
+      label: 'reserved namespace',
+      request: requestOf(single('0.5', '8'), { namespace: 'kube-system' }),
+    },
+    {
+      label: 'image with uppercase path',
+      request: requestOf(undefined, { containers: [{ name: 'w', image: 'Nginx:1.27' }] }),
+    },
+    { label: 'name of 64 characters', request: requestOf(undefined, { name: 'a'.repeat(64) }) },
+    {
+      label: 'too many containers',
+      request: requestOf(undefined, {
+        containers: Array.from({ length: 33 }, (_, i) => ({ name: `c${i}`, image: 'nginx:1.27' })),
+      }),
+    },
     {
       label: 'unknown policy',
       request: requestOf(single('0.5', '8'), { computePolicy: 'best-effort' }),

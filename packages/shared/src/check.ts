@@ -6,6 +6,7 @@ import {
   parseDecimal,
   quoteTyped,
 } from './decimal.js';
+import { imageReferenceProblem } from './image-reference.js';
 import type { GpuInventory, GpuPool } from './inventory.js';
 import { knownModels } from './inventory.js';
 import { isDns1123Label, isDns1123Subdomain, suggestName } from './kubernetes-names.js';
@@ -21,14 +22,19 @@ import {
   type WorkloadRequest,
 } from './request.js';
 import {
+  DEFAULT_RESERVED_NAMESPACES,
   type Lang,
-  MAX_MULTI_CARD_CONTAINER_NAME,
+  MAX_CONTAINERS,
+  MAX_GPU_CONTAINER_NAME,
+  MAX_LABEL_VALUE,
+  MAX_REPLICAS,
   PER_CARD_MEMORY_MAX_MIB,
   PER_CARD_MEMORY_MIN_MIB,
   type RuleError,
   type RuleParams,
   type Violation,
 } from './rules.js';
+import { MAX_INSTANCES_PER_CARD, VKE } from './vke.js';
 
 /** What one card of a container gets. */
 export interface CardShare {
@@ -69,6 +75,14 @@ export interface CheckOptions extends ManifestOptions {
   lang?: Lang;
   /** The cluster's GPU inventory; when given, the cluster-aware rules run too. */
   inventory?: GpuInventory;
+  /** Namespaces a workload may not use (`namespace-reserved`); DEFAULT_RESERVED_NAMESPACES when absent. */
+  reservedNamespaces?: readonly string[];
+}
+
+/** What `evaluateRequest` takes besides the request and the inventory. */
+export interface EvaluateOptions {
+  /** Namespaces a workload may not use (`namespace-reserved`); DEFAULT_RESERVED_NAMESPACES when absent. */
+  reservedNamespaces?: readonly string[];
 }
 
 /** Broken rules and per-card shares, before anything is put into words. */
@@ -509,8 +523,76 @@ function evaluateAgainstInventory(
   }
 }
 
+/**
+ * How many pods of these containers an empty cluster could hold at most: per matching node, the
+ * fewest of each container's and of the whole pod's fits by the 16-instance, 100 % and memory
+ * limits of its cards; summed over nodes. It over-counts (largest card count per pool, no
+ * packing losses), so a request it refuses can never be placed. Undefined for pods of mixed types.
+ */
+export function podsClusterHolds(
+  shares: readonly ContainerShare[],
+  policy: ComputePolicy | undefined,
+  unknownPolicy: boolean,
+  inventory: GpuInventory,
+): number | undefined {
+  const first = shares[0];
+  if (first === undefined || shares.some((share) => share.type !== first.type)) return undefined;
+  const model = shares.find((share) => share.model !== undefined)?.model;
+  const podPolicy = policy ?? DEFAULT_NODE_POLICY;
+  const fractional = shares.some((share) => share.type === 'mgpu' && !share.wholeCards);
+  const pools = inventory.pools.filter(
+    (pool) =>
+      pool.resourceType === first.type &&
+      (model === undefined || pool.model === model) &&
+      (!fractional || unknownPolicy || pool.policy === podPolicy),
+  );
+  let total = 0;
+  for (const pool of pools) {
+    const cards = pool.cardsPerNode;
+    const cardMiB = pool.memoryMiBPerCard;
+    let perNode = Number.POSITIVE_INFINITY;
+    let instances = 0;
+    let percent = 0;
+    let mib = 0;
+    for (const share of shares) {
+      if (share.cards > cards) {
+        perNode = 0;
+        break;
+      }
+      const whole = share.wholeCards;
+      const memory = share.perCard.memoryMiB;
+      // How many instances of this container one card takes: 16, 100 % and its memory bound it.
+      const perCard = whole
+        ? 1
+        : Math.min(
+            MAX_INSTANCES_PER_CARD,
+            Math.floor(100 / share.perCard.computePercent),
+            memory === null || memory === 0 ? MAX_INSTANCES_PER_CARD : Math.floor(cardMiB / memory),
+          );
+      perNode = Math.min(perNode, Math.floor((perCard * cards) / share.cards));
+      instances += share.cards;
+      percent += share.computePercent;
+      mib += whole ? cardMiB * share.cards : (share.memoryMiB ?? 0);
+    }
+    if (perNode > 0) {
+      perNode = Math.min(
+        perNode,
+        Math.floor((MAX_INSTANCES_PER_CARD * cards) / instances),
+        Math.floor((100 * cards) / percent),
+        mib > 0 ? Math.floor((cardMiB * cards) / mib) : perNode,
+      );
+    }
+    total += perNode * pool.nodes;
+  }
+  return total;
+}
+
 /** Evaluates every rule on a request; the language-free core of `checkRequest` and `lint`. */
-export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInventory): Evaluation {
+export function evaluateRequest(
+  request: WorkloadRequest,
+  inventory?: GpuInventory,
+  options: EvaluateOptions = {},
+): Evaluation {
   const violations: Violation[] = [];
   const shares: ContainerShare[] = [];
 
@@ -521,6 +603,13 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
       path: 'name',
       params: { value: quoteTyped(request.name), ...(suggestion ? { suggestion } : {}) },
     });
+  } else if (request.name.length > MAX_LABEL_VALUE) {
+    // `name-too-long`: the name is also written as a label value (app: <name>), ≤ 63 characters.
+    violations.push({
+      rule: 'name-too-long',
+      path: 'name',
+      params: { value: request.name, length: request.name.length, max: MAX_LABEL_VALUE },
+    });
   }
   if (!isDns1123Label(request.namespace)) {
     const suggestion = suggestName(request.namespace, 'label');
@@ -529,8 +618,21 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
       path: 'namespace',
       params: { value: quoteTyped(request.namespace), ...(suggestion ? { suggestion } : {}) },
     });
+  } else {
+    const reserved = options.reservedNamespaces ?? DEFAULT_RESERVED_NAMESPACES;
+    if (reserved.includes(request.namespace)) {
+      violations.push({
+        rule: 'namespace-reserved',
+        path: 'namespace',
+        params: { value: request.namespace, reserved: [...reserved] },
+      });
+    }
   }
-  if (!Number.isInteger(request.replicas) || request.replicas < 0) {
+  if (
+    !Number.isInteger(request.replicas) ||
+    request.replicas < 0 ||
+    request.replicas > MAX_REPLICAS
+  ) {
     violations.push({
       rule: 'replicas-range',
       path: 'replicas',
@@ -548,6 +650,12 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
   }
   if (request.containers.length === 0) {
     violations.push({ rule: 'containers-required', path: 'containers', params: {} });
+  } else if (request.containers.length > MAX_CONTAINERS) {
+    violations.push({
+      rule: 'containers-max',
+      path: 'containers',
+      params: { count: request.containers.length, max: MAX_CONTAINERS },
+    });
   }
 
   const seenNames = new Set<string>();
@@ -577,6 +685,15 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
         path: `${base}.image`,
         params: { container: label },
       });
+    } else {
+      const problem = imageReferenceProblem(container.image);
+      if (problem !== undefined) {
+        violations.push({
+          rule: 'image-reference',
+          path: `${base}.image`,
+          params: { container: label, value: quoteTyped(container.image), problem },
+        });
+      }
     }
 
     const gpu = container.gpu;
@@ -602,6 +719,21 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
       }
     }
 
+    // `annotation-key-too-long`: the scheduler writes gpu-index-container-<name> for every GPU
+    // container, the tightest of the keys that carry the name (checked after the nvidia share).
+    const keyTooLong =
+      container.name.length > MAX_GPU_CONTAINER_NAME &&
+      (gpu.multiCard || isDns1123Label(container.name));
+    const annotationKeyViolation: Violation = {
+      rule: 'annotation-key-too-long',
+      path: `${base}.name`,
+      params: {
+        container: label,
+        length: container.name.length,
+        prefix: VKE.gpuIndexAnnotationPrefix,
+        max: MAX_GPU_CONTAINER_NAME,
+      },
+    };
     const before = violations.length;
     if (gpu.type === 'nvidia') {
       if (gpu.multiCard) {
@@ -632,19 +764,12 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
           ...(model !== undefined ? { model } : {}),
         });
       }
+      if (keyTooLong) violations.push(annotationKeyViolation);
       return;
     }
 
-    if (gpu.multiCard) {
-      multiCardContainers.push(label);
-      if (container.name.length > MAX_MULTI_CARD_CONTAINER_NAME) {
-        violations.push({
-          rule: 'annotation-key-too-long',
-          path: `${base}.name`,
-          params: { container: label, length: container.name.length },
-        });
-      }
-    }
+    if (gpu.multiCard) multiCardContainers.push(label);
+    if (keyTooLong) violations.push(annotationKeyViolation);
     const gpuViolations: Violation[] = [];
     const reading = evaluateMgpuContainerCached(gpu, label, `${base}.gpu`, gpuViolations);
     violations.push(...gpuViolations);
@@ -685,8 +810,32 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
   if (inventory !== undefined) {
     const known = policy !== undefined && isComputePolicy(policy) ? policy : undefined;
     const unknownPolicy = policy !== undefined && known === undefined;
+    const before = violations.length;
     for (const share of shares)
       evaluateAgainstInventory(share, known, unknownPolicy, inventory, violations);
+    const gpuContainers = request.containers.filter(
+      (container) => container.gpu !== undefined && container.gpu.type !== 'none',
+    ).length;
+    // `replicas-exceed-cluster` only when every GPU container is understood and fits some node.
+    if (
+      violations.length === before &&
+      shares.length > 0 &&
+      shares.length === gpuContainers &&
+      Number.isInteger(request.replicas)
+    ) {
+      const max = podsClusterHolds(shares, known, unknownPolicy, inventory);
+      if (max !== undefined && request.replicas > max) {
+        violations.push({
+          rule: 'replicas-exceed-cluster',
+          path: 'replicas',
+          params: {
+            value: request.replicas,
+            max,
+            ...(firstModel !== undefined ? { model: firstModel } : {}),
+          },
+        });
+      }
+    }
   }
   return { violations, shares };
 }
@@ -694,7 +843,11 @@ export function evaluateRequest(request: WorkloadRequest, inventory?: GpuInvento
 /** Checks a workload request against every rule (spec §3) and builds its manifest when valid. */
 export function checkRequest(request: WorkloadRequest, options: CheckOptions = {}): CheckResult {
   const lang = options.lang ?? 'en';
-  const { violations, shares } = evaluateRequest(request, options.inventory);
+  const { violations, shares } = evaluateRequest(request, options.inventory, {
+    ...(options.reservedNamespaces !== undefined
+      ? { reservedNamespaces: options.reservedNamespaces }
+      : {}),
+  });
   const errors: RuleError[] = violations.map((violation) => ({
     path: violation.path,
     rule: violation.rule,

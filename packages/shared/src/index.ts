@@ -3,6 +3,7 @@ export * from './api.js';
 export * from './capacity.js';
 export * from './check.js';
 export * from './decimal.js';
+export * from './image-reference.js';
 export * from './inventory.js';
 export * from './kubernetes-names.js';
 export * from './lint.js';

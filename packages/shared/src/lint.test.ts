@@ -85,6 +85,12 @@ describe('lintObject', () => {
       ),
       ['annotation-key-too-long'],
     ],
+    [
+      // Issue 14: the scheduler's gpu-index-container-<name> key is written for one card too.
+      'a 44-character single-card container',
+      deployment({}, coreAndMemory('50', '8192'), 'x'.repeat(44)),
+      ['annotation-key-too-long'],
+    ],
   ])('%s', (_label, object, rules) => {
     expect(lintObject(object, 'f.yaml').map((finding) => finding.rule)).toEqual(rules);
   });

@@ -49,7 +49,15 @@ export function parseManifests(text: string): unknown[] {
       throw new ManifestParseError(
         (error.message.split('\n')[0] ?? error.message).replace(/:$/, ''),
       );
-    const value: unknown = document.toJS();
+    let value: unknown;
+    try {
+      value = document.toJS();
+    } catch (error) {
+      // The yaml library's maxAliasCount guard: aliases that would expand without bound.
+      if (error instanceof ReferenceError && /alias/i.test(error.message))
+        throw new ManifestParseError('YAML aliases expand too far (alias bomb?)');
+      throw error;
+    }
     if (value === null || value === undefined) continue;
     const expand = (item: unknown): void => {
       if (Array.isArray(item)) item.forEach(expand);

@@ -1,6 +1,6 @@
 import type { ContainerShare } from './check.js';
 import type { WorkloadRequest } from './request.js';
-import { VKE } from './vke.js';
+import { multiCardAnnotation, VKE } from './vke.js';
 
 export interface ManifestOptions {
   /** Node label that carries the GPU model; VKE's `machine.cluster.vke.volcengine.com/gpu-name` by default. */
@@ -61,7 +61,7 @@ export function buildDeployment(
   const annotations: Record<string, string> = {};
   for (const share of shares) {
     if (share.type === 'mgpu' && share.multiCard) {
-      annotations[`${VKE.multiCardAnnotationPrefix}${share.name}`] = String(share.cards);
+      annotations[multiCardAnnotation(share.name)] = String(share.cards);
     }
   }
   const policy = request.computePolicy?.trim();

@@ -1,15 +1,33 @@
 import { MAX_CARDS } from './request.js';
 import type { Lang, RuleId, RuleParams, Violation } from './rules.js';
-import {
-  MAX_MULTI_CARD_CONTAINER_NAME,
-  PER_CARD_MEMORY_MAX_MIB,
-  PER_CARD_MEMORY_MIN_MIB,
-} from './rules.js';
+import { MAX_IMAGE_NAME, PER_CARD_MEMORY_MAX_MIB, PER_CARD_MEMORY_MIN_MIB } from './rules.js';
 
 export interface RuleText {
   message: string;
   fix?: string;
 }
+
+const IMAGE_PROBLEM_EN: Record<RuleParams['image-reference']['problem'], string> = {
+  invisible: 'contains an invisible character (zero-width or control); retype it.',
+  whitespace: 'contains a space, tab or line break.',
+  uppercase: 'has uppercase letters in its repository path; only the registry host may have them.',
+  'too-long': `has a repository name longer than ${MAX_IMAGE_NAME} characters.`,
+  'bad-tag':
+    'has a tag that is not 1–128 letters, digits, "_", "." or "-" (starting with a letter, digit or "_").',
+  'bad-digest': 'has a digest that is not algorithm:hex (e.g. sha256: and 64 hex digits).',
+  'bad-format':
+    'is not an image reference: lowercase path components separated by "/", joined by ".", "_", "__" or "-".',
+};
+const IMAGE_PROBLEM_ZH: Record<RuleParams['image-reference']['problem'], string> = {
+  invisible: '含有不可见字符（零宽或控制字符），请重新输入。',
+  whitespace: '含有空格、制表符或换行。',
+  uppercase: '的仓库路径含有大写字母；只有镜像仓库主机名可以有大写。',
+  'too-long': `的仓库名超过 ${MAX_IMAGE_NAME} 个字符。`,
+  'bad-tag': '的标签不是 1–128 个字母、数字、“_”、“.”或“-”（以字母、数字或“_”开头）。',
+  'bad-digest': '的摘要不是 算法:十六进制 的形式（例如 sha256: 加 64 位十六进制）。',
+  'bad-format':
+    '不是合法的镜像引用：路径各段为小写字母数字，以“/”分隔，段内用“.”、“_”、“__”或“-”连接。',
+};
 
 type Catalog = { [R in RuleId]: (params: RuleParams[R]) => RuleText };
 
@@ -182,9 +200,9 @@ const english: Catalog = {
     )})${policy ? `, not ${policy}` : ''}.`,
     fix: `Set ${en.computePolicy} to native-burst-share, or turn off ${en.multiCard}.`,
   }),
-  'annotation-key-too-long': ({ container, length }) => ({
-    message: `${en.containerName} "${container}" has ${length} characters; with multi-card sharing the annotation key vke.volcengine.com/multiple-mgpu-<name> allows at most ${MAX_MULTI_CARD_CONTAINER_NAME}.`,
-    fix: `Shorten the container name to ${MAX_MULTI_CARD_CONTAINER_NAME} characters or fewer.`,
+  'annotation-key-too-long': ({ container, length, prefix, max }) => ({
+    message: `${en.containerName} "${container}" has ${length} characters; the scheduler writes the annotation key ${prefix}<name> for every GPU container, and its name part allows a container name of at most ${max}.`,
+    fix: `Shorten the container name to ${max} characters or fewer.`,
   }),
   'model-unknown': ({ container, model, known }) => ({
     message: `${enOf(en.model, container)}: no node in the cluster has the model ${model}.`,
@@ -245,8 +263,28 @@ const english: Catalog = {
     fix: 'Enter an image such as nginx:1.27.',
   }),
   'replicas-range': ({ value }) => ({
-    message: `${en.replicas} must be a whole number of 0 or more, not ${value}.`,
-    fix: 'Use 0 or more.',
+    message: `${en.replicas} must be a whole number from 0 to 2147483647, not ${value}.`,
+    fix: 'Use a whole number from 0 to 2147483647.',
+  }),
+  'replicas-exceed-cluster': ({ value, max, model }) => ({
+    message: `${en.replicas} ${value}: even empty, the cluster${model ? `'s ${model} nodes` : ''} could hold at most ${max} pods of this shape.`,
+    fix: `At most ${max} replicas fit this cluster; lower ${en.replicas}, or ask for less per card.`,
+  }),
+  'namespace-reserved': ({ value, reserved }) => ({
+    message: `${en.namespace} "${value}" belongs to the cluster itself (${enList(reserved, 'and')}); workloads do not go there.`,
+    fix: `Use another ${en.namespace}, such as default.`,
+  }),
+  'image-reference': ({ container, value, problem }) => ({
+    message: `${en.image} of container "${container}" (${value}) ${IMAGE_PROBLEM_EN[problem]}`,
+    fix: 'Write it as name[:tag][@digest], e.g. nginx:1.27 or registry.example.com/team/app:v1.',
+  }),
+  'name-too-long': ({ length, max }) => ({
+    message: `${en.name} has ${length} characters; it is also the pods' label value, which allows at most ${max}.`,
+    fix: `Shorten ${en.name} to ${max} characters or fewer.`,
+  }),
+  'containers-max': ({ count, max }) => ({
+    message: `This workload has ${count} containers; a pod here takes at most ${max}.`,
+    fix: `Remove containers until there are ${max} or fewer, or split the workload.`,
   }),
   'compute-policy-unknown': ({ value }) => ({
     message: `${en.computePolicy} "${value}" is not one of native-burst-share, fixed-share, guaranteed-burst-share.`,
@@ -381,9 +419,9 @@ const chinese: Catalog = {
     message: `多卡共享（容器 ${zhList(containers, '、')}）要求${zh.computePolicy}为 native-burst-share${policy ? `，当前为 ${policy}` : ''}。`,
     fix: `请将${zh.computePolicy}设为 native-burst-share，或关闭${zh.multiCard}。`,
   }),
-  'annotation-key-too-long': ({ container, length }) => ({
-    message: `${zh.containerName}“${container}”有 ${length} 个字符；开启多卡共享时注解键 vke.volcengine.com/multiple-mgpu-<名称> 只允许不超过 ${MAX_MULTI_CARD_CONTAINER_NAME} 个字符的名称。`,
-    fix: `请将容器名称缩短到 ${MAX_MULTI_CARD_CONTAINER_NAME} 个字符以内。`,
+  'annotation-key-too-long': ({ container, length, prefix, max }) => ({
+    message: `${zh.containerName}“${container}”有 ${length} 个字符；调度器会为每个 GPU 容器写入注解键 ${prefix}<名称>，其名称部分只允许不超过 ${max} 个字符的容器名称。`,
+    fix: `请将容器名称缩短到 ${max} 个字符以内。`,
   }),
   'model-unknown': ({ container, model, known }) => ({
     message: `${zhOf(zh.model, container)}：集群中没有型号为 ${model} 的节点。`,
@@ -439,8 +477,28 @@ const chinese: Catalog = {
     fix: '请填写镜像，例如 nginx:1.27。',
   }),
   'replicas-range': ({ value }) => ({
-    message: `${zh.replicas}必须是不小于 0 的整数，不能是 ${value}。`,
-    fix: '请填写 0 或更大的整数。',
+    message: `${zh.replicas}必须是 0 到 2147483647 之间的整数，不能是 ${value}。`,
+    fix: '请填写 0 到 2147483647 之间的整数。',
+  }),
+  'replicas-exceed-cluster': ({ value, max, model }) => ({
+    message: `${zh.replicas} ${value}：即使集群${model ? `中型号为 ${model} 的节点` : ''}全部空闲，也最多只能容纳 ${max} 个这种规格的 Pod。`,
+    fix: `此集群最多能容纳 ${max} 个副本；请减少${zh.replicas}，或降低每卡的需求。`,
+  }),
+  'namespace-reserved': ({ value, reserved }) => ({
+    message: `${zh.namespace}“${value}”属于集群自身（${zhList(reserved, '和')}），工作负载不能放在这里。`,
+    fix: `请使用其他${zh.namespace}，例如 default。`,
+  }),
+  'image-reference': ({ container, value, problem }) => ({
+    message: `容器 ${container} 的${zh.image}（${value}）${IMAGE_PROBLEM_ZH[problem]}`,
+    fix: '请写成 名称[:标签][@摘要] 的形式，例如 nginx:1.27 或 registry.example.com/team/app:v1。',
+  }),
+  'name-too-long': ({ length, max }) => ({
+    message: `${zh.name}有 ${length} 个字符；它也是 Pod 的标签值，最多允许 ${max} 个字符。`,
+    fix: `请将${zh.name}缩短到 ${max} 个字符以内。`,
+  }),
+  'containers-max': ({ count, max }) => ({
+    message: `该工作负载有 ${count} 个容器；一个 Pod 最多 ${max} 个。`,
+    fix: `请删减容器到 ${max} 个以内，或拆分为多个工作负载。`,
   }),
   'compute-policy-unknown': ({ value }) => ({
     message: `${zh.computePolicy}“${value}”不是 native-burst-share、fixed-share、guaranteed-burst-share 之一。`,

@@ -1,6 +1,6 @@
 import { Big, formatDecimal } from './decimal.js';
 import type { ContainerRequest, GpuRequest, WorkloadRequest } from './request.js';
-import { VKE } from './vke.js';
+import { multiCardAnnotation, VKE } from './vke.js';
 
 /** The kinds whose pods the console can read back (spec §7 `mgpu lint`). */
 export const WORKLOAD_KINDS = [
@@ -176,7 +176,7 @@ export function readWorkloadObject(
 
     const core = quantity(VKE.coreResource);
     const memory = quantity(VKE.memoryResource);
-    const annotationKey = `${VKE.multiCardAnnotationPrefix}${name}`;
+    const annotationKey = multiCardAnnotation(name);
     const annotated = annotations[annotationKey];
     // The seed's per-container annotation wins; the positional form counts as multi-card
     // only above one card, since older clusters list every container there.

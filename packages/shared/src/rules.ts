@@ -1,3 +1,5 @@
+import { VKE } from './vke.js';
+
 /**
  * Every rule id the console reports. The first block is spec §3's table; the rest are the
  * ordinary Kubernetes rules and the few shape rules the form needs (short kebab-case ids).
@@ -31,6 +33,11 @@ export const KUBERNETES_RULES = [
   'multi-card-mgpu-only',
   'model-conflict',
   'requests-equal-limits',
+  'replicas-exceed-cluster',
+  'namespace-reserved',
+  'image-reference',
+  'name-too-long',
+  'containers-max',
 ] as const;
 
 export type MgpuRuleId = (typeof MGPU_RULES)[number];
@@ -42,6 +49,7 @@ export const CLUSTER_AWARE_RULES: readonly RuleId[] = [
   'model-unknown',
   'per-card-memory-exceeds-model',
   'cards-exceed-node',
+  'replicas-exceed-cluster',
 ];
 
 export const LANGS = ['zh-CN', 'en'] as const;
@@ -54,8 +62,47 @@ export function isLang(value: string): value is Lang {
 /** Per-card memory bounds in MiB, inclusive (spec §3 `per-card-memory-range`). */
 export const PER_CARD_MEMORY_MIN_MIB = 1024;
 export const PER_CARD_MEMORY_MAX_MIB = 81920;
-/** `vke.volcengine.com/multiple-mgpu-` plus the name must fit a 63-character key name. */
-export const MAX_MULTI_CARD_CONTAINER_NAME = 49;
+/** Kubernetes limits: a qualified name's name part, its DNS prefix, a label value. */
+export const MAX_ANNOTATION_NAME_PART = 63;
+export const MAX_ANNOTATION_PREFIX = 253;
+export const MAX_LABEL_VALUE = 63;
+
+/** The name part (after the `/`) of an annotation key or key prefix. */
+export const annotationNamePart = (key: string) => key.slice(key.indexOf('/') + 1);
+
+/** The longest container name whose `<prefix><name>` key keeps a name part of ≤ 63 characters. */
+const longestNameFor = (prefix: string) =>
+  MAX_ANNOTATION_NAME_PART - annotationNamePart(prefix).length;
+
+/** `vke.volcengine.com/multiple-mgpu-` plus the name must fit a 63-character key name (49). */
+export const MAX_MULTI_CARD_CONTAINER_NAME = longestNameFor(VKE.multiCardAnnotationPrefix);
+/**
+ * The scheduler writes `vke.volcengine.com/gpu-index-container-<name>` for every GPU container,
+ * single-card and nvidia too (spec §5): the tightest key, so a GPU container name ≤ 43.
+ */
+export const MAX_GPU_CONTAINER_NAME = Math.min(
+  MAX_MULTI_CARD_CONTAINER_NAME,
+  longestNameFor(VKE.gpuIndexAnnotationPrefix),
+);
+
+/** `replicas` is an int32 in the Deployment API. */
+export const MAX_REPLICAS = 2147483647;
+/** Namespaces of the cluster itself that a console workload must not land in. */
+export const DEFAULT_RESERVED_NAMESPACES: readonly string[] = [
+  'kube-system',
+  'kube-public',
+  'kube-node-lease',
+];
+/**
+ * Containers per pod. Each GPU container of an mGPU pod is its own instance on every card it
+ * uses, and a card holds at most 16 instances (spec §5), so a node of MAX_CARDS (8) cards could
+ * in theory hold 16 × 8 = 128 single-card containers of one pod; no real pod comes near that.
+ * 32 leaves room for sidecars and init-style helpers while keeping the form, the manifest and
+ * every per-container check small; a request above it is a mistake, not a workload.
+ */
+export const MAX_CONTAINERS = 32;
+/** The distribution reference grammar's limit on the repository name (domain and path). */
+export const MAX_IMAGE_NAME = 255;
 
 /** The parameters each rule's message is written from; both languages read the same ones. */
 export interface RuleParams {
@@ -118,7 +165,13 @@ export interface RuleParams {
     cardsSuggestion?: number;
   };
   'multi-card-policy': { containers: string[]; policy?: string };
-  'annotation-key-too-long': { container: string; length: number };
+  'annotation-key-too-long': {
+    container: string;
+    length: number;
+    /** The key prefix that is too long with this name, e.g. `vke.volcengine.com/gpu-index-container-`. */
+    prefix: string;
+    max: number;
+  };
   'model-unknown': { container: string; model: string; known: string[] };
   'per-card-memory-exceeds-model': {
     container: string;
@@ -148,6 +201,27 @@ export interface RuleParams {
   'multi-card-mgpu-only': { container: string; type: string };
   'model-conflict': { container: string; model: string; other: string };
   'requests-equal-limits': { container: string; resource: string };
+  'replicas-exceed-cluster': {
+    value: number;
+    /** The most pods of this shape the whole cluster could hold if it were empty. */
+    max: number;
+    model?: string;
+  };
+  'namespace-reserved': { value: string; reserved: string[] };
+  'image-reference': {
+    container: string;
+    value: string;
+    problem:
+      | 'invisible'
+      | 'whitespace'
+      | 'uppercase'
+      | 'too-long'
+      | 'bad-tag'
+      | 'bad-digest'
+      | 'bad-format';
+  };
+  'name-too-long': { value: string; length: number; max: number };
+  'containers-max': { count: number; max: number };
 }
 
 /** A rule broken at a path of the request, before it is put into words. */

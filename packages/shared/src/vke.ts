@@ -22,3 +22,10 @@ export const VKE = {
 
 /** At most this many mGPU instances share one card (the public scheduler's limit). */
 export const MAX_INSTANCES_PER_CARD = 16;
+
+/** The pod annotation that carries a multi-card container's card count (spec §4). */
+export const multiCardAnnotation = (container: string) =>
+  `${VKE.multiCardAnnotationPrefix}${container}`;
+/** The pod annotation the scheduler writes with a GPU container's card indexes (spec §5). */
+export const gpuIndexAnnotation = (container: string) =>
+  `${VKE.gpuIndexAnnotationPrefix}${container}`;

@@ -34,6 +34,8 @@ function mgpu(args: string[], stdin = '', command = [process.execPath, cli]): Pr
       stderr += chunk.toString();
     });
     child.on('error', reject);
+    // A command that refuses oversized input stops reading it: the rest of the pipe is moot.
+    child.stdin.on('error', () => {});
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(stdin);
   });
@@ -204,6 +206,48 @@ metadata: { name: ignored }
       expect(run.code).toBe(2);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
     }
+  });
+});
+
+describe('bounded input (issue 14)', () => {
+  const oneLine = (run: Run) => {
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    return run.stderr;
+  };
+
+  it('check refuses an array of more than 10000 requests, naming the limit', async () => {
+    const requests = JSON.stringify(Array.from({ length: 10_001 }, () => seed));
+    expect(oneLine(await mgpu(['check'], requests))).toContain('10000');
+  });
+
+  it('check refuses standard input over 32 MiB without reading it all', async () => {
+    const huge = `[${' '.repeat(33 * 1024 * 1024)}]`;
+    expect(oneLine(await mgpu(['check'], huge))).toContain('32 MiB');
+  });
+
+  it('lint names a YAML alias bomb and exits 2', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mgpu-lint-'));
+    const bomb = join(dir, 'bomb.yaml');
+    let yaml = 'a: &a [x, x, x, x, x, x, x, x, x]\n';
+    let previous = 'a';
+    for (let level = 0; level < 9; level++) {
+      yaml += `b${level}: &b${level} [${Array(9).fill(`*${previous}`).join(', ')}]\n`;
+      previous = `b${level}`;
+    }
+    await writeFile(bomb, yaml);
+    const run = await mgpu(['lint', bomb]);
+    expect(oneLine(run)).toContain(`${bomb}: YAML aliases expand too far (alias bomb?)`);
+  });
+
+  it('lint refuses a 50 MB file quickly, naming the limit', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mgpu-lint-'));
+    const big = join(dir, 'big.yaml');
+    await writeFile(big, Buffer.alloc(50 * 1000 * 1000, 'kind: Pod\n'));
+    const started = Date.now();
+    const run = await mgpu(['lint', big]);
+    expect(oneLine(run)).toContain('8 MiB');
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
 

@@ -4,7 +4,7 @@
  * the form and the BFF use. Exit 0 = valid / nothing found, 1 = invalid / something found,
  * 2 = input that cannot be read; that last case prints one line on stderr, never a trace.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { z } from 'zod';
@@ -19,7 +19,18 @@ const USAGE = `Usage:
   mgpu manifest [--lang zh-CN|en] [--model-label KEY]   read a request on stdin, print its Deployment as YAML
   mgpu lint [--json] [--lang zh-CN|en] FILE...       report every mGPU rule existing objects break
 
+Limits: check reads at most 32 MiB and 10000 requests; lint reads files of at most 8 MiB.
 Exit codes: 0 valid / nothing found, 1 invalid / something found, 2 unreadable input.`;
+
+/**
+ * Bounds that keep one run's time and memory small: a check result with its manifest is some
+ * kilobytes, so 10,000 requests print tens of MB (100,000 took 874 MB); real manifests and
+ * request batches are far smaller than the byte limits.
+ */
+const MAX_CHECK_REQUESTS = 10_000;
+const MAX_CHECK_INPUT_BYTES = 32 * 1024 * 1024;
+const MAX_LINT_FILE_BYTES = 8 * 1024 * 1024;
+const mib = (bytes: number) => `${bytes / 1024 / 1024} MiB`;
 
 /** Input the command cannot work with: reported in one line, exit 2. */
 class UnreadableInput extends Error {}
@@ -37,9 +48,18 @@ const GpuInventorySchema = z.object({
   ),
 });
 
-async function readStdin(): Promise<string> {
+/** Standard input, refused (one line, exit 2) as soon as it grows past `limit` bytes. */
+async function readStdin(limit: number, what = 'standard input'): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      process.stdin.destroy();
+      throw new UnreadableInput(`${what} is larger than ${mib(limit)} (the limit)`);
+    }
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -95,10 +115,15 @@ async function check(args: string[]): Promise<number> {
   });
   const lang = langOption(values.lang);
   const inventory = await readInventory(values.inventory);
-  const input = parseJson(await readStdin(), 'standard input');
+  const input = parseJson(await readStdin(MAX_CHECK_INPUT_BYTES), 'standard input');
   const options = { lang, ...(inventory ? { inventory } : {}) };
   let output: CheckResult | CheckResult[];
   if (Array.isArray(input)) {
+    if (input.length > MAX_CHECK_REQUESTS) {
+      throw new UnreadableInput(
+        `the array has ${input.length} requests; check takes at most ${MAX_CHECK_REQUESTS} (split it)`,
+      );
+    }
     const requests = input.map((item, index) => parseRequest(item, `[${index}]`));
     output = requests.map((request) => checkRequest(request, options));
   } else {
@@ -123,7 +148,7 @@ async function manifest(args: string[]): Promise<number> {
     options: { lang: { type: 'string' }, 'model-label': { type: 'string' } },
   });
   const lang = langOption(values.lang);
-  const input = parseJson(await readStdin(), 'standard input');
+  const input = parseJson(await readStdin(MAX_CHECK_INPUT_BYTES), 'standard input');
   if (Array.isArray(input)) throw new UnreadableInput('manifest takes one request, not an array');
   const modelLabel = values['model-label'];
   const result = checkRequest(parseRequest(input, ''), {
@@ -154,14 +179,23 @@ async function lint(args: string[]): Promise<number> {
   const modelLabel = values['model-label'];
   const findings: LintFinding[] = [];
   for (const file of positionals) {
+    const cannotRead = (error: NodeJS.ErrnoException): never => {
+      throw new UnreadableInput(
+        `cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : (error.code ?? error.message)}`,
+      );
+    };
+    if (file !== '-') {
+      const { size } = await stat(file).catch(cannotRead);
+      if (size > MAX_LINT_FILE_BYTES) {
+        throw new UnreadableInput(
+          `${file}: larger than ${mib(MAX_LINT_FILE_BYTES)} (the limit of mgpu lint); split it`,
+        );
+      }
+    }
     const text =
       file === '-'
-        ? await readStdin()
-        : await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-            throw new UnreadableInput(
-              `cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : (error.code ?? error.message)}`,
-            );
-          });
+        ? await readStdin(MAX_LINT_FILE_BYTES)
+        : await readFile(file, 'utf8').catch(cannotRead);
     try {
       findings.push(...lintManifests(text, file, { lang, ...(modelLabel ? { modelLabel } : {}) }));
     } catch (error) {

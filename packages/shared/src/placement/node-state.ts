@@ -1,5 +1,5 @@
 import { DEFAULT_NODE_POLICY } from '../request.js';
-import { MAX_INSTANCES_PER_CARD, VKE } from '../vke.js';
+import { gpuIndexAnnotation, MAX_INSTANCES_PER_CARD, VKE } from '../vke.js';
 import type { CardAssignment, CardState, NodeState, PodDemand } from './types.js';
 
 /**
@@ -174,7 +174,7 @@ export function readPodAllocation(pod: KubePodLike): PodAllocation | undefined {
   const containers: ContainerAllocation[] = [];
   for (const container of pod.spec?.containers ?? []) {
     const resources = { ...container.resources?.limits, ...container.resources?.requests };
-    const cards = parseCardIndexes(annotations[`${VKE.gpuIndexAnnotationPrefix}${container.name}`]);
+    const cards = parseCardIndexes(annotations[gpuIndexAnnotation(container.name)]);
     if (cards === undefined || cards.length === 0) continue;
     if (resources[VKE.nvidiaResource] !== undefined) {
       containers.push({

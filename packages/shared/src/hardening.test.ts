@@ -1,0 +1,229 @@
+/**
+ * Issue 14 "Hardening": the bounds a request must keep so that Kubernetes, the scheduler and
+ * the cluster accept what the console writes (replicas, reserved namespaces, image references,
+ * name lengths, container counts, the cluster's capacity).
+ */
+import { describe, expect, it } from 'vitest';
+import { checkRequest, evaluateRequest } from './check.js';
+import { imageReferenceProblem } from './image-reference.js';
+import type { GpuInventory } from './inventory.js';
+import { type WorkloadRequestInput, WorkloadRequestSchema } from './request.js';
+import {
+  DEFAULT_RESERVED_NAMESPACES,
+  MAX_CONTAINERS,
+  MAX_GPU_CONTAINER_NAME,
+  MAX_MULTI_CARD_CONTAINER_NAME,
+  MAX_REPLICAS,
+  type RuleId,
+} from './rules.js';
+
+const slice = { type: 'mgpu' as const, compute: '0.5', memoryGiB: '8' };
+
+function request(overrides: Partial<WorkloadRequestInput> = {}) {
+  return WorkloadRequestSchema.parse({
+    name: 'demo',
+    namespace: 'default',
+    replicas: 1,
+    computePolicy: 'native-burst-share',
+    containers: [{ name: 'worker', image: 'nginx:1.27', gpu: slice }],
+    ...overrides,
+  });
+}
+
+const rulesOf = (input: Partial<WorkloadRequestInput>, inventory?: GpuInventory) =>
+  evaluateRequest(request(input), inventory).violations.map((v): [RuleId, string] => [
+    v.rule,
+    v.path,
+  ]);
+
+describe('replicas-range: a Kubernetes int32 of 0 or more', () => {
+  it.each([0, 1, MAX_REPLICAS])('%s replicas are accepted', (replicas) => {
+    expect(rulesOf({ replicas })).toEqual([]);
+  });
+  it.each([-1, 1.5, MAX_REPLICAS + 1, Number.MAX_SAFE_INTEGER])('%s replicas are refused', (r) => {
+    expect(rulesOf({ replicas: r })).toEqual([['replicas-range', 'replicas']]);
+  });
+  it('says the upper bound', () => {
+    const [error] = checkRequest(request({ replicas: 2 ** 31 }), { lang: 'en' }).errors;
+    expect(error?.message).toContain('2147483647');
+  });
+});
+
+describe('replicas-exceed-cluster: no more pods than an empty cluster could hold', () => {
+  // 2 nodes × 4 cards of 48 GiB; a 0.5-card slice of 8 GiB fits 2 per card (100 %): 16 pods.
+  const inventory: GpuInventory = {
+    pools: [
+      {
+        model: 'NVIDIA-L20',
+        resourceType: 'mgpu',
+        policy: 'native-burst-share',
+        cardsPerNode: 4,
+        memoryMiBPerCard: 49152,
+        nodes: 2,
+      },
+      {
+        model: 'NVIDIA-A100',
+        resourceType: 'nvidia',
+        policy: 'fixed-share',
+        cardsPerNode: 8,
+        memoryMiBPerCard: 81920,
+        nodes: 1,
+      },
+    ],
+  };
+  it('16 replicas of half a card fit 8 cards', () => {
+    expect(rulesOf({ replicas: 16 }, inventory)).toEqual([]);
+  });
+  it('17 are refused, with the figure and the fix', () => {
+    expect(rulesOf({ replicas: 17 }, inventory)).toEqual([['replicas-exceed-cluster', 'replicas']]);
+    for (const lang of ['en', 'zh-CN'] as const) {
+      const [error] = checkRequest(request({ replicas: 17 }), { lang, inventory }).errors;
+      expect(error?.message).toContain('16');
+      expect(error?.fix).toContain('16');
+    }
+  });
+  it('the 16-instance limit bounds tiny slices: 0.01 of a card with 1 GiB', () => {
+    const gpu = { type: 'mgpu' as const, compute: '0.01', memoryGiB: '1' };
+    const containers = [{ name: 'w', image: 'nginx:1.27', gpu }];
+    // 16 instances × 8 cards = 128 (memory would allow 48 per card, compute 100).
+    expect(rulesOf({ replicas: 128, containers }, inventory)).toEqual([]);
+    expect(rulesOf({ replicas: 129, containers }, inventory)).toEqual([
+      ['replicas-exceed-cluster', 'replicas'],
+    ]);
+  });
+  it('memory bounds large slices: 0.1 of a card with 40 GiB', () => {
+    const gpu = { type: 'mgpu' as const, compute: '0.1', memoryGiB: '40' };
+    const containers = [{ name: 'w', image: 'nginx:1.27', gpu }];
+    expect(rulesOf({ replicas: 8, containers }, inventory)).toEqual([]);
+    expect(rulesOf({ replicas: 9, containers }, inventory)).toEqual([
+      ['replicas-exceed-cluster', 'replicas'],
+    ]);
+  });
+  it('whole nvidia cards: 8 cards hold 4 pods of 2', () => {
+    const containers = [
+      { name: 'w', image: 'nginx:1.27', gpu: { type: 'nvidia' as const, cards: 2 } },
+    ];
+    expect(rulesOf({ replicas: 4, containers }, inventory)).toEqual([]);
+    expect(rulesOf({ replicas: 5, containers }, inventory)).toEqual([
+      ['replicas-exceed-cluster', 'replicas'],
+    ]);
+  });
+  it('two containers of a pod share the cards', () => {
+    const containers = [
+      { name: 'a', image: 'nginx:1.27', gpu: slice },
+      { name: 'b', image: 'nginx:1.27', gpu: slice },
+    ];
+    expect(rulesOf({ replicas: 8, containers }, inventory)).toEqual([]);
+    expect(rulesOf({ replicas: 9, containers }, inventory)).toEqual([
+      ['replicas-exceed-cluster', 'replicas'],
+    ]);
+  });
+  it('is not judged without an inventory, nor for pods without GPU', () => {
+    expect(rulesOf({ replicas: 1000 })).toEqual([]);
+    const containers = [{ name: 'w', image: 'nginx:1.27' }];
+    expect(rulesOf({ replicas: 1000, containers }, inventory)).toEqual([]);
+  });
+});
+
+describe('namespace-reserved', () => {
+  it.each(DEFAULT_RESERVED_NAMESPACES)('%s is refused by default', (namespace) => {
+    expect(rulesOf({ namespace })).toEqual([['namespace-reserved', 'namespace']]);
+  });
+  it('the list is configurable in checkRequest and evaluateRequest', () => {
+    const reservedNamespaces = ['prod'];
+    expect(checkRequest(request({ namespace: 'prod' }), { reservedNamespaces }).valid).toBe(false);
+    expect(checkRequest(request({ namespace: 'kube-system' }), { reservedNamespaces }).valid).toBe(
+      true,
+    );
+    const { violations } = evaluateRequest(request({ namespace: 'prod' }), undefined, {
+      reservedNamespaces,
+    });
+    expect(violations.map((v) => v.rule)).toEqual(['namespace-reserved']);
+  });
+  it('names the namespace field and says what to do', () => {
+    const [error] = checkRequest(request({ namespace: 'kube-system' }), { lang: 'zh-CN' }).errors;
+    expect(error?.message).toContain('命名空间');
+    expect(error?.fix).toContain('default');
+  });
+});
+
+describe('image-reference: the distribution reference grammar', () => {
+  it.each([
+    'nginx',
+    'nginx:1.27',
+    'library/nginx:latest',
+    'registry.example.com/team/app:v1',
+    'localhost:5000/app',
+    'Registry.Example.com/team/app',
+    '[::1]:5000/app:v1',
+    'a__b/c-d--e.f_g:TAG_1.0-x',
+    `nginx@sha256:${'a'.repeat(64)}`,
+    `nginx:1.27@sha256:${'0'.repeat(64)}`,
+  ])('%s is accepted', (image) => {
+    expect(imageReferenceProblem(image)).toBeUndefined();
+  });
+  it.each([
+    ['nginx\u200b:1.27', 'invisible'],
+    ['\ufeffnginx', 'invisible'],
+    ['nginx :1.27', 'whitespace'],
+    ['nginx:1.27\n', 'whitespace'],
+    [' nginx', 'whitespace'],
+    ['Nginx:1.27', 'uppercase'],
+    ['registry.example.com/Team/app', 'uppercase'],
+    [`${'a'.repeat(256)}`, 'too-long'],
+    ['nginx:-bad', 'bad-tag'],
+    [`nginx:${'t'.repeat(129)}`, 'bad-tag'],
+    ['nginx@sha256:abc', 'bad-digest'],
+    ['nginx@', 'bad-digest'],
+    ['-nginx', 'bad-format'],
+    ['nginx/', 'bad-format'],
+    ['a//b', 'bad-format'],
+    ['https://registry/app', 'bad-format'],
+  ] as const)('%j: %s', (image, problem) => {
+    expect(imageReferenceProblem(image)).toBe(problem);
+    expect(rulesOf({ containers: [{ name: 'w', image }] })).toEqual([
+      ['image-reference', 'containers.0.image'],
+    ]);
+  });
+  it('an empty image stays image-required', () => {
+    expect(rulesOf({ containers: [{ name: 'w', image: '' }] })).toEqual([
+      ['image-required', 'containers.0.image'],
+    ]);
+  });
+  it('names the container, says what is wrong, shows the form', () => {
+    const [error] = checkRequest(request({ containers: [{ name: 'w', image: 'Nginx' }] }), {
+      lang: 'en',
+    }).errors;
+    expect(error?.message).toContain('"w"');
+    expect(error?.message).toContain('uppercase');
+    expect(error?.fix).toContain('registry.example.com/team/app:v1');
+  });
+});
+
+describe('name-too-long: the name is also a label value', () => {
+  it('63 characters are accepted, 64 refused with a fix', () => {
+    expect(rulesOf({ name: 'a'.repeat(63) })).toEqual([]);
+    expect(rulesOf({ name: 'a'.repeat(64) })).toEqual([['name-too-long', 'name']]);
+    const [error] = checkRequest(request({ name: 'a'.repeat(100) }), { lang: 'en' }).errors;
+    expect(error?.message).toContain('100');
+    expect(error?.fix).toContain('63');
+  });
+});
+
+describe('containers-max', () => {
+  const containers = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ name: `c${i}`, image: 'nginx:1.27' }));
+  it(`${MAX_CONTAINERS} are accepted, one more is refused`, () => {
+    expect(rulesOf({ containers: containers(MAX_CONTAINERS) })).toEqual([]);
+    expect(rulesOf({ containers: containers(MAX_CONTAINERS + 1) })).toEqual([
+      ['containers-max', 'containers'],
+    ]);
+  });
+});
+
+describe('annotation-key-too-long limits come from the key prefixes', () => {
+  it('gpu-index-container-<name> is the tighter key: 43, multiple-mgpu-<name>: 49', () => {
+    expect(MAX_GPU_CONTAINER_NAME).toBe(63 - 'gpu-index-container-'.length);
+    expect(MAX_MULTI_CARD_CONTAINER_NAME).toBe(63 - 'multiple-mgpu-'.length);
+  });
+});
