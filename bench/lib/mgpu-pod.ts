@@ -1,4 +1,4 @@
-import { VKE } from '@mgpu/shared';
+import { multiCardAnnotation, VKE } from '@mgpu/shared';
 
 /** One container's mGPU ask, as a pod of the benchmarks' churn carries it. */
 export interface MgpuShape {
@@ -27,9 +27,7 @@ export function mgpuPod(name: string, namespace: string, app: string, shape: Mgp
       labels: { app },
       annotations: {
         [VKE.computePolicyAnnotation]: shape.policy,
-        ...(shape.cards > 1
-          ? { [`${VKE.multiCardAnnotationPrefix}main`]: String(shape.cards) }
-          : {}),
+        ...(shape.cards > 1 ? { [multiCardAnnotation('main')]: String(shape.cards) } : {}),
       },
     },
     spec: {

@@ -1,12 +1,12 @@
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import {
   type AllocationRecord,
+  gpuIndexAnnotation,
   type ProgressStage,
   parseCardIndexes,
   placePod,
   podDemandOf,
   type Rejection,
-  VKE,
   type WorkloadProgress,
   WorkloadProgressSchema,
   WorkloadRefSchema,
@@ -74,9 +74,7 @@ export function workloadProgress(
     const annotations = pod.metadata?.annotations ?? {};
     const cards: Record<string, number[]> = {};
     for (const container of pod.spec?.containers ?? []) {
-      const indexes = parseCardIndexes(
-        annotations[`${VKE.gpuIndexAnnotationPrefix}${container.name}`],
-      );
+      const indexes = parseCardIndexes(annotations[gpuIndexAnnotation(container.name)]);
       if (indexes) cards[container.name] = indexes;
     }
     const unschedulable = unschedulableReason(pod);

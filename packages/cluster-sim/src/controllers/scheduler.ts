@@ -5,6 +5,7 @@ import {
   type CardPolicy,
   describeRejections,
   formatCardIndexes,
+  gpuIndexAnnotation,
   isTerminalPod,
   type NodeState,
   nodeStateFromNode,
@@ -197,9 +198,7 @@ export async function startScheduler(
     const { namespace, name } = splitKey(allocation.key);
     const annotations: Record<string, string> = { [VKE.assumedAnnotation]: 'true' };
     for (const container of allocation.containers) {
-      annotations[`${VKE.gpuIndexAnnotationPrefix}${container.name}`] = formatCardIndexes(
-        container.cards,
-      );
+      annotations[gpuIndexAnnotation(container.name)] = formatCardIndexes(container.cards);
     }
     try {
       if (options.annotationPatch === true && allocation.containers.length > 0) {

@@ -6,6 +6,7 @@ import {
   type ContainerRequest,
   checkRequest,
   type DeploymentManifest,
+  gpuIndexAnnotation,
   VKE,
   type WorkloadRequest,
 } from '@mgpu/shared';
@@ -294,7 +295,7 @@ export function topologyPodObject(
           `container ${share.name} needs ${share.cards} card indexes below ${cardCount}`,
         );
       }
-      annotations[`${VKE.gpuIndexAnnotationPrefix}${share.name}`] = cards.join(',');
+      annotations[gpuIndexAnnotation(share.name)] = cards.join(',');
     }
     annotations[VKE.assumedAnnotation] = 'true';
   }
