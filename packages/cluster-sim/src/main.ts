@@ -70,6 +70,12 @@ const shutdown = (signal: string) => {
   if (stopping) return;
   stopping = true;
   process.stderr.write(`sim: ${signal}, stopping\n`);
+  // Controllers busy with a huge sync must not hold the process: stop() ends them and closes
+  // every connection; if it still has not finished after a short grace, exit regardless.
+  setTimeout(() => {
+    process.stderr.write('sim: stop took too long, exiting\n');
+    process.exit(1);
+  }, 3000);
   cluster.stop().then(
     () => process.exit(0),
     (error: unknown) => {

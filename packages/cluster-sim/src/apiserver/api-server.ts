@@ -57,7 +57,10 @@ export interface ApiServerOptions {
   watchWindow?: number;
   /** How often watches with allowWatchBookmarks get a BOOKMARK. */
   bookmarkIntervalMs?: number;
-  /** Debounce of state-file writes. */
+  /**
+   * Debounce of state-file writes for changes no request made (GC, event expiry); changes a
+   * request made are written before it is answered.
+   */
   stateFileDelayMs?: number;
   /** How long an Event is kept after its last write (kube-apiserver's `--event-ttl`, 1 h). */
   eventTtlMs?: number;
@@ -580,6 +583,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     );
   });
   app.addHook('onSend', async (request, reply) => {
+    // An answered write is on the disk (see state-file.ts): commit before the answer goes out.
+    if (stateWriter && request.method !== 'GET' && request.method !== 'HEAD') {
+      await stateWriter.commit();
+    }
     const warnings = requestWarnings.get(request.raw);
     if (warnings && warnings.length > 0) {
       reply.header(

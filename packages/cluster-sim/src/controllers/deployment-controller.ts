@@ -27,6 +27,46 @@ const DESIRED_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/desired-replicas';
 const MAX_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/max-replicas';
 /** Expected creations/deletions not seen within this long are forgotten (the watch lost them). */
 const EXPECTATION_TTL_MS = 10_000;
+/** kube-controller-manager's `BurstReplicas`: at most this many creates or deletes per sync. */
+export const BURST_REPLICAS = 500;
+/** kube-controller-manager's `SlowStartInitialBatchSize`. */
+const SLOW_START_INITIAL_BATCH_SIZE = 1;
+
+/** The batch sizes slow start tries for `count` calls: 1, 2, 4, … with the last one cut short. */
+export function slowStartBatchSizes(count: number, initialBatchSize = 1): number[] {
+  const sizes: number[] = [];
+  let remaining = count;
+  for (let size = Math.min(remaining, initialBatchSize); size > 0; ) {
+    sizes.push(size);
+    remaining -= size;
+    size = Math.min(2 * size, remaining);
+  }
+  return sizes;
+}
+
+/**
+ * `slowStartBatch` from the ReplicaSet controller: calls `fn` `count` times in batches of
+ * 1, 2, 4, …, stops after the first batch with a failure, and returns how many calls succeeded
+ * (and the first error). Between batches it yields to the event loop so the API server it runs
+ * next to keeps answering; `stopped` ends it early once the controller stops.
+ */
+export async function slowStartBatch(
+  count: number,
+  initialBatchSize: number,
+  fn: () => Promise<void>,
+  stopped: () => boolean = () => false,
+): Promise<{ successes: number; error?: unknown }> {
+  let successes = 0;
+  for (const size of slowStartBatchSizes(count, initialBatchSize)) {
+    if (stopped()) break;
+    const results = await Promise.allSettled(Array.from({ length: size }, fn));
+    successes += results.filter((result) => result.status === 'fulfilled').length;
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) return { successes, error: failed.reason };
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return { successes };
+}
 
 /** JSON with sorted keys and no undefined: the same template always hashes the same. */
 function stableJson(value: unknown): string {
@@ -108,6 +148,7 @@ export async function startDeploymentController(
   const clients: KubeClients = makeClients(kubeConfig);
   const log = options.log ?? (() => undefined);
   const expectations = new Map<string, Expectations>();
+  let stopped = false;
 
   let deployments: WatchedCache<V1Deployment> | undefined;
   let replicaSets: WatchedCache<V1ReplicaSet> | undefined;
@@ -183,23 +224,23 @@ export async function startDeploymentController(
         if (podName && !pods?.get(podName, namespace)) expected.adds.set(podName, Date.now());
       };
       const missing = desired - count;
-      // Slow start, as the ReplicaSet controller does: a broken template fails one batch, not all.
-      let batch = 1;
-      for (let done = 0; done < missing; ) {
-        const size = Math.min(batch, missing - done);
-        const results = await Promise.allSettled(Array.from({ length: size }, createOne));
-        const failed = results.find((result) => result.status === 'rejected');
-        if (failed && failed.status === 'rejected') throw failed.reason;
-        done += size;
-        batch *= 2;
-      }
+      // Slow start, as the ReplicaSet controller does: a broken template fails one batch, not
+      // all; at most BURST_REPLICAS per sync, so replicas: 1e9 cannot starve the API server.
+      const { error } = await slowStartBatch(
+        Math.min(missing, BURST_REPLICAS),
+        SLOW_START_INITIAL_BATCH_SIZE,
+        createOne,
+        () => stopped,
+      );
+      if (error !== undefined) throw error;
+      if (missing > BURST_REPLICAS && !stopped) rsQueue.addAfter(key, 0);
     } else if (count > desired) {
       const rank = (pod: V1Pod) =>
         !pod.spec?.nodeName ? 0 : pod.status?.phase === 'Pending' ? 1 : !isPodReady(pod) ? 2 : 3;
       const victims = active
         .filter((pod) => !expected.deletes.has(pod.metadata?.name ?? ''))
         .sort((a, b) => rank(a) - rank(b) || created(b) - created(a))
-        .slice(0, count - desired);
+        .slice(0, Math.min(count - desired, BURST_REPLICAS));
       await Promise.all(
         victims.map(async (pod) => {
           const podName = pod.metadata?.name ?? '';
@@ -214,6 +255,7 @@ export async function startDeploymentController(
           }
         }),
       );
+      if (count - desired > BURST_REPLICAS && !stopped) rsQueue.addAfter(key, 0);
     }
 
     const ready = active.filter(isPodReady).length;
@@ -587,6 +629,7 @@ export async function startDeploymentController(
 
   return {
     async stop() {
+      stopped = true;
       deploymentQueue.stop();
       rsQueue.stop();
       await Promise.allSettled([pods?.stop(), replicaSets?.stop(), deployments?.stop()]);

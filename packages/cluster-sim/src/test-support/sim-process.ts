@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
@@ -9,6 +10,32 @@ export interface SimProcess {
   exit: Promise<{ code: number | null; stderr: string }>;
   /** SIGTERM to the launcher, as an operator's Ctrl-C or a service manager would send. */
   stop(): void;
+  /** SIGKILL to the launcher and everything under it at once: a crash, no shutdown code runs. */
+  killHard(): void;
+}
+
+/** The pids under `root` (from /proc, Linux). */
+function descendantsOf(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  for (let queue = [root]; queue.length > 0; ) {
+    const pid = queue.shift() as number;
+    for (const child of children.get(pid) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
 }
 
 /** `pnpm --silent sim ARGS` from the workspace root, as an operator starts it. */
@@ -45,5 +72,20 @@ export function startSimProcess(args: string[], readyTimeoutMs = 60_000): SimPro
   });
   // A sim refused at start never has a URL: only a caller that waits for one hears of it.
   url.catch(() => undefined);
-  return { url, exit, stop: () => child.kill('SIGTERM') };
+  return {
+    url,
+    exit,
+    stop: () => child.kill('SIGTERM'),
+    killHard: () => {
+      // The sim itself first: it stops gracefully when it sees its launcher gone.
+      for (const pid of descendantsOf(child.pid ?? 0).reverse()) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      child.kill('SIGKILL');
+    },
+  };
 }
