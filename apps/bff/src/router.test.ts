@@ -387,3 +387,38 @@ describe('workload.progress and the allocation records', () => {
     await harness.caller.workload.delete({ namespace: 'default', name });
   });
 });
+
+describe('workload.delete', () => {
+  it('refuses a Deployment the console did not make unless forced', async () => {
+    const { AppsV1Api } = await import('@kubernetes/client-node');
+    const apps = harness.adminKubeConfig.makeApiClient(AppsV1Api);
+    const name = uniqueName('foreign');
+    await apps.createNamespacedDeployment({
+      namespace: 'default',
+      body: {
+        metadata: { name, labels: { app: name } },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: name } },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: { containers: [{ name: 'main', image: 'busybox' }] },
+          },
+        },
+      },
+    });
+    const refused = await ruleErrorsOf(
+      harness.caller.workload.delete({ namespace: 'default', name, lang: 'en' }),
+    );
+    expect(refused.code).toBe('PRECONDITION_FAILED');
+    expect(refused.errors[0]).toMatchObject({ rule: 'not-managed' });
+    expect(refused.errors[0]?.message).toContain(`default/${name}`);
+    expect(refused.errors[0]?.fix).toBeTruthy();
+    await expect(
+      apps.readNamespacedDeployment({ namespace: 'default', name }),
+    ).resolves.toBeTruthy();
+    await expect(
+      harness.caller.workload.delete({ namespace: 'default', name, force: true }),
+    ).resolves.toMatchObject({ deleted: true });
+  });
+});

@@ -138,6 +138,15 @@ export const WorkloadRefSchema = z.object({
   name: z.string().min(1).max(253),
 });
 
+/**
+ * `workload.delete`: only Deployments labelled as made by the console (spec §8) unless `force`
+ * says the operator confirmed deleting someone else's.
+ */
+export const DeleteInputSchema = WorkloadRefSchema.extend({
+  force: z.boolean().default(false),
+  lang: LangSchema.default('zh-CN'),
+});
+
 export const CreateResultSchema = WorkloadRefSchema.extend({
   uid: z.string(),
   /** False when this was a retry and the Deployment already existed from the same request. */
