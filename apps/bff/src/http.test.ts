@@ -504,3 +504,20 @@ describe('hardening of sign-in, timeouts and logs', () => {
     }
   });
 });
+
+describe('input errors', () => {
+  it('answers a mistyped input with one sentence and rule errors per field, not a zod dump', async () => {
+    const response = await query('workload.get', { namespace: 7, name: '' });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as ErrorBody & {
+      error: { data?: { ruleErrors?: { path: string; message: string; fix?: string }[] } };
+    };
+    expect(body.error.message).toMatch(/^The input of workload\.get is not valid: namespace: /);
+    expect(body.error.message).not.toContain('[');
+    expect(body.error.data?.ruleErrors).toMatchObject([
+      { path: 'namespace', rule: 'invalid-input' },
+      { path: 'name', rule: 'invalid-input' },
+    ]);
+    for (const error of body.error.data?.ruleErrors ?? []) expect(error.fix).toBeTruthy();
+  });
+});
