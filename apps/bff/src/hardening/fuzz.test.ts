@@ -138,6 +138,14 @@ const deepNesting = fc
       : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`,
   );
 
+/** A hostile string as JSON text: one of the list, arbitrary code points, or very long. */
+const hostileStringText = fc.oneof(
+  fc.constantFrom(...HOSTILE_STRINGS).map(jsonString),
+  fc.constantFrom(...HOSTILE_STRINGS).map((value) => jsonString(`demo${value}`)),
+  fc.string({ unit: 'binary', maxLength: 40 }).map(jsonString),
+  longString,
+);
+
 const leafText: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...HOSTILE_NUMBERS),
   fc.constantFrom(...HOSTILE_STRINGS).map(jsonString),
@@ -209,6 +217,9 @@ function holesOf(value: unknown, at: (string | number)[] = []): (string | number
   return holes;
 }
 
+const valueAt = (value: unknown, hole: (string | number)[]): unknown =>
+  hole.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)?.[key], value);
+
 const HOLE = '@@hostile-part@@';
 
 /** The template as JSON text with the part at `hole` replaced by `part` (JSON text itself). */
@@ -238,15 +249,34 @@ function casesFor(paths: string[]): fc.Arbitrary<FuzzCase> {
   return fc
     .record({
       path: fc.constantFrom(...paths),
-      how: fc.constantFrom('shaped', 'shaped', 'shaped', 'prototype-keys', 'whole', 'absent'),
+      how: fc.constantFrom(
+        'typed',
+        'typed',
+        'shaped',
+        'shaped',
+        'prototype-keys',
+        'whole',
+        'absent',
+      ),
       holeChoice: fc.nat(),
       part: hostile,
+      typed: fc.record({ string: hostileStringText, number: fc.constantFrom(...HOSTILE_NUMBERS) }),
       batch: fc.boolean(),
     })
-    .map(({ path, how, holeChoice, part, batch }) => {
+    .map(({ path, how, holeChoice, part: anyPart, typed, batch }) => {
       const template = templateOf(path);
       const holes = holesOf(template);
       const hole = holes[holeChoice % holes.length] ?? [];
+      // `typed`: a hostile value of the type the field has, so it passes the schema and meets the rules.
+      const leaf = valueAt(template, hole);
+      const part =
+        how !== 'typed'
+          ? anyPart
+          : typeof leaf === 'string'
+            ? typed.string
+            : typeof leaf === 'number'
+              ? typed.number
+              : anyPart;
       const inputText =
         how === 'absent'
           ? undefined
