@@ -422,3 +422,51 @@ describe('workload.delete', () => {
     ).resolves.toMatchObject({ deleted: true });
   });
 });
+
+describe('workload.get', () => {
+  it('shows what the console manages, never env values or the rest of the spec', async () => {
+    const { AppsV1Api } = await import('@kubernetes/client-node');
+    const apps = harness.adminKubeConfig.makeApiClient(AppsV1Api);
+    const name = uniqueName('secretive');
+    await apps.createNamespacedDeployment({
+      namespace: 'default',
+      body: {
+        metadata: {
+          name,
+          labels: { 'app.kubernetes.io/name': name, team: 'infra' },
+          annotations: { note: 'hunter2-annotation' },
+        },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { 'app.kubernetes.io/name': name } },
+          template: {
+            metadata: {
+              labels: { 'app.kubernetes.io/name': name },
+              annotations: { [VKE.computePolicyAnnotation]: 'fixed-share' },
+            },
+            spec: {
+              containers: [
+                {
+                  name: 'main',
+                  image: 'busybox',
+                  env: [{ name: 'DB_PASSWORD', value: 'hunter2' }],
+                  resources: { limits: { [VKE.coreResource]: '30' } },
+                },
+              ],
+            },
+          },
+        },
+      },
+    });
+    try {
+      const detail = await harness.caller.workload.get({ namespace: 'default', name });
+      expect(JSON.stringify(detail)).not.toContain('hunter2');
+      expect(JSON.stringify(detail)).not.toContain('DB_PASSWORD');
+      expect(detail.labels).toEqual({ 'app.kubernetes.io/name': name });
+      expect(detail.annotations).toEqual({ [VKE.computePolicyAnnotation]: 'fixed-share' });
+      expect(detail.request.name).toBe(name);
+    } finally {
+      await apps.deleteNamespacedDeployment({ namespace: 'default', name });
+    }
+  });
+});

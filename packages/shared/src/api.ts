@@ -167,9 +167,15 @@ export const WorkloadSummarySchema = WorkloadRefSchema.extend({
   containers: z.array(ContainerShareSchema),
 });
 
+/**
+ * One workload as the console shows it: the request read back, its status, and only the labels
+ * and annotations the console itself sets. Never the whole object: a Deployment's env values,
+ * volumes and the rest of its spec may hold secrets the console has no reason to pass on.
+ */
 export const WorkloadDetailSchema = WorkloadSummarySchema.extend({
   request: WorkloadRequestSchema,
-  manifest: z.record(z.string(), z.unknown()),
+  labels: z.record(z.string(), z.string()),
+  annotations: z.record(z.string(), z.string()),
 });
 
 export const PoolSummarySchema = z.object({
