@@ -521,3 +521,21 @@ describe('input errors', () => {
     for (const error of body.error.data?.ruleErrors ?? []) expect(error.fix).toBeTruthy();
   });
 });
+
+describe('subscription inputs', () => {
+  it('checks the input of a batched subscription as strictly as an unbatched one', async () => {
+    const get = (procedure: string, input: unknown, batch = true) =>
+      fetch(
+        `${harness.url}/trpc/${procedure}?${batch ? 'batch=1&' : ''}input=${encodeURIComponent(JSON.stringify(input))}`,
+      );
+    const badBatched = await get('allocations.watch', { 0: { namespace: 5 } });
+    expect(badBatched.status).toBe(400);
+    expect(((await badBatched.json()) as ErrorBody).error.message).toMatch(/namespace/);
+    expect((await get('workload.progress', { 0: { namespace: 5 } })).status).toBe(400);
+    expect((await get('allocations.watch', { 1: {} })).status).toBe(400);
+    expect((await get('allocations.watch', { namespace: 5 }, false)).status).toBe(400);
+    const good = await get('allocations.watch', { 0: { workload: 'x' } });
+    expect(good.status).toBe(200);
+    await good.body?.cancel();
+  });
+});

@@ -23,7 +23,7 @@ import { type AppRouter, appRouter } from './router.js';
 import type { BffContext } from './trpc/context.js';
 import { SSE_TIMING } from './trpc/init.js';
 import { mutationHook } from './trpc/mutation-transport.js';
-import { SseTransport } from './trpc/sse-transport.js';
+import { SseTransport, subscriptionInput } from './trpc/sse-transport.js';
 
 export interface BffOptions {
   connection: ClusterConnection;
@@ -182,6 +182,11 @@ const SUBSCRIPTION_INPUTS: Record<string, z.ZodType> = {
   'workload.progress': WorkloadProgressInputSchema,
 };
 
+// A subscription added without its schema here would stream before its input was checked.
+for (const path of SseTransport.subscriptionPaths(appRouter))
+  if (SUBSCRIPTION_INPUTS[path] === undefined)
+    throw new Error(`subscription ${path} has no input schema in SUBSCRIPTION_INPUTS`);
+
 const refuse = (reply: FastifyReply, status: number, code: string, message: string) =>
   reply.code(status).send({ error: { message, code } });
 
@@ -236,14 +241,9 @@ function guardTrpc(allowed: () => AllowedOrigins, access: Access) {
     const procedure = (request.params as { path?: string }).path ?? '';
     const schema = SUBSCRIPTION_INPUTS[procedure];
     if (schema !== undefined) {
-      const text = (request.query as { input?: string }).input;
-      let input: unknown;
-      try {
-        input = text === undefined ? undefined : JSON.parse(text);
-      } catch {
-        return refuse(reply, 400, 'PARSE_ERROR', `The input of ${procedure} is not JSON.`);
-      }
-      const parsed = schema.safeParse(input);
+      const read = subscriptionInput(request, procedure);
+      if (!read.ok) return refuse(reply, 400, 'PARSE_ERROR', read.message);
+      const parsed = schema.safeParse(read.input);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         return refuse(
