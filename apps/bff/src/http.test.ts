@@ -539,3 +539,29 @@ describe('subscription inputs', () => {
     await good.body?.cancel();
   });
 });
+
+describe('large previews', () => {
+  it('answers a preview of 80 containers as POST, batched or not, and small ones still by GET', async () => {
+    const containers = Array.from({ length: 80 }, (_, index) => ({
+      name: `worker-${index}`,
+      image: 'registry.example.com/team/inference-server:2024-06-01',
+      gpu: { type: 'none' as const, multiCard: false },
+    }));
+    const input = { request: seedRequest(uniqueName('wide'), { containers }), lang: 'en' };
+    const plain = await mutate('workload.preview', JSON.stringify(input));
+    expect(plain.status).toBe(200);
+    const batched = await fetch(`${harness.url}/trpc/workload.preview?batch=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ 0: input }),
+    });
+    expect(batched.status).toBe(200);
+    const [first] = (await batched.json()) as { result: { data: { errors: unknown[] } } }[];
+    expect(Array.isArray(first?.result.data.errors)).toBe(true);
+    const small = await query('workload.preview', {
+      request: seedRequest(uniqueName('small')),
+      lang: 'en',
+    });
+    expect(small.status).toBe(200);
+  });
+});

@@ -484,6 +484,8 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
       trpcOptions: {
         router: appRouter,
         createContext,
+        // The web app sends large previews as POST (a GET URL is limited); GET keeps working.
+        allowMethodOverride: true,
         onError: ({ error, path }) => onError(error, path),
       } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
     });
