@@ -470,3 +470,46 @@ describe('workload.get', () => {
     }
   });
 });
+
+describe('workload.create retries right after a restart', () => {
+  it('finds the earlier attempt from the API server while the informer has not listed yet', async () => {
+    const clientRequestId = uniqueName('restart');
+    const name = uniqueName('first');
+    const made = await harness.caller.workload.create({
+      request: seedRequest(name, { replicas: 0 }),
+      clientRequestId,
+      lang: 'en',
+    });
+    expect(made.created).toBe(true);
+    // What a restarted BFF sees before its first list: an informer that knows nothing yet.
+    const informer = harness.bff.context.cluster.deployments;
+    const index = informer.index.bind(informer);
+    informer.health.synced = false;
+    informer.index = ((indexName: string, keyOf: never) => {
+      const real = index(indexName, keyOf);
+      return Object.assign(Object.create(real), { get: () => [] });
+    }) as typeof informer.index;
+    try {
+      const retry = await harness.caller.workload.create({
+        request: seedRequest(name, { replicas: 0 }),
+        clientRequestId,
+        lang: 'en',
+      });
+      expect(retry).toMatchObject({ created: false, uid: made.uid });
+      // The same id with another name would make a second workload: refused instead.
+      const other = uniqueName('second');
+      const refused = await ruleErrorsOf(
+        harness.caller.workload.create({
+          request: seedRequest(other, { replicas: 0 }),
+          clientRequestId,
+          lang: 'en',
+        }),
+      );
+      expect(refused.errors[0]).toMatchObject({ rule: 'client-request-reused' });
+    } finally {
+      informer.health.synced = true;
+      informer.index = index;
+      await harness.caller.workload.delete({ namespace: 'default', name });
+    }
+  });
+});

@@ -445,6 +445,37 @@ describe('fuzzing every procedure over HTTP (issue 14)', () => {
     );
   });
 
+  // Counterexamples the properties above found, pinned so they are checked on every run.
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE'])(
+    'refuses a subscription called with %s instead of streaming it (found by fuzzing)',
+    async (method) => {
+      const answer = await exchange(`${harness.url}/trpc/allocations.watch`, {
+        method,
+        headers: { origin: harness.url, 'content-type': 'application/json' },
+        body: '[]',
+      });
+      expect(answer.contentType).not.toContain('text/event-stream');
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.status).toBeLessThan(500);
+    },
+  );
+
+  it.each([
+    ['workload.delete', '{"namespace":"demo\\udfff\\ud800","name":"fuzz-x"}'],
+    ['workload.get', '{"namespace":"default","name":"demo\\ud800"}'],
+    ['workload.delete', '{"namespace":"default","name":"a/../../b"}'],
+  ])(
+    'answers %s of a name no URL can carry (%s) with a 4xx (found by fuzzing)',
+    async (path, input) => {
+      const answer =
+        path === 'workload.get'
+          ? await exchange(queryUrl(harness.url, path, input))
+          : await send('mutation', { path, inputText: input, batch: false });
+      expect(answer.status, answer.text.slice(0, 300)).toBeGreaterThanOrEqual(400);
+      expect(answer.status, answer.text.slice(0, 300)).toBeLessThan(500);
+    },
+  );
+
   it('keeps serving with its memory bounded and Object.prototype untouched', async () => {
     await expectHealthy();
     const models = await exchange(queryUrl(harness.url, 'gpu.models', '{}'));
