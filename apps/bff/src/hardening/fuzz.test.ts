@@ -433,6 +433,14 @@ describe('fuzzing every procedure over HTTP (issue 14)', () => {
           ),
         );
         fc.pre(!(procedure !== undefined && procedure.type !== 'mutation' && method === 'GET'));
+        // Queries may come as POST too (the web app's large previews: tRPC's method override).
+        fc.pre(
+          !(
+            procedure?.type === 'query' &&
+            method === 'POST' &&
+            (contentType === 'application/json' || contentType === '')
+          ),
+        );
         const answer = await exchange(`${harness.url}/trpc/${path}`, {
           method,
           headers: { origin: harness.url, ...(contentType ? { 'content-type': contentType } : {}) },
