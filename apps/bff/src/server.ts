@@ -36,6 +36,8 @@ export interface BffOptions {
   cardPolicy?: CardPolicy;
   /** The node label naming the GPU model (default: VKE's). */
   modelLabel?: string;
+  /** Namespaces preview and create refuse (rule namespace-reserved); unset: the rule's defaults. */
+  reservedNamespaces?: readonly string[];
   /**
    * Origins besides the console's own loopback address that may call it (e.g.
    * `https://gpu-console.example.com` behind a proxy); their hosts are accepted too.
@@ -390,6 +392,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     allocations,
     cardPolicy: options.cardPolicy ?? 'binpack',
     modelLabel: options.modelLabel ?? VKE.defaultModelLabel,
+    ...(options.reservedNamespaces ? { reservedNamespaces: options.reservedNamespaces } : {}),
   };
   const timeouts = { requestMs: 30_000, headersMs: 10_000, ...options.timeouts };
   const app = Fastify({
