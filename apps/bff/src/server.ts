@@ -401,7 +401,8 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     // long-lived SSE response is not affected. Checked every second rather than every 30.
     requestTimeout: timeouts.requestMs,
     http: {
-      headersTimeout: timeouts.headersMs,
+      // Node refuses a headers timeout longer than the request timeout.
+      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
       connectionsCheckingInterval: Math.min(1000, timeouts.headersMs, timeouts.requestMs),
     },
     genReqId: (request) => {
