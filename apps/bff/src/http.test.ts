@@ -507,7 +507,7 @@ describe('hardening of sign-in, timeouts and logs', () => {
 
 describe('input errors', () => {
   it('answers a mistyped input with one sentence and rule errors per field, not a zod dump', async () => {
-    const response = await query('workload.get', { namespace: 7, name: '' });
+    const response = await query('workload.get', { namespace: 7, name: 'Not_A_Name' });
     expect(response.status).toBe(400);
     const body = (await response.json()) as ErrorBody & {
       error: { data?: { ruleErrors?: { path: string; message: string; fix?: string }[] } };

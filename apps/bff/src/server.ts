@@ -237,10 +237,23 @@ function guardTrpc(allowed: () => AllowedOrigins, access: Access) {
         'This console needs a bearer token: Authorization: Bearer <token> (browsers sign in at /session).',
       );
     }
+    const procedure = (request.params as { path?: string }).path ?? '';
+    // A subscription is a GET stream; any other method must not reach tRPC's own SSE producer.
+    if (
+      request.method !== 'GET' &&
+      procedure.split(',').some((path) => SUBSCRIPTION_INPUTS[path] !== undefined)
+    ) {
+      reply.header('allow', 'GET');
+      return refuse(
+        reply,
+        405,
+        'METHOD_NOT_SUPPORTED',
+        `${procedure} is a subscription: open it with GET (server-sent events).`,
+      );
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') {
       return checkOrigin(request, reply);
     }
-    const procedure = (request.params as { path?: string }).path ?? '';
     const schema = SUBSCRIPTION_INPUTS[procedure];
     if (schema !== undefined) {
       const read = subscriptionInput(request, procedure);

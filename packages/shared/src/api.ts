@@ -133,9 +133,24 @@ export const PreviewResultSchema = CheckResultSchema.extend({
   }),
 });
 
+/**
+ * A Deployment by namespace and name, in the shapes Kubernetes allows (a DNS label, a DNS
+ * subdomain): anything else could never name one, and would not even fit in a URL path.
+ */
 export const WorkloadRefSchema = z.object({
-  namespace: z.string().min(1).max(63),
-  name: z.string().min(1).max(253),
+  namespace: z
+    .string()
+    .min(1)
+    .max(63)
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'A namespace is a DNS label (a-z, 0-9, -).'),
+  name: z
+    .string()
+    .min(1)
+    .max(253)
+    .regex(
+      /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/,
+      'A Deployment name is a DNS subdomain (a-z, 0-9, -, .).',
+    ),
 });
 
 /**
