@@ -1,5 +1,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -389,5 +390,178 @@ describe('allocations.watch over SSE', () => {
       .filter((m) => m.event.type === 'delete')
       .flatMap((m) => m.event.records.map((r) => r.id));
     expect(new Set(deletedIds)).toEqual(new Set(verified.map((record) => record.id)));
+  });
+});
+
+describe('hardening of sign-in, timeouts and logs', () => {
+  const signIn = (url: string, token: string) =>
+    fetch(`${url}/session`, {
+      method: 'POST',
+      headers: { origin: url, 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
+
+  it('answers 429 with Retry-After after too many wrong tokens from one address', async () => {
+    const guarded = await startHarness({ token: 's3cret' });
+    try {
+      for (let attempt = 0; attempt < 10; attempt++)
+        expect((await signIn(guarded.url, 'guess')).status).toBe(401);
+      const throttled = await signIn(guarded.url, 'guess');
+      expect(throttled.status).toBe(429);
+      expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+      // The right token waits out the window too: a guesser learns nothing from the answer.
+      expect((await signIn(guarded.url, 's3cret')).status).toBe(429);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('gives each sign-in a fresh cookie with an expiry, and refuses it once expired', async () => {
+    const guarded = await startHarness({ token: 's3cret', sessionMaxAgeSeconds: 1 });
+    try {
+      const first = (await signIn(guarded.url, 's3cret')).headers.get('set-cookie') ?? '';
+      expect(first).toMatch(/Max-Age=1/);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const second = (await signIn(guarded.url, 's3cret')).headers.get('set-cookie') ?? '';
+      const cookie = second.split(';')[0] ?? '';
+      expect(cookie).not.toBe(first.split(';')[0]);
+      expect((await fetch(`${guarded.url}/trpc/gpu.models`, { headers: { cookie } })).status).toBe(
+        200,
+      );
+      // A browser that ignores Max-Age still cannot use the cookie after it.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect((await fetch(`${guarded.url}/trpc/gpu.models`, { headers: { cookie } })).status).toBe(
+        401,
+      );
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('cuts a request whose body trickles in, but not a long SSE stream', async () => {
+    const timed = await startHarness({ timeouts: { requestMs: 600, headersMs: 600 } });
+    try {
+      const { port } = new URL(timed.url);
+      const started = Date.now();
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            `POST /trpc/workload.preview HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: ${timed.url}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"na`,
+          );
+        });
+        let received = '';
+        socket.on('data', (chunk) => {
+          received += chunk.toString();
+        });
+        socket.on('close', () => resolve(received));
+        socket.on('error', reject);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+      expect(Date.now() - started).toBeLessThan(5000);
+
+      const stream = await new Promise<{ aliveAfterMs: number }>((resolve, reject) => {
+        const opened = Date.now();
+        const request = http.get(
+          `${timed.url}/trpc/allocations.watch?input=%7B%7D`,
+          { headers: { accept: 'text/event-stream' } },
+          (response) => {
+            response.on('data', () => undefined);
+            const timer = setTimeout(() => {
+              resolve({ aliveAfterMs: Date.now() - opened });
+              response.destroy();
+            }, 2500);
+            response.on('close', () => {
+              clearTimeout(timer);
+              reject(new Error(`stream closed after ${Date.now() - opened} ms`));
+            });
+          },
+        );
+        request.on('error', reject);
+      });
+      expect(stream.aliveAfterMs).toBeGreaterThanOrEqual(2500);
+    } finally {
+      await timed.close();
+    }
+  });
+
+  it('never logs a token from the query string', async () => {
+    const lines: string[] = [];
+    const logged = await startHarness({
+      token: 's3cret',
+      logger: {
+        level: 'info',
+        stream: { write: (line: string) => void lines.push(line) },
+      },
+    });
+    try {
+      await fetch(`${logged.url}/trpc/gpu.models?token=s3cret&access_token=s3cret`, {
+        headers: { authorization: 'Bearer s3cret', cookie: 'mgpu_console_session=x' },
+      });
+      expect(lines.some((line) => line.includes('/trpc/gpu.models'))).toBe(true);
+      expect(lines.join('\n')).not.toContain('s3cret');
+    } finally {
+      await logged.close();
+    }
+  });
+});
+
+describe('input errors', () => {
+  it('answers a mistyped input with one sentence and rule errors per field, not a zod dump', async () => {
+    const response = await query('workload.get', { namespace: 7, name: 'Not_A_Name' });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as ErrorBody & {
+      error: { data?: { ruleErrors?: { path: string; message: string; fix?: string }[] } };
+    };
+    expect(body.error.message).toMatch(/^The input of workload\.get is not valid: namespace: /);
+    expect(body.error.message).not.toContain('[');
+    expect(body.error.data?.ruleErrors).toMatchObject([
+      { path: 'namespace', rule: 'invalid-input' },
+      { path: 'name', rule: 'invalid-input' },
+    ]);
+    for (const error of body.error.data?.ruleErrors ?? []) expect(error.fix).toBeTruthy();
+  });
+});
+
+describe('subscription inputs', () => {
+  it('checks the input of a batched subscription as strictly as an unbatched one', async () => {
+    const get = (procedure: string, input: unknown, batch = true) =>
+      fetch(
+        `${harness.url}/trpc/${procedure}?${batch ? 'batch=1&' : ''}input=${encodeURIComponent(JSON.stringify(input))}`,
+      );
+    const badBatched = await get('allocations.watch', { 0: { namespace: 5 } });
+    expect(badBatched.status).toBe(400);
+    expect(((await badBatched.json()) as ErrorBody).error.message).toMatch(/namespace/);
+    expect((await get('workload.progress', { 0: { namespace: 5 } })).status).toBe(400);
+    expect((await get('allocations.watch', { 1: {} })).status).toBe(400);
+    expect((await get('allocations.watch', { namespace: 5 }, false)).status).toBe(400);
+    const good = await get('allocations.watch', { 0: { workload: 'x' } });
+    expect(good.status).toBe(200);
+    await good.body?.cancel();
+  });
+});
+
+describe('large previews', () => {
+  it('answers a preview of 80 containers as POST, batched or not, and small ones still by GET', async () => {
+    const containers = Array.from({ length: 80 }, (_, index) => ({
+      name: `worker-${index}`,
+      image: 'registry.example.com/team/inference-server:2024-06-01',
+      gpu: { type: 'none' as const, multiCard: false },
+    }));
+    const input = { request: seedRequest(uniqueName('wide'), { containers }), lang: 'en' };
+    const plain = await mutate('workload.preview', JSON.stringify(input));
+    expect(plain.status).toBe(200);
+    const batched = await fetch(`${harness.url}/trpc/workload.preview?batch=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ 0: input }),
+    });
+    expect(batched.status).toBe(200);
+    const [first] = (await batched.json()) as { result: { data: { errors: unknown[] } } }[];
+    expect(Array.isArray(first?.result.data.errors)).toBe(true);
+    const small = await query('workload.preview', {
+      request: seedRequest(uniqueName('small')),
+      lang: 'en',
+    });
+    expect(small.status).toBe(200);
   });
 });

@@ -23,6 +23,7 @@ const { values } = parseArgs({
     'card-policy': { type: 'string' },
     'model-label': { type: 'string' },
     'allowed-origin': { type: 'string', multiple: true },
+    'reserved-namespace': { type: 'string', multiple: true },
   },
 });
 
@@ -51,6 +52,13 @@ try {
     log.info({ cluster: connection.source }, describeSource(connection.source));
   const token = values.token ?? process.env.MGPU_CONSOLE_TOKEN;
   const modelLabel = values['model-label'] ?? process.env.MGPU_MODEL_LABEL;
+  // Passed as CheckOptions.reservedNamespaces; unset, the rule keeps its own defaults.
+  const reservedNamespaces = [
+    ...(values['reserved-namespace'] ?? []),
+    ...(process.env.MGPU_RESERVED_NAMESPACES?.split(',')
+      .map((namespace) => namespace.trim())
+      .filter(Boolean) ?? []),
+  ];
   const bff = await startBff({
     connection,
     port: Number(values.port ?? process.env.PORT ?? 8080),
@@ -63,6 +71,7 @@ try {
     ],
     ...(token ? { token } : {}),
     ...(modelLabel ? { modelLabel } : {}),
+    ...(reservedNamespaces.length > 0 ? { reservedNamespaces } : {}),
     logger: { level: process.env.LOG_LEVEL ?? 'info' },
   });
   log.info(`console ready at ${bff.url}`);

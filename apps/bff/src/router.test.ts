@@ -387,3 +387,152 @@ describe('workload.progress and the allocation records', () => {
     await harness.caller.workload.delete({ namespace: 'default', name });
   });
 });
+
+describe('workload.delete', () => {
+  it('refuses a Deployment the console did not make unless forced', async () => {
+    const { AppsV1Api } = await import('@kubernetes/client-node');
+    const apps = harness.adminKubeConfig.makeApiClient(AppsV1Api);
+    const name = uniqueName('foreign');
+    await apps.createNamespacedDeployment({
+      namespace: 'default',
+      body: {
+        metadata: { name, labels: { app: name } },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: name } },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: { containers: [{ name: 'main', image: 'busybox' }] },
+          },
+        },
+      },
+    });
+    const refused = await ruleErrorsOf(
+      harness.caller.workload.delete({ namespace: 'default', name, lang: 'en' }),
+    );
+    expect(refused.code).toBe('PRECONDITION_FAILED');
+    expect(refused.errors[0]).toMatchObject({ rule: 'not-managed' });
+    expect(refused.errors[0]?.message).toContain(`default/${name}`);
+    expect(refused.errors[0]?.fix).toBeTruthy();
+    await expect(
+      apps.readNamespacedDeployment({ namespace: 'default', name }),
+    ).resolves.toBeTruthy();
+    await expect(
+      harness.caller.workload.delete({ namespace: 'default', name, force: true }),
+    ).resolves.toMatchObject({ deleted: true });
+  });
+});
+
+describe('workload.get', () => {
+  it('shows what the console manages, never env values or the rest of the spec', async () => {
+    const { AppsV1Api } = await import('@kubernetes/client-node');
+    const apps = harness.adminKubeConfig.makeApiClient(AppsV1Api);
+    const name = uniqueName('secretive');
+    await apps.createNamespacedDeployment({
+      namespace: 'default',
+      body: {
+        metadata: {
+          name,
+          labels: { 'app.kubernetes.io/name': name, team: 'infra' },
+          annotations: { note: 'hunter2-annotation' },
+        },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { 'app.kubernetes.io/name': name } },
+          template: {
+            metadata: {
+              labels: { 'app.kubernetes.io/name': name },
+              annotations: { [VKE.computePolicyAnnotation]: 'fixed-share' },
+            },
+            spec: {
+              containers: [
+                {
+                  name: 'main',
+                  image: 'busybox',
+                  env: [{ name: 'DB_PASSWORD', value: 'hunter2' }],
+                  resources: { limits: { [VKE.coreResource]: '30' } },
+                },
+              ],
+            },
+          },
+        },
+      },
+    });
+    try {
+      const detail = await harness.caller.workload.get({ namespace: 'default', name });
+      expect(JSON.stringify(detail)).not.toContain('hunter2');
+      expect(JSON.stringify(detail)).not.toContain('DB_PASSWORD');
+      expect(detail.labels).toEqual({ 'app.kubernetes.io/name': name });
+      expect(detail.annotations).toEqual({ [VKE.computePolicyAnnotation]: 'fixed-share' });
+      expect(detail.request.name).toBe(name);
+    } finally {
+      await apps.deleteNamespacedDeployment({ namespace: 'default', name });
+    }
+  });
+});
+
+describe('workload.create retries right after a restart', () => {
+  it('finds the earlier attempt from the API server while the informer has not listed yet', async () => {
+    const clientRequestId = uniqueName('restart');
+    const name = uniqueName('first');
+    const made = await harness.caller.workload.create({
+      request: seedRequest(name, { replicas: 0 }),
+      clientRequestId,
+      lang: 'en',
+    });
+    expect(made.created).toBe(true);
+    // What a restarted BFF sees before its first list: an informer that knows nothing yet.
+    const informer = harness.bff.context.cluster.deployments;
+    const index = informer.index.bind(informer);
+    informer.health.synced = false;
+    informer.index = ((indexName: string, keyOf: never) => {
+      const real = index(indexName, keyOf);
+      return Object.assign(Object.create(real), { get: () => [] });
+    }) as typeof informer.index;
+    try {
+      const retry = await harness.caller.workload.create({
+        request: seedRequest(name, { replicas: 0 }),
+        clientRequestId,
+        lang: 'en',
+      });
+      expect(retry).toMatchObject({ created: false, uid: made.uid });
+      // The same id with another name would make a second workload: refused instead.
+      const other = uniqueName('second');
+      const refused = await ruleErrorsOf(
+        harness.caller.workload.create({
+          request: seedRequest(other, { replicas: 0 }),
+          clientRequestId,
+          lang: 'en',
+        }),
+      );
+      expect(refused.errors[0]).toMatchObject({ rule: 'client-request-reused' });
+    } finally {
+      informer.health.synced = true;
+      informer.index = index;
+      await harness.caller.workload.delete({ namespace: 'default', name });
+    }
+  });
+});
+
+// The rule itself comes from packages/shared (issue 14); until it is there, nothing to see.
+const sharedRules = await import('@mgpu/shared');
+
+describe('reserved namespaces', () => {
+  it.skipIf(!('DEFAULT_RESERVED_NAMESPACES' in sharedRules))(
+    'refuses a preview and a create in a namespace the operator reserved',
+    async () => {
+      const reserving = await startHarness({ reservedNamespaces: ['team-frozen'] });
+      try {
+        const request = seedRequest(uniqueName('frozen'), { namespace: 'team-frozen' });
+        const preview = await reserving.caller.workload.preview({ request, lang: 'en' });
+        expect(preview.errors.map((error) => error.rule)).toContain('namespace-reserved');
+        const refused = await ruleErrorsOf(
+          reserving.caller.workload.create({ request, lang: 'en' }),
+        );
+        expect(refused.errors.map((error) => error.rule)).toContain('namespace-reserved');
+      } finally {
+        await reserving.close();
+      }
+    },
+  );
+});

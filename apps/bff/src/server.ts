@@ -1,4 +1,4 @@
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import cookie from '@fastify/cookie';
@@ -23,7 +23,7 @@ import { type AppRouter, appRouter } from './router.js';
 import type { BffContext } from './trpc/context.js';
 import { SSE_TIMING } from './trpc/init.js';
 import { mutationHook } from './trpc/mutation-transport.js';
-import { SseTransport } from './trpc/sse-transport.js';
+import { SseTransport, subscriptionInput } from './trpc/sse-transport.js';
 
 export interface BffOptions {
   connection: ClusterConnection;
@@ -36,6 +36,8 @@ export interface BffOptions {
   cardPolicy?: CardPolicy;
   /** The node label naming the GPU model (default: VKE's). */
   modelLabel?: string;
+  /** Namespaces preview and create refuse (rule namespace-reserved); unset: the rule's defaults. */
+  reservedNamespaces?: readonly string[];
   /**
    * Origins besides the console's own loopback address that may call it (e.g.
    * `https://gpu-console.example.com` behind a proxy); their hosts are accepted too.
@@ -46,6 +48,15 @@ export interface BffOptions {
   /** Unread SSE bytes after which a slow subscriber is cut off (it resumes by `Last-Event-ID`). */
   maxBufferedEventBytes?: number;
   logger?: FastifyServerOptions['logger'];
+  /** How long a browser session lasts (default 12 h); an older cookie is refused. */
+  sessionMaxAgeSeconds?: number;
+  /** Wrong tokens per client address per minute at `/session` before 429 (default 10). */
+  signInAttemptsPerMinute?: number;
+  /**
+   * Time to receive a whole request (default 30 s) and its headers (default 10 s): a client
+   * that trickles a body cannot hold a connection. A response, an SSE stream, is not limited.
+   */
+  timeouts?: { requestMs?: number; headersMs?: number };
 }
 
 export interface RunningBff {
@@ -80,11 +91,11 @@ export function allowedOrigins(
   return { hosts, origins };
 }
 
-const sameSecret = (given: string | undefined, expected: string) => {
-  const a = Buffer.from(given ?? '');
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-};
+/** Compared as HMACs under a per-process key: equal lengths, so no early return tells a length. */
+const COMPARISON_KEY = randomBytes(32);
+const digestOf = (value: string) => createHmac('sha256', COMPARISON_KEY).update(value).digest();
+const sameSecret = (given: string | undefined, expected: string) =>
+  timingSafeEqual(digestOf(given ?? ''), digestOf(expected));
 
 /** The cookie a browser holds once its operator typed the token (EventSource sends no headers). */
 export const SESSION_COOKIE = 'mgpu_console_session';
@@ -92,28 +103,78 @@ export const SESSION_COOKIE = 'mgpu_console_session';
 /**
  * What is needed to call `/trpc`: nothing, or the bearer token — as an `Authorization` header
  * (scripts) or as the session cookie `/session` hands out for it (the browser). The cookie holds
- * an HMAC of the token, not the token: it stays valid across restarts with the same token and
- * stops working when the token changes.
+ * its issue time and an HMAC of it under the token, not the token: it stays valid across
+ * restarts with the same token, stops working when the token changes, and expires after
+ * `maxAgeSeconds` however long the browser keeps it. Each sign-in gets a fresh value.
  */
 class Access {
-  readonly session: string | undefined;
-  constructor(readonly token: string | undefined) {
-    this.session =
-      token === undefined
-        ? undefined
-        : createHmac('sha256', token).update('mgpu-console session v1').digest('base64url');
-  }
+  constructor(
+    readonly token: string | undefined,
+    readonly maxAgeSeconds: number,
+  ) {}
 
   get required(): boolean {
     return this.token !== undefined;
   }
 
+  private sign(issuedAt: string): string {
+    return createHmac('sha256', this.token ?? '')
+      .update(`mgpu-console session v2 ${issuedAt}`)
+      .digest('base64url');
+  }
+
+  /** A new session cookie value, issued now; undefined when no token is needed. */
+  newSession(now = Date.now()): string | undefined {
+    if (this.token === undefined) return undefined;
+    const issuedAt = String(now);
+    return `${issuedAt}.${this.sign(issuedAt)}`;
+  }
+
+  private validSession(value: string | undefined, now = Date.now()): boolean {
+    const [issuedAt = '', mac = ''] = (value ?? '').split('.', 2);
+    const issued = /^\d{1,15}$/.test(issuedAt) ? Number(issuedAt) : Number.NaN;
+    const fresh = issued <= now + 60_000 && now - issued < this.maxAgeSeconds * 1000;
+    // Compared even when stale, so the answer takes the same time either way.
+    return sameSecret(mac, this.sign(issuedAt)) && fresh;
+  }
+
   grants(request: FastifyRequest): boolean {
-    if (this.token === undefined || this.session === undefined) return true;
+    if (this.token === undefined) return true;
     return (
       sameSecret(request.headers.authorization, `Bearer ${this.token}`) ||
-      sameSecret(request.cookies[SESSION_COOKIE], this.session)
+      this.validSession(request.cookies[SESSION_COOKIE])
     );
+  }
+}
+
+/**
+ * Wrong tokens at `/session`, counted per client address in fixed one-minute windows: guessing
+ * the token from a browser tab or a script is slowed to `limit` tries a minute.
+ */
+class SignInThrottle {
+  private readonly windows = new Map<string, { start: number; failures: number }>();
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs = 60_000,
+  ) {}
+
+  /** Seconds until this address may try again, or 0 when it may now. */
+  retryAfterSeconds(address: string, now = Date.now()): number {
+    const window = this.windows.get(address);
+    if (window === undefined || now - window.start >= this.windowMs) return 0;
+    return window.failures >= this.limit
+      ? Math.max(1, Math.ceil((window.start + this.windowMs - now) / 1000))
+      : 0;
+  }
+
+  failed(address: string, now = Date.now()): void {
+    const window = this.windows.get(address);
+    if (window === undefined || now - window.start >= this.windowMs) {
+      // Old windows are dropped as new ones start, so the map holds only recent addresses.
+      for (const [key, old] of this.windows)
+        if (now - old.start >= this.windowMs) this.windows.delete(key);
+      this.windows.set(address, { start: now, failures: 1 });
+    } else window.failures += 1;
   }
 }
 
@@ -122,6 +183,11 @@ const SUBSCRIPTION_INPUTS: Record<string, z.ZodType> = {
   'allocations.watch': AllocationsWatchInputSchema,
   'workload.progress': WorkloadProgressInputSchema,
 };
+
+// A subscription added without its schema here would stream before its input was checked.
+for (const path of SseTransport.subscriptionPaths(appRouter))
+  if (SUBSCRIPTION_INPUTS[path] === undefined)
+    throw new Error(`subscription ${path} has no input schema in SUBSCRIPTION_INPUTS`);
 
 const refuse = (reply: FastifyReply, status: number, code: string, message: string) =>
   reply.code(status).send({ error: { message, code } });
@@ -171,20 +237,28 @@ function guardTrpc(allowed: () => AllowedOrigins, access: Access) {
         'This console needs a bearer token: Authorization: Bearer <token> (browsers sign in at /session).',
       );
     }
+    const procedure = (request.params as { path?: string }).path ?? '';
+    // A subscription is a GET stream; any other method must not reach tRPC's own SSE producer.
+    if (
+      request.method !== 'GET' &&
+      procedure.split(',').some((path) => SUBSCRIPTION_INPUTS[path] !== undefined)
+    ) {
+      reply.header('allow', 'GET');
+      return refuse(
+        reply,
+        405,
+        'METHOD_NOT_SUPPORTED',
+        `${procedure} is a subscription: open it with GET (server-sent events).`,
+      );
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') {
       return checkOrigin(request, reply);
     }
-    const procedure = (request.params as { path?: string }).path ?? '';
     const schema = SUBSCRIPTION_INPUTS[procedure];
     if (schema !== undefined) {
-      const text = (request.query as { input?: string }).input;
-      let input: unknown;
-      try {
-        input = text === undefined ? undefined : JSON.parse(text);
-      } catch {
-        return refuse(reply, 400, 'PARSE_ERROR', `The input of ${procedure} is not JSON.`);
-      }
-      const parsed = schema.safeParse(input);
+      const read = subscriptionInput(request, procedure);
+      if (!read.ok) return refuse(reply, 400, 'PARSE_ERROR', read.message);
+      const parsed = schema.safeParse(read.input);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         return refuse(
@@ -206,7 +280,12 @@ const SessionInputSchema = z.object({ token: z.string().min(1).max(4096) });
  * (HttpOnly, SameSite=Strict: scripts on other sites can neither read nor send it); DELETE signs
  * out. The Host and Origin checks are the same as for `/trpc`.
  */
-function registerSession(app: FastifyInstance, access: Access, allowed: () => AllowedOrigins) {
+function registerSession(
+  app: FastifyInstance,
+  access: Access,
+  allowed: () => AllowedOrigins,
+  throttle: SignInThrottle,
+) {
   const checkOrigin = originCheck(allowed);
   const misdirected = (request: FastifyRequest, reply: FastifyReply) =>
     allowed().hosts.has(request.headers.host ?? '')
@@ -218,6 +297,7 @@ function registerSession(app: FastifyInstance, access: Access, allowed: () => Al
     sameSite: 'strict',
     secure: 'auto',
   } as const;
+  const sessionCookieOptions = { ...cookieOptions, maxAge: access.maxAgeSeconds } as const;
   app.get('/session', async (request, reply) => {
     if (misdirected(request, reply)) return reply;
     reply.header('cache-control', 'no-store');
@@ -228,12 +308,23 @@ function registerSession(app: FastifyInstance, access: Access, allowed: () => Al
     const parsed = SessionInputSchema.safeParse(request.body);
     if (!parsed.success)
       return refuse(reply, 400, 'BAD_REQUEST', 'Send the token as JSON: { "token": "…" }.');
-    if (access.session === undefined) return { required: false, signedIn: true };
-    if (!sameSecret(parsed.data.token, access.token ?? '')) {
+    if (access.token === undefined) return { required: false, signedIn: true };
+    const wait = throttle.retryAfterSeconds(request.ip);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      return refuse(
+        reply,
+        429,
+        'TOO_MANY_REQUESTS',
+        `Too many wrong tokens from this address; try again in ${wait} s.`,
+      );
+    }
+    if (!sameSecret(parsed.data.token, access.token)) {
+      throttle.failed(request.ip);
       request.log.warn('sign-in refused: wrong token');
       return refuse(reply, 401, 'UNAUTHORIZED', "That is not this console's token.");
     }
-    reply.setCookie(SESSION_COOKIE, access.session, cookieOptions);
+    reply.setCookie(SESSION_COOKIE, access.newSession() ?? '', sessionCookieOptions);
     return { required: true, signedIn: true };
   });
   app.delete('/session', async (request, reply) => {
@@ -241,6 +332,42 @@ function registerSession(app: FastifyInstance, access: Access, allowed: () => Al
     reply.clearCookie(SESSION_COOKIE, cookieOptions);
     return { required: access.required, signedIn: !access.required };
   });
+}
+
+/** Query parameters whose values are secrets: never written to a log. */
+const SECRET_PARAMETERS = /([?&](?:token|access_token)=)[^&#]*/gi;
+
+/** A URL as logged: secret query values replaced. */
+export const redactUrl = (url: string) => url.replace(SECRET_PARAMETERS, '$1[redacted]');
+
+/**
+ * The logger with secrets kept out: `?token=` values in the request URL, and the
+ * Authorization and Cookie headers should anything log headers.
+ */
+function withRedaction(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (typeof logger !== 'object' || logger === null) return logger;
+  const given = logger as Exclude<FastifyServerOptions['logger'], boolean | undefined> & {
+    serializers?: Record<string, (value: never) => unknown>;
+  };
+  return {
+    ...given,
+    redact: [
+      'req.headers.authorization',
+      'req.headers.cookie',
+      'headers.authorization',
+      'headers.cookie',
+    ],
+    serializers: {
+      ...given.serializers,
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: redactUrl(request.url),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      }),
+    },
+  } as FastifyServerOptions['logger'];
 }
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -278,9 +405,19 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     allocations,
     cardPolicy: options.cardPolicy ?? 'binpack',
     modelLabel: options.modelLabel ?? VKE.defaultModelLabel,
+    ...(options.reservedNamespaces ? { reservedNamespaces: options.reservedNamespaces } : {}),
   };
+  const timeouts = { requestMs: 30_000, headersMs: 10_000, ...options.timeouts };
   const app = Fastify({
-    logger: options.logger ?? { level: 'info' },
+    logger: withRedaction(options.logger ?? { level: 'info' }),
+    // Node cuts a request not fully received in time (408); once it is, the timer stops, so a
+    // long-lived SSE response is not affected. Checked every second rather than every 30.
+    requestTimeout: timeouts.requestMs,
+    http: {
+      // Node refuses a headers timeout longer than the request timeout.
+      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+      connectionsCheckingInterval: Math.min(1000, timeouts.headersMs, timeouts.requestMs),
+    },
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
@@ -304,11 +441,16 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
 
   // Known once the server listens (port 0 in tests): the origins this console answers as.
   const allowed: AllowedOrigins = { hosts: new Set(), origins: new Set() };
-  const access = new Access(options.token);
+  const access = new Access(options.token, options.sessionMaxAgeSeconds ?? 12 * 60 * 60);
   // Filled in once the server listens (port 0 in tests); no request arrives before that.
   const guard = guardTrpc(() => allowed, access);
   await app.register(cookie);
-  registerSession(app, access, () => allowed);
+  registerSession(
+    app,
+    access,
+    () => allowed,
+    new SignInThrottle(options.signInAttemptsPerMinute ?? 10),
+  );
   app.get('/healthz', async () => ({ ok: true }));
   app.get('/readyz', async (_request, reply) => {
     try {
@@ -359,6 +501,8 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
       trpcOptions: {
         router: appRouter,
         createContext,
+        // The web app sends large previews as POST (a GET URL is limited); GET keeps working.
+        allowMethodOverride: true,
         onError: ({ error, path }) => onError(error, path),
       } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
     });

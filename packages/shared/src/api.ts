@@ -133,9 +133,33 @@ export const PreviewResultSchema = CheckResultSchema.extend({
   }),
 });
 
+/**
+ * A Deployment by namespace and name, in the shapes Kubernetes allows (a DNS label, a DNS
+ * subdomain): anything else could never name one, and would not even fit in a URL path.
+ */
 export const WorkloadRefSchema = z.object({
-  namespace: z.string().min(1).max(63),
-  name: z.string().min(1).max(253),
+  namespace: z
+    .string()
+    .min(1)
+    .max(63)
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'A namespace is a DNS label (a-z, 0-9, -).'),
+  name: z
+    .string()
+    .min(1)
+    .max(253)
+    .regex(
+      /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/,
+      'A Deployment name is a DNS subdomain (a-z, 0-9, -, .).',
+    ),
+});
+
+/**
+ * `workload.delete`: only Deployments labelled as made by the console (spec §8) unless `force`
+ * says the operator confirmed deleting someone else's.
+ */
+export const DeleteInputSchema = WorkloadRefSchema.extend({
+  force: z.boolean().default(false),
+  lang: LangSchema.default('zh-CN'),
 });
 
 export const CreateResultSchema = WorkloadRefSchema.extend({
@@ -158,9 +182,15 @@ export const WorkloadSummarySchema = WorkloadRefSchema.extend({
   containers: z.array(ContainerShareSchema),
 });
 
+/**
+ * One workload as the console shows it: the request read back, its status, and only the labels
+ * and annotations the console itself sets. Never the whole object: a Deployment's env values,
+ * volumes and the rest of its spec may hold secrets the console has no reason to pass on.
+ */
 export const WorkloadDetailSchema = WorkloadSummarySchema.extend({
   request: WorkloadRequestSchema,
-  manifest: z.record(z.string(), z.unknown()),
+  labels: z.record(z.string(), z.string()),
+  annotations: z.record(z.string(), z.string()),
 });
 
 export const PoolSummarySchema = z.object({

@@ -13,6 +13,7 @@ export const SERVER_RULES = [
   'forbidden',
   'cluster-unavailable',
   'client-request-reused',
+  'not-managed',
 ] as const;
 export type ServerRule = (typeof SERVER_RULES)[number];
 
@@ -93,6 +94,10 @@ const TEXTS: Record<
       message: `This submission id already made another workload (${detail}).`,
       fix: 'Submit the form again: a changed request gets a new id.',
     }),
+    'not-managed': (_d, r) => ({
+      message: `Deployment "${r.namespace}/${r.name}" was not created by this console (no label app.kubernetes.io/managed-by: mgpu-console).`,
+      fix: 'Delete it with kubectl, or confirm and send the delete again with "force": true.',
+    }),
   },
   'zh-CN': {
     'name-taken': (_d, r) => ({
@@ -115,6 +120,10 @@ const TEXTS: Record<
     'client-request-reused': (detail) => ({
       message: `该提交编号已经创建过另一个工作负载（${detail}）。`,
       fix: '请重新提交表单：修改后的请求会得到新的编号。',
+    }),
+    'not-managed': (_d, r) => ({
+      message: `Deployment“${r.namespace}/${r.name}”不是由本控制台创建的（没有标签 app.kubernetes.io/managed-by: mgpu-console）。`,
+      fix: '请用 kubectl 删除它，或确认后以 "force": true 再次删除。',
     }),
   },
 };

@@ -109,6 +109,13 @@ export class ClusterClient {
     );
   }
 
+  /** Deployments of every namespace with these labels, from the API server (not the informer). */
+  listDeploymentsLabelled(labelSelector: string): Promise<V1Deployment[]> {
+    return this.call(
+      async () => (await this.apps.listDeploymentForAllNamespaces({ labelSelector })).items,
+    );
+  }
+
   readDeployment(namespace: string, name: string): Promise<V1Deployment> {
     return this.call(() => this.apps.readNamespacedDeployment({ namespace, name }));
   }

@@ -56,6 +56,14 @@ function refusal(kube: KubeError, request: WorkloadRequest, lang: Lang): TRPCErr
 /** Hash of the request a submission made, so a reused id with a changed request is caught. */
 export const REQUEST_HASH_ANNOTATION = 'mgpu.console.io/request-hash';
 
+/**
+ * A label with a digest of the client request id (a label value is short and plain; the id is
+ * neither), so the API server can find an earlier attempt when the informer cannot yet.
+ */
+export const CLIENT_REQUEST_LABEL = 'mgpu.console.io/client-request';
+const clientRequestLabel = (clientRequestId: string) =>
+  createHash('sha256').update(clientRequestId).digest('hex').slice(0, 32);
+
 const requestHash = (request: WorkloadRequest) =>
   createHash('sha256').update(JSON.stringify(request)).digest('hex').slice(0, 32);
 
@@ -75,10 +83,26 @@ async function earlierAttempt(
   hash: string,
   askServer: boolean,
 ): Promise<Earlier> {
-  const byId = ctx.cluster.deployments
-    .index(CLIENT_REQUEST_ANNOTATION, (d) => d.metadata?.annotations?.[CLIENT_REQUEST_ANNOTATION])
-    .get(clientRequestId)
-    .find((d) => !d.metadata?.deletionTimestamp);
+  const live = (d: V1Deployment) =>
+    !d.metadata?.deletionTimestamp &&
+    d.metadata?.annotations?.[CLIENT_REQUEST_ANNOTATION] === clientRequestId;
+  // Right after a restart the informer may not have listed yet: an empty index then proves
+  // nothing, so the API server is asked by label instead (a retry must never duplicate).
+  const byId = ctx.cluster.deployments.health.synced
+    ? ctx.cluster.deployments
+        .index(
+          CLIENT_REQUEST_ANNOTATION,
+          (d) => d.metadata?.annotations?.[CLIENT_REQUEST_ANNOTATION],
+        )
+        .get(clientRequestId)
+        .find(live)
+    : (
+        await ctx.cluster.listDeploymentsLabelled(
+          `${CLIENT_REQUEST_LABEL}=${clientRequestLabel(clientRequestId)}`,
+        )
+      ).find(live);
+  // Objects made before the label existed are found by their name, as after a 409.
+  if (!ctx.cluster.deployments.health.synced && byId === undefined) askServer = true;
   // The informer may lag a create that just happened; after a 409 the API server has the last
   // word (before the create, that same 409 path covers the race without an extra round trip).
   const candidate =
@@ -116,6 +140,10 @@ export const workloadCreate = publicProcedure
     if (clientRequestId !== undefined) {
       manifest.metadata = {
         ...manifest.metadata,
+        labels: {
+          ...manifest.metadata?.labels,
+          [CLIENT_REQUEST_LABEL]: clientRequestLabel(clientRequestId),
+        },
         annotations: {
           ...manifest.metadata?.annotations,
           [CLIENT_REQUEST_ANNOTATION]: clientRequestId,
@@ -133,7 +161,12 @@ export const workloadCreate = publicProcedure
     });
     const answerRetry = async (askServer: boolean) => {
       if (clientRequestId === undefined) return undefined;
-      const earlier = await earlierAttempt(ctx, request, clientRequestId, hash, askServer);
+      const earlier = await earlierAttempt(ctx, request, clientRequestId, hash, askServer).catch(
+        (error: unknown) => {
+          // The look-up itself failed (the API server did not answer): nothing is created.
+          throw refusal(toKubeError(error), request, lang);
+        },
+      );
       if (earlier?.kind === 'same') return result(earlier.deployment, false);
       if (earlier?.kind === 'other') {
         throw ruleFailure('CONFLICT', [

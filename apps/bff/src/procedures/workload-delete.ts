@@ -1,15 +1,44 @@
-import { WorkloadRefSchema } from '@mgpu/shared';
+import {
+  DeleteInputSchema,
+  describeServerError,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+  WorkloadRefSchema,
+} from '@mgpu/shared';
 import { z } from 'zod';
-import { publicProcedure } from '../trpc/init.js';
+import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
 
-/** `workload.delete`: removes the Deployment; its ReplicaSets and pods go with it (foreground). */
+/**
+ * `workload.delete`: removes the Deployment; its ReplicaSets and pods go with it (foreground).
+ * Spec §8: only what the console made (its managed-by label) unless the operator confirmed
+ * with `force` — a console with delete rights must not be a way to remove anyone's workload.
+ */
 export const workloadDelete = publicProcedure
-  .input(WorkloadRefSchema)
+  .input(DeleteInputSchema)
   .output(WorkloadRefSchema.extend({ deleted: z.literal(true) }))
   .mutation(async ({ ctx, input }) => {
-    await ctx.cluster.deleteDeployment(input.namespace, input.name).catch((error: unknown) => {
+    const { namespace, name, force, lang } = input;
+    if (!force) {
+      const deployment = await ctx.cluster
+        .readDeployment(namespace, name)
+        .catch((error: unknown) => {
+          throw kubeFailure(error);
+        });
+      if (deployment.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY) {
+        throw ruleFailure('PRECONDITION_FAILED', [
+          describeServerError(
+            'not-managed',
+            '',
+            '',
+            { name, namespace, replicas: 1, containers: [] },
+            lang,
+          ),
+        ]);
+      }
+    }
+    await ctx.cluster.deleteDeployment(namespace, name).catch((error: unknown) => {
       throw kubeFailure(error);
     });
-    return { ...input, deleted: true as const };
+    return { namespace, name, deleted: true as const };
   });

@@ -1,9 +1,24 @@
-import { readWorkloadObject, WorkloadDetailSchema, WorkloadRefSchema } from '@mgpu/shared';
+import {
+  APP_LABEL,
+  MANAGED_BY_LABEL,
+  readWorkloadObject,
+  VKE,
+  WorkloadDetailSchema,
+  WorkloadRefSchema,
+} from '@mgpu/shared';
 import { publicProcedure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
 import { summarizeDeployment } from './workload-list.js';
 
-/** `workload.get`: one Deployment, read back into the form's request, with its manifest. */
+/** The labels and annotations the console's manifest sets (manifest.ts); nothing else leaves. */
+const CONSOLE_LABELS = new Set([APP_LABEL, MANAGED_BY_LABEL]);
+const isConsoleAnnotation = (key: string) =>
+  key === VKE.computePolicyAnnotation || key.startsWith(VKE.multiCardAnnotationPrefix);
+
+const pick = (from: Record<string, string> | undefined, keep: (key: string) => boolean) =>
+  Object.fromEntries(Object.entries(from ?? {}).filter(([key]) => keep(key)));
+
+/** `workload.get`: one Deployment, read back into the form's request, with its status. */
 export const workloadGet = publicProcedure
   .input(WorkloadRefSchema)
   .output(WorkloadDetailSchema)
@@ -25,6 +40,7 @@ export const workloadGet = publicProcedure
         replicas: 1,
         containers: [],
       },
-      manifest: JSON.parse(JSON.stringify(deployment)) as Record<string, unknown>,
+      labels: pick(deployment.metadata?.labels, (key) => CONSOLE_LABELS.has(key)),
+      annotations: pick(deployment.spec?.template.metadata?.annotations, isConsoleAnnotation),
     };
   });

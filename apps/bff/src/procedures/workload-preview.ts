@@ -2,6 +2,7 @@ import {
   allocationOf,
   applyAllocation,
   buildDeployment,
+  type CheckOptions,
   checkRequest,
   describeRejections,
   type Lang,
@@ -25,11 +26,15 @@ export function checkWithCluster(ctx: BffContext, request: WorkloadRequest, lang
   // Until the nodes were listed once the cluster is unknown, not empty: judge the request by
   // its own rules only rather than blame it for a cluster nobody has seen yet.
   const known = ctx.cluster.nodes.health.synced;
-  const check = checkRequest(request, {
+  // `reservedNamespaces` is the namespace-reserved rule's option (check.ts); unset, the rule
+  // uses its own defaults. Typed here until CheckOptions declares it on this branch.
+  const options: CheckOptions & { reservedNamespaces?: readonly string[] } = {
     lang,
     modelLabel: ctx.modelLabel,
     ...(known ? { inventory: inventoryOf(currentPools(ctx)) } : {}),
-  });
+    ...(ctx.reservedNamespaces ? { reservedNamespaces: ctx.reservedNamespaces } : {}),
+  };
+  const check = checkRequest(request, options);
   return { states, check };
 }
 

@@ -10,7 +10,7 @@ import type { AllocationEvent, WorkloadRequestInput } from '@mgpu/shared';
 import { EventSource } from 'eventsource';
 import { type ClusterConnection, embeddedConnection } from '../cluster/connection.js';
 import { appRouter } from '../router.js';
-import { type RunningBff, startBff } from '../server.js';
+import { type BffOptions, type RunningBff, startBff } from '../server.js';
 import { createCallerFactory } from '../trpc/init.js';
 
 const createCaller = createCallerFactory(appRouter);
@@ -32,7 +32,7 @@ export interface BffHarness {
 }
 
 export async function startHarness(
-  options: { token?: string; bodyLimit?: number; modelLabel?: string; webRoot?: string } = {},
+  options: Omit<Partial<BffOptions>, 'connection' | 'port'> = {},
 ): Promise<BffHarness> {
   const external = process.env.MGPU_TEST_KUBECONFIG;
   let embedded: EmbeddedCluster | undefined;

@@ -15,4 +15,6 @@ export interface BffContext {
    * into manifests' affinity, matched by the placement preview.
    */
   modelLabel: string;
+  /** Namespaces no workload may be created in (rule namespace-reserved); unset: the rule's defaults. */
+  reservedNamespaces?: readonly string[];
 }

@@ -23,6 +23,23 @@ export function ruleFailure(
   return new TRPCError({ code, message: cause.message, cause });
 }
 
+/** Zod issues as rule errors: the field path, `invalid-input`, zod's message and a fix. */
+export function inputRuleErrors(error: ZodError): RuleErrorShape[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.join('.'),
+    rule: 'invalid-input',
+    message: issue.message,
+    fix: "Send the field as spec §7 describes it (see the procedure's input schema).",
+  }));
+}
+
+export interface RuleErrorShape {
+  path: string;
+  rule: string;
+  message: string;
+  fix?: string;
+}
+
 /**
  * A silent stream gets a ping this often; the client reconnects after the longer silence. A
  * connection that dies without closing (a proxy, a suspended laptop) is noticed — and the
@@ -32,18 +49,24 @@ export const SSE_TIMING = { pingIntervalMs: 5_000, reconnectAfterInactivityMs: 1
 
 const t = initTRPC.context<BffContext>().create({
   // Plain JSON on the wire (spec §7): curl and scripts can call every procedure.
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, path }) {
     const cause = error.cause;
+    // An input that does not parse: one sentence as the message (tRPC's is zod's JSON dump),
+    // and each issue as a rule error the form can put on its field.
+    const inputErrors = cause instanceof ZodError ? inputRuleErrors(cause) : undefined;
     return {
       ...shape,
+      message: inputErrors
+        ? `The input of ${path ?? 'this procedure'} is not valid: ${inputErrors[0]?.path || '(input)'}: ${inputErrors[0]?.message ?? 'invalid'}${inputErrors.length > 1 ? ` (and ${inputErrors.length - 1} more)` : ''}.`
+        : shape.message,
       data: {
         ...shape.data,
         // Never leak server stack traces to the browser.
         stack: undefined,
-        ruleErrors: cause instanceof RuleErrors ? cause.errors : undefined,
+        ruleErrors: cause instanceof RuleErrors ? cause.errors : inputErrors,
         issues:
           cause instanceof ZodError
-            ? cause.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }))
+            ? inputErrors?.map(({ path, message }) => ({ path, message }))
             : undefined,
       },
     };

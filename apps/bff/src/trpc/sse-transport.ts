@@ -79,6 +79,29 @@ function inputWithLastEventId(request: FastifyRequest, input: unknown): unknown 
   return input ?? { lastEventId };
 }
 
+/**
+ * A subscription's input from `?input=`: JSON, and with `?batch=1` the first entry of tRPC's
+ * batch wrapper `{ "0": … }` — read as the input itself, the wrapper would pass a schema of
+ * optional fields and subscribe to everything.
+ */
+export function subscriptionInput(
+  request: FastifyRequest,
+  path: string,
+): { ok: true; input: unknown } | { ok: false; message: string } {
+  const query = request.query as { input?: string; batch?: string };
+  let input: unknown;
+  try {
+    input = query.input === undefined ? undefined : JSON.parse(query.input);
+  } catch {
+    return { ok: false, message: `The input of ${path} is not JSON.` };
+  }
+  if (query.batch === undefined || query.batch === '0') return { ok: true, input };
+  if (input === undefined) return { ok: true, input };
+  if (typeof input !== 'object' || input === null || Object.keys(input).some((key) => key !== '0'))
+    return { ok: false, message: `A batched ${path} takes its input as { "0": … }.` };
+  return { ok: true, input: (input as Record<string, unknown>)['0'] };
+}
+
 export class SseTransport<TRouter extends AnyTRPCRouter> {
   /** One serialised frame per shared event object: the fan-out writes the same bytes everywhere. */
   private readonly frames = new WeakMap<object, Frame>();
@@ -119,15 +142,10 @@ export class SseTransport<TRouter extends AnyTRPCRouter> {
     return async (request, reply) => {
       const path = (request.params as { path?: string }).path ?? '';
       if (request.method !== 'GET' || !paths.has(path)) return undefined;
-      const text = (request.query as { input?: string }).input;
-      let input: unknown;
-      try {
-        input = text === undefined ? undefined : JSON.parse(text);
-      } catch {
-        return reply.code(400).send({
-          error: { code: 'PARSE_ERROR', message: `The input of ${path} is not JSON.` },
-        });
-      }
+      const read = subscriptionInput(request, path);
+      if (!read.ok)
+        return reply.code(400).send({ error: { code: 'PARSE_ERROR', message: read.message } });
+      const input = read.input;
       this.serve(request, reply, path, input).catch((error: unknown) => {
         request.log.error({ err: error, path }, 'subscription stream failed');
       });

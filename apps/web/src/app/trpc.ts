@@ -23,7 +23,13 @@ export function createBffClient() {
       splitLink({
         condition: (op) => op.type === 'subscription',
         true: httpSubscriptionLink({ url }),
-        false: httpBatchLink({ url }),
+        false: splitLink({
+          // A draft's preview grows with its containers: in a GET URL, ~60 of them pass the
+          // server's header limit (431), so previews go as POST; other queries stay GETs.
+          condition: (op) => op.path === 'workload.preview',
+          true: httpBatchLink({ url, methodOverride: 'POST' }),
+          false: httpBatchLink({ url }),
+        }),
       }),
     ],
   });
