@@ -514,25 +514,17 @@ describe('workload.create retries right after a restart', () => {
   });
 });
 
-// The rule itself comes from packages/shared (issue 14); until it is there, nothing to see.
-const sharedRules = await import('@mgpu/shared');
-
 describe('reserved namespaces', () => {
-  it.skipIf(!('DEFAULT_RESERVED_NAMESPACES' in sharedRules))(
-    'refuses a preview and a create in a namespace the operator reserved',
-    async () => {
-      const reserving = await startHarness({ reservedNamespaces: ['team-frozen'] });
-      try {
-        const request = seedRequest(uniqueName('frozen'), { namespace: 'team-frozen' });
-        const preview = await reserving.caller.workload.preview({ request, lang: 'en' });
-        expect(preview.errors.map((error) => error.rule)).toContain('namespace-reserved');
-        const refused = await ruleErrorsOf(
-          reserving.caller.workload.create({ request, lang: 'en' }),
-        );
-        expect(refused.errors.map((error) => error.rule)).toContain('namespace-reserved');
-      } finally {
-        await reserving.close();
-      }
-    },
-  );
+  it('refuses a preview and a create in a namespace the operator reserved', async () => {
+    const reserving = await startHarness({ reservedNamespaces: ['team-frozen'] });
+    try {
+      const request = seedRequest(uniqueName('frozen'), { namespace: 'team-frozen' });
+      const preview = await reserving.caller.workload.preview({ request, lang: 'en' });
+      expect(preview.errors.map((error) => error.rule)).toContain('namespace-reserved');
+      const refused = await ruleErrorsOf(reserving.caller.workload.create({ request, lang: 'en' }));
+      expect(refused.errors.map((error) => error.rule)).toContain('namespace-reserved');
+    } finally {
+      await reserving.close();
+    }
+  });
 });

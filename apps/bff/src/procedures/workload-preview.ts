@@ -26,9 +26,8 @@ export function checkWithCluster(ctx: BffContext, request: WorkloadRequest, lang
   // Until the nodes were listed once the cluster is unknown, not empty: judge the request by
   // its own rules only rather than blame it for a cluster nobody has seen yet.
   const known = ctx.cluster.nodes.health.synced;
-  // `reservedNamespaces` is the namespace-reserved rule's option (check.ts); unset, the rule
-  // uses its own defaults. Typed here until CheckOptions declares it on this branch.
-  const options: CheckOptions & { reservedNamespaces?: readonly string[] } = {
+  // Unset, the namespace-reserved rule keeps DEFAULT_RESERVED_NAMESPACES.
+  const options: CheckOptions = {
     lang,
     modelLabel: ctx.modelLabel,
     ...(known ? { inventory: inventoryOf(currentPools(ctx)) } : {}),
