@@ -23,10 +23,11 @@ test('a replica no node takes: the headline is in the operator language, the sch
 }) => {
   const name = `stuck-${Date.now().toString(36)}`;
   await page.goto('/workloads/new');
-  // The A10 pool has two one-card nodes: three 20 GiB slices of one card each cannot all fit.
+  // The A10 pool has two one-card nodes, one of them 16 GiB taken: two 20 GiB slices cannot both
+  // fit now. (Three could never fit, even on empty cards: replicas-exceed-cluster refuses that.)
   await create(page, {
     name,
-    replicas: 3,
+    replicas: 2,
     computePolicy: 'fixed-share',
     containers: [
       {

@@ -353,9 +353,11 @@ describe('workload.progress and the allocation records', () => {
   it('says why a workload cannot be scheduled', async () => {
     const name = uniqueName('stuck');
     // Valid on its own, but more native-burst-share compute on 8 cards than any node has free.
+    // One replica: the one 8-card native-burst-share node could hold one such pod when empty, so
+    // more would break replicas-exceed-cluster before they reached the scheduler.
     const request = seedRequest(
       name,
-      { replicas: 3 },
+      { replicas: 1 },
       {
         type: 'mgpu',
         multiCard: true,
