@@ -77,6 +77,12 @@ try {
   log.info(`console ready at ${bff.url}`);
   const stop = async (signal: string) => {
     log.info(`${signal}: stopping`);
+    // A stop must not wait on a busy cluster or a stuck connection (issue 14: under load SIGTERM
+    // no longer stopped the console): past a short grace, exit regardless.
+    setTimeout(() => {
+      log.error(`${signal}: stop took longer than 5 s, exiting`);
+      process.exit(1);
+    }, 5000).unref();
     await bff.close();
     await connection.close();
     process.exit(0);
