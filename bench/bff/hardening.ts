@@ -5,14 +5,12 @@
  * pass or fail. The cluster runs in its own process, the subscribers in a second one (as in
  * sse-fanout.ts), so the BFF's RSS is this process's.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import net from 'node:net';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { embeddedConnection, startBff } from '@mgpu/bff';
 import { heading } from '../lib/report.js';
 import { startSimProcess } from '../lib/sim-process.js';
+import { startSseClients } from '../lib/sse-clients.js';
 
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 2000);
 const HELD = Number(process.env.HELD ?? 200);
@@ -60,19 +58,11 @@ const waitFor = async (done: () => boolean, boundMs: number) => {
 /** SUBSCRIBERS SSE clients in a child process: connect all, then leave all at once. */
 async function subscribersOpenedAndClosed() {
   const started = Date.now();
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      fileURLToPath(new URL('_sse-clients.ts', import.meta.url)),
-      `${bff.url}/trpc/allocations.watch?input=%7B%7D`,
-      String(SUBSCRIBERS),
-    ],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
+  const { child, nextLine } = startSseClients(
+    `${bff.url}/trpc/allocations.watch?input=%7B%7D`,
+    SUBSCRIBERS,
   );
-  const lines = createInterface({ input: child.stdout });
-  await new Promise<string>((resolve) => lines.once('line', resolve));
+  await nextLine();
   const connectSeconds = (Date.now() - started) / 1000;
   const openStreams = bff.context.allocations.subscriberCount;
   const rssOpen = rssMiB();

@@ -5,14 +5,12 @@
  * behind a counting TCP proxy; the subscribers are a second process. The same changes are
  * first watched by one subscriber: the baseline of the fan-out's cost.
  */
-import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { loadavg } from 'node:os';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { embeddedConnection, startBff } from '@mgpu/bff';
 import { heading } from '../lib/report.js';
 import { startSimProcess } from '../lib/sim-process.js';
+import { startSseClients } from '../lib/sse-clients.js';
 
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 1000);
 const CHANGES = 20;
@@ -65,19 +63,10 @@ interface Latency {
 let round = 0;
 /** `subscribers` SSE clients in a child process watch CHANGES workloads come and go. */
 async function watchChanges(subscribers: number) {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      fileURLToPath(new URL('_sse-clients.ts', import.meta.url)),
-      `${bff.url}/trpc/allocations.watch?input=%7B%7D`,
-      String(subscribers),
-    ],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
+  const { child, nextLine } = startSseClients(
+    `${bff.url}/trpc/allocations.watch?input=%7B%7D`,
+    subscribers,
   );
-  const lines = createInterface({ input: child.stdout });
-  const nextLine = () => new Promise<string>((resolve) => lines.once('line', resolve));
   const started = Date.now();
   await nextLine();
   const connectSeconds = (Date.now() - started) / 1000;
