@@ -73,6 +73,7 @@ export const LABEL_OF_PATH: Record<string, string> = {
   name: '名称',
   computePolicy: '算力分配策略',
   'containers.0.name': '容器名',
+  'containers.0.image': '镜像',
   'containers.0.gpu.compute': 'GPU 算力',
   'containers.0.gpu.memoryGiB': 'GPU 显存',
   'containers.0.gpu.cards': 'GPU 卡数',

@@ -7,8 +7,16 @@ import {
   requestOf,
 } from '../support/form.js';
 
-/** One request per rule of spec §3 that a person can type; each must block 创建 with its message. */
-const CASES: { rule: string; input: Omit<FormInput, 'name'> }[] = [
+/**
+ * One request per rule that a person can type (spec §3, then issue 14's hardening rules); each
+ * must block 创建 with its message while typing, not only at create.
+ */
+const CASES: {
+  rule: string;
+  /** Tells apart two cases of one rule in the test's title. */
+  variant?: string;
+  input: Omit<FormInput, 'name'> & { name?: string };
+}[] = [
   { rule: 'compute-format', input: { compute: '0.001', memoryGiB: '4' } },
   { rule: 'compute-whole-cards', input: { compute: '1.5' } },
   {
@@ -63,6 +71,16 @@ const CASES: { rule: string; input: Omit<FormInput, 'name'> }[] = [
       memoryGiB: '8',
     },
   },
+  // A single-card container too: the scheduler writes gpu-index-container-<name> for it.
+  {
+    rule: 'annotation-key-too-long',
+    variant: 'single card',
+    input: { containerName: 'c'.repeat(44), compute: '0.5', memoryGiB: '4' },
+  },
+  // Zero-width space: looks like nginx:1.27, no registry would resolve it.
+  { rule: 'image-reference', input: { image: 'nginx\u200b:1.27', compute: '0.5', memoryGiB: '4' } },
+  // A valid DNS subdomain, but the name is also a label value (≤ 63).
+  { rule: 'name-too-long', input: { name: 'n'.repeat(64), compute: '0.5', memoryGiB: '4' } },
   {
     rule: 'per-card-memory-exceeds-model',
     input: { compute: '0.5', memoryGiB: '80', model: 'NVIDIA-L20' },
@@ -80,8 +98,9 @@ const CASES: { rule: string; input: Omit<FormInput, 'name'> }[] = [
   },
 ];
 
-for (const { rule, input } of CASES) {
-  test(`${rule} blocks 创建 with its message next to its field`, async ({ page }) => {
+for (const { rule, variant, input } of CASES) {
+  const title = variant ? `${rule} (${variant})` : rule;
+  test(`${title} blocks 创建 with its message next to its field`, async ({ page }) => {
     const typed: FormInput = { name: `rule-${rule}`, ...input };
     const expected = (await previewErrors(page, requestOf(typed))).find((e) => e.rule === rule);
     if (!expected) throw new Error(`the BFF does not report ${rule} for ${JSON.stringify(typed)}`);
