@@ -411,7 +411,8 @@ describe('fuzzing every procedure over HTTP (issue 14)', () => {
 
   it('answers any procedure called the wrong way (method, content type, raw bytes) with a 4xx', async () => {
     const wrongWay = fc.record({
-      path: fc.constantFrom(...PROCEDURES.map((procedure) => procedure.path), 'no.such', '%2e%2e'),
+      // Not `%2e%2e`: the WHATWG URL parser reads it as `..` and sends `/`, the app's own page.
+      path: fc.constantFrom(...PROCEDURES.map((procedure) => procedure.path), 'no.such'),
       method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE'),
       contentType: fc.constantFrom(
         'application/json',

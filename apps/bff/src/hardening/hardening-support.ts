@@ -5,7 +5,6 @@
  */
 import net from 'node:net';
 import { Writable } from 'node:stream';
-import { embeddedConnection } from '../cluster/connection.js';
 import { type BffOptions, type RunningBff, startBff } from '../server.js';
 import type { BffHarness } from '../test-support/bff-harness.js';
 
@@ -115,7 +114,6 @@ export async function startLoggedBff(
   harness: BffHarness,
   options: Partial<BffOptions> = {},
 ): Promise<{ bff: RunningBff; logLines: string[] }> {
-  if (!harness.embedded) throw new Error('the logged BFF runs on the embedded cluster');
   const logLines: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -125,7 +123,8 @@ export async function startLoggedBff(
   });
   // As the console logs in production (main.ts: info level), into memory.
   const bff = await startBff({
-    connection: embeddedConnection(harness.embedded.url),
+    // The harness closes the connection; this BFF only borrows it.
+    connection: { ...harness.connection, close: async () => {} },
     port: 0,
     logger: { level: 'info', stream },
     ...options,

@@ -20,6 +20,8 @@ export interface BffHarness {
   url: string;
   caller: ReturnType<typeof createCaller>;
   embedded?: EmbeddedCluster;
+  /** The cluster connection the BFF under test uses, for a second BFF on the same cluster. */
+  connection: ClusterConnection;
   /** A namespace of the cluster's default topology with room for the seed example. */
   namespace: string;
   /**
@@ -61,6 +63,7 @@ export async function startHarness(
     url: bff.url,
     caller: createCaller(bff.context),
     ...(embedded ? { embedded } : {}),
+    connection,
     namespace: 'default',
     adminKubeConfig: adminKubeConfigOf(external, connection.kubeConfig),
     close: async () => {
