@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AllocationRecordSchema } from './allocations.js';
+import { isDns1123Label, isDns1123Subdomain } from './kubernetes-names.js';
 import { REJECTION_CODES, type RejectionParams } from './placement/rejections.js';
 import { WorkloadRequestSchema } from './request.js';
 import { LANGS } from './rules.js';
@@ -141,16 +142,11 @@ export const WorkloadRefSchema = z.object({
   namespace: z
     .string()
     .min(1)
-    .max(63)
-    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'A namespace is a DNS label (a-z, 0-9, -).'),
+    .refine(isDns1123Label, 'A namespace is a DNS label (a-z, 0-9, -; at most 63).'),
   name: z
     .string()
     .min(1)
-    .max(253)
-    .regex(
-      /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/,
-      'A Deployment name is a DNS subdomain (a-z, 0-9, -, .).',
-    ),
+    .refine(isDns1123Subdomain, 'A Deployment name is a DNS subdomain (a-z, 0-9, -, .).'),
 });
 
 /**
