@@ -1,15 +1,37 @@
 # Regenerates proto-schema.generated.ts from the k8s.io/api and apimachinery generated.proto
-# files in the Go module cache: python3 proto-schema.generate.py > proto-schema.generated.ts
-import re, sys, json
-M='/root/go/pkg/mod/k8s.io'
+# files of the versions tools/kube/go pins (the real tier's kube-apiserver is built from them):
+#   python3 proto-schema.generate.py > proto-schema.generated.ts && pnpm exec biome format --write proto-schema.generated.ts
+import re, sys, json, os, subprocess
+HERE=os.path.dirname(os.path.abspath(__file__))
+KUBE_MODULE=os.path.join(HERE, '../../../../tools/kube/go')
+
+def module_dirs(*paths):
+    """The module cache folder and version of each module as the pinned build list resolves it
+    (replace directives included); `go mod download` fetches it through GOPROXY when absent."""
+    env=dict(os.environ, GOTOOLCHAIN='local', GOFLAGS='-mod=readonly')
+    env['PATH']=env.get('PATH', '')+':/usr/local/go/bin'
+    out=subprocess.run(['go','mod','download','-json',*paths], cwd=KUBE_MODULE, env=env,
+                       check=True, capture_output=True, text=True).stdout
+    found={}
+    for text in re.findall(r'\{.*?\n\}', out, re.S):
+        info=json.loads(text)
+        if 'Error' in info: sys.exit(f"go mod download {info['Path']}: {info['Error']}")
+        found[info['Path']]=(info['Dir'], info['Version'])
+    return found
+
+mods=module_dirs('k8s.io/api','k8s.io/apimachinery')
+API,API_VERSION=mods['k8s.io/api']
+MACHINERY,MACHINERY_VERSION=mods['k8s.io/apimachinery']
+# The header names one version: both modules are released together at the same tag.
+if API_VERSION!=MACHINERY_VERSION: sys.exit(f'k8s.io/api {API_VERSION} and apimachinery {MACHINERY_VERSION} differ')
 files = {
- 'k8s.io.api.core.v1': f'{M}/api@v0.32.13/core/v1/generated.proto',
- 'k8s.io.api.apps.v1': f'{M}/api@v0.32.13/apps/v1/generated.proto',
- 'k8s.io.api.autoscaling.v1': f'{M}/api@v0.32.13/autoscaling/v1/generated.proto',
- 'k8s.io.apimachinery.pkg.apis.meta.v1': f'{M}/apimachinery@v0.32.13/pkg/apis/meta/v1/generated.proto',
- 'k8s.io.apimachinery.pkg.api.resource': f'{M}/apimachinery@v0.32.13/pkg/api/resource/generated.proto',
- 'k8s.io.apimachinery.pkg.util.intstr': f'{M}/apimachinery@v0.32.13/pkg/util/intstr/generated.proto',
- 'k8s.io.apimachinery.pkg.runtime': f'{M}/apimachinery@v0.32.13/pkg/runtime/generated.proto',
+ 'k8s.io.api.core.v1': f'{API}/core/v1/generated.proto',
+ 'k8s.io.api.apps.v1': f'{API}/apps/v1/generated.proto',
+ 'k8s.io.api.autoscaling.v1': f'{API}/autoscaling/v1/generated.proto',
+ 'k8s.io.apimachinery.pkg.apis.meta.v1': f'{MACHINERY}/pkg/apis/meta/v1/generated.proto',
+ 'k8s.io.apimachinery.pkg.api.resource': f'{MACHINERY}/pkg/api/resource/generated.proto',
+ 'k8s.io.apimachinery.pkg.util.intstr': f'{MACHINERY}/pkg/util/intstr/generated.proto',
+ 'k8s.io.apimachinery.pkg.runtime': f'{MACHINERY}/pkg/runtime/generated.proto',
 }
 SCALARS={'string','int32','int64','bool','bytes','double','float','uint32','uint64'}
 messages={}
@@ -34,10 +56,10 @@ for pkg,path in files.items():
         messages[name]=fields
 # Go struct fields: a scalar zero value is kept in JSON only for pointers or fields without omitempty.
 gotypes = {
- 'k8s.io.api.core.v1': f'{M}/api@v0.32.13/core/v1/types.go',
- 'k8s.io.api.apps.v1': f'{M}/api@v0.32.13/apps/v1/types.go',
- 'k8s.io.api.autoscaling.v1': f'{M}/api@v0.32.13/autoscaling/v1/types.go',
- 'k8s.io.apimachinery.pkg.apis.meta.v1': f'{M}/apimachinery@v0.32.13/pkg/apis/meta/v1/types.go',
+ 'k8s.io.api.core.v1': f'{API}/core/v1/types.go',
+ 'k8s.io.api.apps.v1': f'{API}/apps/v1/types.go',
+ 'k8s.io.api.autoscaling.v1': f'{API}/autoscaling/v1/types.go',
+ 'k8s.io.apimachinery.pkg.apis.meta.v1': f'{MACHINERY}/pkg/apis/meta/v1/types.go',
 }
 keepzero=set()
 for pkg,path in gotypes.items():
@@ -69,7 +91,7 @@ def tname(t):
     if t in SPECIAL: return SPECIAL[t]
     return short[t]
 out=[]
-out.append('/**\n * Protobuf field tables of the Kubernetes kinds kubectl may send as protobuf, generated from\n * k8s.io/api and k8s.io/apimachinery v0.32.13 `generated.proto` (field numbers are stable API).\n * Regenerate with proto-schema.generate.py; do not edit by hand.\n */\n')
+out.append('/**\n * Protobuf field tables of the Kubernetes kinds kubectl may send as protobuf, generated from\n * k8s.io/api and k8s.io/apimachinery '+API_VERSION+' `generated.proto` (field numbers are stable API).\n * Regenerate with proto-schema.generate.py; do not edit by hand.\n */\n')
 out.append("import type { ProtoMessage } from './protobuf.js';\n")
 out.append('export const PROTO_MESSAGES: Readonly<Record<string, ProtoMessage>> = {')
 for n in order:
