@@ -1,0 +1,24 @@
+/** POST to a collection: create an object. */
+import type { FastifyReply } from 'fastify';
+import { decodeBody } from '../request-body.js';
+import { writeOptions } from '../request-options.js';
+import { sendJson } from '../responses.js';
+import { methodNotAllowed } from '../status.js';
+import type { ResourceCall } from './context.js';
+
+export function create({
+  request,
+  reply,
+  query,
+  registry,
+  definition,
+  namespace,
+}: ResourceCall): FastifyReply {
+  if (definition.namespaced && namespace === undefined) throw methodNotAllowed();
+  const { body } = decodeBody(request, 'object');
+  return sendJson(
+    reply,
+    201,
+    registry.create(definition, namespace, body, writeOptions(request, query, body)),
+  );
+}
