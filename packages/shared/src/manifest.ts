@@ -1,4 +1,4 @@
-import type { ContainerShare } from './check.js';
+import type { ContainerShare } from './card-shares.js';
 import type { WorkloadRequest } from './request.js';
 import { multiCardAnnotation, VKE } from './vke.js';
 

@@ -1,4 +1,5 @@
-import { type ContainerShare, evaluateRequest } from '../check.js';
+import type { ContainerShare } from '../card-shares.js';
+import { evaluateRequest } from '../check.js';
 import { readWorkloadObject } from '../read-workload.js';
 import { DEFAULT_NODE_POLICY } from '../request.js';
 import { VKE } from '../vke.js';

@@ -1,0 +1,190 @@
+/** The cluster-aware rules of spec §3: what the cluster's GPU inventory can hold. */
+
+import { type ContainerShare, largestWholeGiB } from './card-shares.js';
+import type { GpuInventory, GpuPool } from './inventory.js';
+import { knownModels } from './inventory.js';
+import {
+  type ComputePolicy,
+  DEFAULT_NODE_POLICY,
+  isComputePolicy,
+  MAX_CARDS,
+  type WorkloadRequest,
+} from './request.js';
+import type { Violation } from './rules.js';
+import { MAX_INSTANCES_PER_CARD } from './vke.js';
+
+/** The cluster-aware rules of spec §3 for one container whose own fields are valid. */
+function evaluateAgainstInventory(
+  share: ContainerShare,
+  policy: ComputePolicy | undefined,
+  unknownPolicy: boolean,
+  inventory: GpuInventory,
+  violations: Violation[],
+): void {
+  const base = `containers.${share.index}.gpu`;
+  const container = share.name;
+  const model = share.model;
+  if (model !== undefined && !inventory.pools.some((pool) => pool.model === model)) {
+    violations.push({
+      rule: 'model-unknown',
+      path: `${base}.model`,
+      params: { container, model, known: knownModels(inventory) },
+    });
+    return;
+  }
+  const ofType = inventory.pools.filter(
+    (pool) => pool.resourceType === share.type && (model === undefined || pool.model === model),
+  );
+  const maxOf = (pools: GpuPool[], read: (pool: GpuPool) => number) =>
+    pools.reduce((max, pool) => Math.max(max, read(pool)), 0);
+
+  if (share.perCard.memoryMiB !== null && ofType.length > 0) {
+    const modelMiB = maxOf(ofType, (pool) => pool.memoryMiBPerCard);
+    if (share.perCard.memoryMiB > modelMiB) {
+      const total = share.memoryMiB ?? 0;
+      const needed = Math.ceil(total / modelMiB);
+      violations.push({
+        rule: 'per-card-memory-exceeds-model',
+        path: `${base}.memoryGiB`,
+        params: {
+          container,
+          ...(model !== undefined ? { model } : {}),
+          perCardMiB: share.perCard.memoryMiB,
+          modelMiB,
+          maxGiB: String(largestWholeGiB(modelMiB, share.cards)),
+          ...(needed <= MAX_CARDS &&
+          share.computePercent % needed === 0 &&
+          share.computePercent / needed <= 100
+            ? { cardsSuggestion: needed }
+            : {}),
+        },
+      });
+    }
+  }
+
+  // Fractional pods go only to pools of their own policy; whole-card pods skip the match (§5).
+  const podPolicy = policy ?? DEFAULT_NODE_POLICY;
+  const fractional = share.type === 'mgpu' && !share.wholeCards;
+  const schedulable =
+    fractional && !unknownPolicy ? ofType.filter((pool) => pool.policy === podPolicy) : ofType;
+  const maxCards = maxOf(schedulable, (pool) => pool.cardsPerNode);
+  if (share.cards > maxCards) {
+    // Without multi-card sharing, whole mGPU cards are counted by the compute field.
+    const cardsField = share.type === 'mgpu' && !share.multiCard ? 'compute' : 'cards';
+    violations.push({
+      rule: 'cards-exceed-node',
+      path: `${base}.${cardsField}`,
+      params: {
+        container,
+        field: cardsField,
+        cards: share.cards,
+        ...(model !== undefined ? { model } : {}),
+        ...(fractional && !unknownPolicy ? { policy: podPolicy } : {}),
+        maxCards,
+      },
+    });
+  }
+}
+
+/**
+ * How many pods of these containers an empty cluster could hold at most: per matching node, the
+ * fewest of each container's and of the whole pod's fits by the 16-instance, 100 % and memory
+ * limits of its cards; summed over nodes. It over-counts (largest card count per pool, no
+ * packing losses), so a request it refuses can never be placed. Undefined for pods of mixed types.
+ */
+export function podsClusterHolds(
+  shares: readonly ContainerShare[],
+  policy: ComputePolicy | undefined,
+  unknownPolicy: boolean,
+  inventory: GpuInventory,
+): number | undefined {
+  const first = shares[0];
+  if (first === undefined || shares.some((share) => share.type !== first.type)) return undefined;
+  const model = shares.find((share) => share.model !== undefined)?.model;
+  const podPolicy = policy ?? DEFAULT_NODE_POLICY;
+  const fractional = shares.some((share) => share.type === 'mgpu' && !share.wholeCards);
+  const pools = inventory.pools.filter(
+    (pool) =>
+      pool.resourceType === first.type &&
+      (model === undefined || pool.model === model) &&
+      (!fractional || unknownPolicy || pool.policy === podPolicy),
+  );
+  let total = 0;
+  for (const pool of pools) {
+    const cards = pool.cardsPerNode;
+    const cardMiB = pool.memoryMiBPerCard;
+    let perNode = Number.POSITIVE_INFINITY;
+    let instances = 0;
+    let percent = 0;
+    let mib = 0;
+    for (const share of shares) {
+      if (share.cards > cards) {
+        perNode = 0;
+        break;
+      }
+      const whole = share.wholeCards;
+      const memory = share.perCard.memoryMiB;
+      // How many instances of this container one card takes: 16, 100 % and its memory bound it.
+      const perCard = whole
+        ? 1
+        : Math.min(
+            MAX_INSTANCES_PER_CARD,
+            Math.floor(100 / share.perCard.computePercent),
+            memory === null || memory === 0 ? MAX_INSTANCES_PER_CARD : Math.floor(cardMiB / memory),
+          );
+      perNode = Math.min(perNode, Math.floor((perCard * cards) / share.cards));
+      instances += share.cards;
+      percent += share.computePercent;
+      mib += whole ? cardMiB * share.cards : (share.memoryMiB ?? 0);
+    }
+    if (perNode > 0) {
+      perNode = Math.min(
+        perNode,
+        Math.floor((MAX_INSTANCES_PER_CARD * cards) / instances),
+        Math.floor((100 * cards) / percent),
+        mib > 0 ? Math.floor((cardMiB * cards) / mib) : perNode,
+      );
+    }
+    total += perNode * pool.nodes;
+  }
+  return total;
+}
+
+/** The cluster-aware rules for the whole request, after every container's own rules. */
+export function evaluateAgainstCluster(
+  request: WorkloadRequest,
+  policy: string | undefined,
+  shares: readonly ContainerShare[],
+  firstModel: string | undefined,
+  inventory: GpuInventory,
+  violations: Violation[],
+): void {
+  const known = policy !== undefined && isComputePolicy(policy) ? policy : undefined;
+  const unknownPolicy = policy !== undefined && known === undefined;
+  const before = violations.length;
+  for (const share of shares)
+    evaluateAgainstInventory(share, known, unknownPolicy, inventory, violations);
+  const gpuContainers = request.containers.filter(
+    (container) => container.gpu !== undefined && container.gpu.type !== 'none',
+  ).length;
+  // `replicas-exceed-cluster` only when every GPU container is understood and fits some node.
+  if (
+    violations.length === before &&
+    shares.length > 0 &&
+    shares.length === gpuContainers &&
+    Number.isInteger(request.replicas)
+  ) {
+    const max = podsClusterHolds(shares, known, unknownPolicy, inventory);
+    if (max !== undefined && request.replicas > max) {
+      violations.push({
+        rule: 'replicas-exceed-cluster',
+        path: 'replicas',
+        params: {
+          value: request.replicas,
+          max,
+          ...(firstModel !== undefined ? { model: firstModel } : {}),
+        },
+      });
+    }
+  }
+}
