@@ -6,14 +6,8 @@ import { sendJson } from '../responses.js';
 import { methodNotAllowed } from '../status.js';
 import type { ResourceCall } from './context.js';
 
-export function create({
-  request,
-  reply,
-  query,
-  registry,
-  definition,
-  namespace,
-}: ResourceCall): FastifyReply {
+export function create(call: ResourceCall): FastifyReply {
+  const { request, reply, query, registry, definition, namespace } = call;
   if (definition.namespaced && namespace === undefined) throw methodNotAllowed();
   const { body } = decodeBody(request, 'object');
   return sendJson(

@@ -5,10 +5,8 @@ import { sendJson } from '../responses.js';
 import { successStatus } from '../status.js';
 import type { ResourceCall } from './context.js';
 
-export function deleteObject(
-  { request, reply, query, registry, definition, namespace }: ResourceCall,
-  name: string,
-): FastifyReply {
+export function deleteObject(call: ResourceCall, name: string): FastifyReply {
+  const { request, reply, query, registry, definition, namespace } = call;
   const { object, deleted } = registry.delete(
     definition,
     namespace,
@@ -28,14 +26,8 @@ export function deleteObject(
   );
 }
 
-export function deleteCollection({
-  request,
-  reply,
-  query,
-  registry,
-  definition,
-  namespace,
-}: ResourceCall): FastifyReply {
+export function deleteCollection(call: ResourceCall): FastifyReply {
+  const { request, reply, query, registry, definition, namespace } = call;
   return sendJson(
     reply,
     200,

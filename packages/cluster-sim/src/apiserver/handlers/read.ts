@@ -4,10 +4,8 @@ import { first, listOptions } from '../request-options.js';
 import { partialMetadata, type Representation, sendJson, table } from '../responses.js';
 import type { ResourceCall } from './context.js';
 
-export function list(
-  { reply, query, registry, definition, namespace }: ResourceCall,
-  representation: Representation,
-): FastifyReply {
+export function list(call: ResourceCall, representation: Representation): FastifyReply {
+  const { reply, query, registry, definition, namespace } = call;
   const result = registry.list(definition, namespace, listOptions(query));
   const metadata: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continueToken) {
@@ -38,10 +36,11 @@ export function list(
 }
 
 export function get(
-  { reply, query, registry, definition, namespace }: ResourceCall,
+  call: ResourceCall,
   name: string,
   representation: Representation,
 ): FastifyReply {
+  const { reply, query, registry, definition, namespace } = call;
   const object = registry.get(definition, namespace, name);
   if (representation === 'table') {
     return sendJson(

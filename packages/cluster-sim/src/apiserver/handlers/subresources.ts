@@ -8,41 +8,30 @@ import { ApiError, badRequest, methodNotAllowed } from '../status.js';
 import type { ResourceCall } from './context.js';
 
 /** POST /api/v1/namespaces/<ns>/bindings: the pod is the binding's metadata.name. */
-export function bindFromCollection({
-  request,
-  reply,
-  query,
-  registry,
-  definition,
-  namespace,
-}: ResourceCall): FastifyReply {
-  const { body } = decodeBody(request, 'object');
+export function bindFromCollection(call: ResourceCall): FastifyReply {
+  const { body } = decodeBody(call.request, 'object');
   const bindingName = isRecord(body) && isRecord(body.metadata) ? body.metadata.name : undefined;
   if (typeof bindingName !== 'string') throw badRequest('a binding needs metadata.name (the pod)');
+  return sendBinding(call, bindingName, body);
+}
+
+/** POST /api/v1/namespaces/<ns>/pods/<name>/binding. */
+export function bind(call: ResourceCall, name: string): FastifyReply {
+  const { body } = decodeBody(call.request, 'object');
+  return sendBinding(call, name, body);
+}
+
+function sendBinding(call: ResourceCall, pod: string, body: unknown): FastifyReply {
+  const { request, reply, query, registry, definition, namespace } = call;
   return sendJson(
     reply,
     201,
-    registry.bind(definition, namespace, bindingName, body, writeOptions(request, query, body)),
+    registry.bind(definition, namespace, pod, body, writeOptions(request, query, body)),
   );
 }
 
-export function bind(
-  { request, reply, query, registry, definition, namespace }: ResourceCall,
-  name: string,
-): FastifyReply {
-  const { body } = decodeBody(request, 'object');
-  return sendJson(
-    reply,
-    201,
-    registry.bind(definition, namespace, name, body, writeOptions(request, query, body)),
-  );
-}
-
-export function scale(
-  { request, reply, query, registry, definition, namespace }: ResourceCall,
-  name: string,
-  method: string,
-): FastifyReply {
+export function scale(call: ResourceCall, name: string, method: string): FastifyReply {
+  const { request, reply, query, registry, definition, namespace } = call;
   if (method === 'GET') return sendJson(reply, 200, registry.scale(definition, namespace, name));
   if (method === 'PUT') {
     const { body } = decodeBody(request, 'object');

@@ -6,11 +6,8 @@ import { sendJson } from '../responses.js';
 import { badRequest } from '../status.js';
 import type { ResourceCall, WriteTarget } from './context.js';
 
-export function update(
-  { request, reply, query, registry, definition, namespace }: ResourceCall,
-  name: string,
-  target: WriteTarget,
-): FastifyReply {
+export function update(call: ResourceCall, name: string, target: WriteTarget): FastifyReply {
+  const { request, reply, query, registry, definition, namespace } = call;
   const { body } = decodeBody(request, 'object');
   return sendJson(
     reply,
@@ -19,11 +16,8 @@ export function update(
   );
 }
 
-export function patch(
-  { request, reply, query, registry, definition, namespace }: ResourceCall,
-  name: string,
-  target: WriteTarget,
-): FastifyReply {
+export function patch(call: ResourceCall, name: string, target: WriteTarget): FastifyReply {
+  const { request, reply, query, registry, definition, namespace } = call;
   const { body, patchType } = decodeBody(request, 'patch');
   const existed = registry.store.get(definition, namespace, name) !== undefined;
   const force = first(query.force) === 'true';
