@@ -16,7 +16,7 @@ import {
   startNodeAgents,
   startScheduler,
 } from '../../packages/cluster-sim/src/index.js';
-import { type MgpuShape, mgpuPod } from '../lib/mgpu-pod.js';
+import { loadShapeOf, mgpuPod } from '../lib/mgpu-pod.js';
 import { heading, median, percentile } from '../lib/report.js';
 
 const PODS = Number(process.env.PODS ?? 10_000);
@@ -25,25 +25,7 @@ const CARDS = 8;
 const NAMESPACE = 'bench';
 const CREATE_CONCURRENCY = 32;
 
-/** A mix of slices and the seed's multi-card pod: about half the cluster's compute in all. */
-const SHAPES: readonly (MgpuShape & { weight: number })[] = [
-  { weight: 4, policy: 'native-burst-share', core: 30, memoryMiB: 6144, cards: 1 },
-  { weight: 3, policy: 'native-burst-share', core: 50, memoryMiB: 10240, cards: 1 },
-  { weight: 2, policy: 'native-burst-share', core: 120, memoryMiB: 8192, cards: 2 },
-  { weight: 1, policy: 'native-burst-share', core: 10, memoryMiB: 2048, cards: 1 },
-];
-const WEIGHTS = SHAPES.reduce((sum, shape) => sum + shape.weight, 0);
-const shapeOf = (index: number): MgpuShape => {
-  const slot = index % WEIGHTS;
-  let seen = 0;
-  for (const shape of SHAPES) {
-    seen += shape.weight;
-    if (slot < seen) return shape;
-  }
-  throw new Error('unreachable: the weights cover every slot');
-};
-
-const podBody = (index: number) => mgpuPod(`load-${index}`, NAMESPACE, 'load', shapeOf(index));
+const podBody = (index: number) => mgpuPod(`load-${index}`, NAMESPACE, 'load', loadShapeOf(index));
 
 const seconds = (ms: number) => Number((ms / 1000).toFixed(2));
 
