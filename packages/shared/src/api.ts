@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { AllocationRecordSchema } from './allocations.js';
 import { isDns1123Label, isDns1123Subdomain } from './kubernetes-names.js';
 import { REJECTION_CODES, type RejectionParams } from './placement/rejections.js';
-import { WorkloadRequestSchema } from './request.js';
-import { LANGS } from './rules.js';
+import { WORKLOAD_KINDS } from './read-workload.js';
+import { CREATABLE_KINDS, WorkloadRequestSchema } from './request.js';
+import { LANGS, MAX_REPLICAS } from './rules.js';
 
 /**
  * The BFF's procedure inputs and outputs (spec §7), declared once so the server validates what
@@ -163,12 +164,67 @@ export const CreateResultSchema = WorkloadRefSchema.extend({
   /** False when this was a retry and the Deployment already existed from the same request. */
   created: z.boolean(),
   clientRequestId: z.string().nullable(),
-  /** The Deployment as the API server stored it. */
+  /** The object as the API server stored it (named `deployment` since §7; any kind of §8). */
   deployment: z.record(z.string(), z.unknown()),
+  kind: z.enum(CREATABLE_KINDS),
 });
 
-export const WorkloadSummarySchema = WorkloadRefSchema.extend({
+/**
+ * A workload by namespace and name, optionally with its kind; without one the console looks
+ * for a Deployment, then a StatefulSet, then a Job of that name (the order of `CREATABLE_KINDS`).
+ */
+export const WorkloadLookupSchema = WorkloadRefSchema.extend({
+  kind: z.enum(CREATABLE_KINDS).optional(),
+});
+
+/**
+ * `workload.update` (spec §8): the request the form edits, written onto the live object whose
+ * `resourceVersion` the form read. A stale one is refused with rule `conflict` (409).
+ */
+export const UpdateInputSchema = WorkloadRefSchema.extend({
+  resourceVersion: z.string().min(1),
+  request: WorkloadRequestSchema,
+  lang: LangSchema.default('zh-CN'),
+});
+
+export const RequestChangeSchema = z.object({
+  path: z.string(),
+  before: z.union([z.string(), z.number(), z.boolean(), z.null()]),
+  after: z.union([z.string(), z.number(), z.boolean(), z.null()]),
+});
+
+export const UpdateResultSchema = WorkloadRefSchema.extend({
+  kind: z.enum(CREATABLE_KINDS),
   uid: z.string(),
+  /** The object's new version: the next edit sends this one. */
+  resourceVersion: z.string(),
+  /** The form's fields that changed (empty: the object was already so, nothing was written). */
+  changes: z.array(RequestChangeSchema),
+});
+
+/**
+ * `workload.scale` (spec §8): a Deployment's or StatefulSet's replicas, a Job's parallelism
+ * (its pods at once; its completions cannot change).
+ */
+export const ScaleInputSchema = WorkloadLookupSchema.extend({
+  replicas: z.number().int().min(0).max(MAX_REPLICAS),
+  lang: LangSchema.default('zh-CN'),
+});
+
+export const ScaleResultSchema = WorkloadRefSchema.extend({
+  kind: z.enum(CREATABLE_KINDS),
+  replicas: z.number(),
+  resourceVersion: z.string(),
+});
+
+/** How a workload's mGPU instances compare with what it asked (from the allocation records). */
+export const WORKLOAD_VERIFICATIONS = ['verified', 'drift', 'unknown'] as const;
+
+export const WorkloadSummarySchema = WorkloadRefSchema.extend({
+  kind: z.enum(WORKLOAD_KINDS),
+  uid: z.string(),
+  /** Opaque; `workload.update` sends it back (spec §8). */
+  resourceVersion: z.string(),
   createdAt: z.string().nullable(),
   replicas: z.number(),
   readyReplicas: z.number(),
@@ -176,6 +232,11 @@ export const WorkloadSummarySchema = WorkloadRefSchema.extend({
   managedByConsole: z.boolean(),
   computePolicy: z.string().nullable(),
   containers: z.array(ContainerShareSchema),
+  /**
+   * `verified`: every instance the nodes report matches; `drift`: one does not; `unknown`:
+   * nothing reported yet (or no instances).
+   */
+  verification: z.enum(WORKLOAD_VERIFICATIONS),
 });
 
 /**
@@ -316,6 +377,9 @@ export const WorkloadProgressSchema = z.object({
 export type PreviewResult = z.infer<typeof PreviewResultSchema>;
 export type CreateResult = z.infer<typeof CreateResultSchema>;
 export type WorkloadSummary = z.infer<typeof WorkloadSummarySchema>;
+export type UpdateResult = z.infer<typeof UpdateResultSchema>;
+export type ScaleResult = z.infer<typeof ScaleResultSchema>;
+export type WorkloadVerification = (typeof WORKLOAD_VERIFICATIONS)[number];
 export type WorkloadDetail = z.infer<typeof WorkloadDetailSchema>;
 export type PoolSummary = z.infer<typeof PoolSummarySchema>;
 export type NodeView = z.infer<typeof NodeViewSchema>;

@@ -19,3 +19,4 @@ export * from './request.js';
 export * from './rules.js';
 export * from './server-errors.js';
 export * from './vke.js';
+export * from './workload-update.js';
