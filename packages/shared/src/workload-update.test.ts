@@ -110,7 +110,7 @@ describe('applyRequestToObject (workload.update on a live object)', () => {
       'vke.volcengine.com/mgpu-core': '160',
       'vke.volcengine.com/mgpu-memory': '12288',
     };
-    const container = expected.spec.template.spec.containers[0] as {
+    const container = expected.spec.template.spec.containers[0] as unknown as {
       resources: { requests: Record<string, string>; limits: Record<string, string> };
     };
     container.resources.requests = { ...container.resources.requests, ...gpu };
