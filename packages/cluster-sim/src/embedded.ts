@@ -4,6 +4,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
 import { type ApiServer, startApiServer } from './apiserver/api-server.js';
 import { startDeploymentController } from './controllers/deployment-controller.js';
+import { startJobController } from './controllers/job-controller.js';
 import { isConflict } from './controllers/kube.js';
 import { startNodeAgents } from './controllers/node-agent.js';
 import {
@@ -11,6 +12,7 @@ import {
   type SchedulerOptions,
   startScheduler,
 } from './controllers/scheduler.js';
+import { startStatefulSetController } from './controllers/statefulset-controller.js';
 import {
   loadTopology,
   type Topology,
@@ -110,6 +112,8 @@ export async function startEmbeddedCluster(
     }
     running.push(await startScheduler(kubeConfig, { log, ...options.scheduler }));
     running.push(await startDeploymentController(kubeConfig, { log }));
+    running.push(await startStatefulSetController(kubeConfig, { log }));
+    running.push(await startJobController(kubeConfig, { log }));
   } catch (error) {
     await stop();
     throw error;

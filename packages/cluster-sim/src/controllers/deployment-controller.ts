@@ -118,7 +118,7 @@ function resolveIntOrPercent(
   return Number.isFinite(number) ? Math.max(0, Math.floor(number)) : 0;
 }
 
-const isPodReady = (pod: V1Pod) =>
+export const isPodReady = (pod: V1Pod) =>
   pod.status?.conditions?.some(
     (condition) => condition.type === 'Ready' && condition.status === 'True',
   ) ?? false;

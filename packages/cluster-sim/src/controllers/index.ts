@@ -1,15 +1,19 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Topology } from '../topology/topology.js';
 import { startDeploymentController } from './deployment-controller.js';
+import { startJobController } from './job-controller.js';
 import { startNodeAgents } from './node-agent.js';
 import { type RunningController, type SchedulerOptions, startScheduler } from './scheduler.js';
+import { startStatefulSetController } from './statefulset-controller.js';
 
 export * from './deployment-controller.js';
 export * from './event-recorder.js';
+export * from './job-controller.js';
 export * from './kube.js';
 export * from './mgpu-node.js';
 export * from './node-agent.js';
 export * from './scheduler.js';
+export * from './statefulset-controller.js';
 export * from './work-queue.js';
 
 /** The scheduler under the name the real control plane's launcher looks up. */
@@ -20,7 +24,10 @@ export const startMgpuScheduler = (
 
 export interface ControllersOptions {
   topology: Topology;
-  /** Off when kube-controller-manager runs the deployment controller (a real control plane). */
+  /**
+   * Off when kube-controller-manager runs the workload controllers (a real control plane):
+   * deployment, StatefulSet and Job alike.
+   */
   deploymentController?: boolean;
   scheduler?: SchedulerOptions;
   log?: (message: string) => void;
@@ -38,6 +45,8 @@ export async function startControllers(
     running.push(await startScheduler(kubeConfig, { log, ...options.scheduler }));
     if (options.deploymentController !== false) {
       running.push(await startDeploymentController(kubeConfig, { log }));
+      running.push(await startStatefulSetController(kubeConfig, { log }));
+      running.push(await startJobController(kubeConfig, { log }));
     }
   } catch (error) {
     await Promise.allSettled(running.map((controller) => controller.stop()));

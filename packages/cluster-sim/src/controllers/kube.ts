@@ -3,6 +3,7 @@ import https from 'node:https';
 import {
   ApiException,
   AppsV1Api,
+  BatchV1Api,
   CoreV1Api,
   CustomObjectsApi,
   createConfiguration,
@@ -22,6 +23,7 @@ export interface KubeClients {
   kubeConfig: KubeConfig;
   core: CoreV1Api;
   apps: AppsV1Api;
+  batch: BatchV1Api;
   custom: CustomObjectsApi;
 }
 
@@ -59,6 +61,7 @@ export function makeClients(kubeConfig: KubeConfig): KubeClients {
     kubeConfig,
     core: new CoreV1Api(configuration),
     apps: new AppsV1Api(configuration),
+    batch: new BatchV1Api(configuration),
     custom: new CustomObjectsApi(configuration),
   };
 }

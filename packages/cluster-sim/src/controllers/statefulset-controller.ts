@@ -1,0 +1,216 @@
+import type { KubeConfig, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { isTerminalPod } from '@mgpu/shared';
+import { isPodReady, podTemplateHash } from './deployment-controller.js';
+import {
+  controllerOf,
+  isConflict,
+  isNotFound,
+  type KubeClients,
+  makeClients,
+  mergePatch,
+  objectKey,
+  splitKey,
+  startInformer,
+  type WatchedCache,
+} from './kube.js';
+import type { RunningController } from './scheduler.js';
+import { WorkQueue } from './work-queue.js';
+
+export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
+export const STATEFULSET_POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
+const POD_INDEX_LABEL = 'apps.kubernetes.io/pod-index';
+
+/** `<set>-<ordinal>` → ordinal, or undefined for a pod that is not one of the set's. */
+function ordinalOf(set: string, pod: V1Pod): number | undefined {
+  const name = pod.metadata?.name ?? '';
+  if (!name.startsWith(`${set}-`)) return undefined;
+  const text = name.slice(set.length + 1);
+  return /^(0|[1-9]\d*)$/.test(text) ? Number(text) : undefined;
+}
+
+/**
+ * The StatefulSet controller, in the shape of the deployment controller: pods `<set>-0 … -n-1`
+ * with stable names, created in order (the next one once all before it are Ready, the
+ * `OrderedReady` default; `Parallel` creates them at once), removed from the highest ordinal
+ * down, and a rolling update that replaces one pod at a time from the highest ordinal while
+ * the others are Ready. The revision is the pod template's hash in `controller-revision-hash`
+ * (`<set>-<hash>`); unlike kube-controller-manager it keeps no ControllerRevision objects, since
+ * nothing here rolls back. Level-triggered: each pass reads the caches and takes the next step.
+ */
+export async function startStatefulSetController(
+  kubeConfig: KubeConfig,
+  options: { log?: (message: string) => void } = {},
+): Promise<RunningController> {
+  const clients: KubeClients = makeClients(kubeConfig);
+  const log = options.log ?? (() => undefined);
+  let sets: WatchedCache<V1StatefulSet> | undefined;
+  let pods: WatchedCache<V1Pod> | undefined;
+
+  async function reconcile(key: string): Promise<void> {
+    if (!sets || !pods) {
+      queue.addAfter(key, 50);
+      return;
+    }
+    const { namespace, name } = splitKey(key);
+    const set = sets.get(name, namespace);
+    if (!set || set.metadata?.deletionTimestamp) return; // its pods go through garbage collection
+    const uid = set.metadata?.uid ?? '';
+    const desired = set.spec?.replicas ?? 1;
+    const revision = `${name}-${podTemplateHash(set.spec?.template)}`;
+    const owned = pods.controlledBy(uid).filter((pod) => !isTerminalPod(pod));
+    const byOrdinal = new Map<number, V1Pod>();
+    for (const pod of owned) {
+      const ordinal = ordinalOf(name, pod);
+      if (ordinal !== undefined) byOrdinal.set(ordinal, pod);
+    }
+    const terminating = owned.some((pod) => pod.metadata?.deletionTimestamp);
+    const parallel = set.spec?.podManagementPolicy === 'Parallel';
+
+    const createPod = async (ordinal: number) => {
+      const template = set.spec?.template;
+      const podName = `${name}-${ordinal}`;
+      try {
+        await clients.core.createNamespacedPod({
+          namespace,
+          body: {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: {
+              name: podName,
+              namespace,
+              labels: {
+                ...template?.metadata?.labels,
+                [CONTROLLER_REVISION_HASH_LABEL]: revision,
+                [STATEFULSET_POD_NAME_LABEL]: podName,
+                [POD_INDEX_LABEL]: String(ordinal),
+              },
+              ...(template?.metadata?.annotations
+                ? { annotations: { ...template.metadata.annotations } }
+                : {}),
+              ownerReferences: [
+                {
+                  apiVersion: 'apps/v1',
+                  kind: 'StatefulSet',
+                  name,
+                  uid,
+                  controller: true,
+                  blockOwnerDeletion: true,
+                },
+              ],
+            },
+            spec: {
+              ...(template?.spec ?? { containers: [] }),
+              hostname: podName,
+              ...(set.spec?.serviceName ? { subdomain: set.spec.serviceName } : {}),
+            },
+          },
+        });
+      } catch (error) {
+        // The pod of that name is still going (a replaced revision): its deletion requeues us.
+        if (!isConflict(error)) throw error;
+      }
+    };
+    const deletePod = async (pod: V1Pod) => {
+      try {
+        await clients.core.deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    };
+
+    // Scale up: the missing ordinals, in order; OrderedReady waits for each to be Ready.
+    for (let ordinal = 0; ordinal < desired; ordinal++) {
+      const pod = byOrdinal.get(ordinal);
+      if (pod === undefined) {
+        await createPod(ordinal);
+        if (!parallel) break;
+      } else if (!parallel && (!isPodReady(pod) || pod.metadata?.deletionTimestamp)) break;
+    }
+    // Scale down: from the highest ordinal, one at a time unless Parallel.
+    const surplus = [...byOrdinal.entries()]
+      .filter(([ordinal, pod]) => ordinal >= desired && !pod.metadata?.deletionTimestamp)
+      .sort(([a], [b]) => b - a);
+    for (const [, pod] of parallel ? surplus : surplus.slice(0, terminating ? 0 : 1))
+      await deletePod(pod);
+    // Rolling update: once every wanted pod is there and Ready, replace the highest outdated one.
+    const wanted = [...byOrdinal.entries()].filter(([ordinal]) => ordinal < desired);
+    const allReady =
+      wanted.length === desired &&
+      wanted.every(([, pod]) => isPodReady(pod) && !pod.metadata?.deletionTimestamp);
+    if (set.spec?.updateStrategy?.type !== 'OnDelete' && allReady && !terminating) {
+      const partition = set.spec?.updateStrategy?.rollingUpdate?.partition ?? 0;
+      const outdated = wanted
+        .filter(
+          ([ordinal, pod]) =>
+            ordinal >= partition &&
+            pod.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] !== revision,
+        )
+        .sort(([a], [b]) => b - a)[0];
+      if (outdated) await deletePod(outdated[1]);
+    }
+
+    const active = owned.filter((pod) => !pod.metadata?.deletionTimestamp);
+    const ready = active.filter(isPodReady).length;
+    const updated = active.filter(
+      (pod) => pod.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] === revision,
+    ).length;
+    const status = {
+      observedGeneration: set.metadata?.generation ?? 0,
+      replicas: active.length,
+      readyReplicas: ready,
+      availableReplicas: ready,
+      currentReplicas: updated,
+      updatedReplicas: updated,
+      currentRevision:
+        updated === active.length ? revision : (set.status?.currentRevision ?? revision),
+      updateRevision: revision,
+    };
+    const current = set.status;
+    const changed = (Object.keys(status) as (keyof typeof status)[]).some(
+      (field) => (current?.[field] ?? 0) !== status[field],
+    );
+    if (changed) {
+      try {
+        await clients.apps.patchNamespacedStatefulSetStatus(
+          { name, namespace, body: { status } },
+          mergePatch(),
+        );
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    }
+  }
+
+  const queue = new WorkQueue(reconcile, {
+    workers: 2,
+    onError: (key, error) => log(`statefulset controller: ${key}: ${String(error)}`),
+  });
+  const onPod = (pod: V1Pod) => {
+    const owner = controllerOf(pod);
+    if (owner?.kind === 'StatefulSet')
+      queue.add(`${pod.metadata?.namespace ?? 'default'}/${owner.name}`);
+  };
+  const onSet = (set: V1StatefulSet) => queue.add(objectKey(set));
+  pods = await startInformer<V1Pod>(
+    kubeConfig,
+    '/api/v1/pods',
+    () => clients.core.listPodForAllNamespaces(),
+    { add: onPod, update: onPod, delete: onPod },
+    { indexControllers: true },
+  );
+  sets = await startInformer<V1StatefulSet>(
+    kubeConfig,
+    '/apis/apps/v1/statefulsets',
+    () => clients.apps.listStatefulSetForAllNamespaces(),
+    { add: onSet, update: onSet, delete: onSet },
+  );
+  return {
+    async stop() {
+      queue.stop();
+      await Promise.allSettled([pods?.stop(), sets?.stop()]);
+    },
+    async idle() {
+      await queue.idle();
+    },
+  };
+}
