@@ -8,6 +8,8 @@ import { workloadGet } from './procedures/workload-get.js';
 import { workloadList } from './procedures/workload-list.js';
 import { workloadPreview } from './procedures/workload-preview.js';
 import { workloadProgressSubscription } from './procedures/workload-progress.js';
+import { workloadScale } from './procedures/workload-scale.js';
+import { workloadUpdate } from './procedures/workload-update.js';
 import { router } from './trpc/init.js';
 
 /** The BFF's procedures (spec §7); the names are a contract with outside scripts. */
@@ -17,6 +19,8 @@ export const appRouter = router({
   workload: router({
     preview: workloadPreview,
     create: workloadCreate,
+    update: workloadUpdate,
+    scale: workloadScale,
     list: workloadList,
     get: workloadGet,
     delete: workloadDelete,

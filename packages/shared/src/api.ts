@@ -155,6 +155,7 @@ export const WorkloadRefSchema = z.object({
  * says the operator confirmed deleting someone else's.
  */
 export const DeleteInputSchema = WorkloadRefSchema.extend({
+  kind: z.enum(CREATABLE_KINDS).optional(),
   force: z.boolean().default(false),
   lang: LangSchema.default('zh-CN'),
 });

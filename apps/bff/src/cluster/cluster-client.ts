@@ -13,6 +13,7 @@ import { makeClients } from '@mgpu/cluster-sim';
 import { MGPU_NODE_RESOURCE, type MgpuNodeObject } from '@mgpu/shared';
 import { toKubeError } from './kube-errors.js';
 import { SharedInformer } from './shared-informer.js';
+import { WorkloadObjects } from './workload-objects.js';
 
 /**
  * The one module that touches the Kubernetes API: typed calls with Status errors turned into
@@ -27,6 +28,8 @@ export class ClusterClient {
   readonly nodes: SharedInformer<V1Node>;
   readonly deployments: SharedInformer<V1Deployment>;
   readonly mgpuNodes: SharedInformer<MgpuNodeObject>;
+  /** StatefulSets and Jobs beside the Deployments: the kinds the console makes (spec §8). */
+  readonly workloads: WorkloadObjects;
 
   constructor(readonly kubeConfig: KubeConfig) {
     // Keep-alive connections with the kubeconfig's credentials: client-node alone opens a new
@@ -43,6 +46,7 @@ export class ClusterClient {
     this.deployments = new SharedInformer(kubeConfig, '/apis/apps/v1/deployments', () =>
       this.apps.listDeploymentForAllNamespaces(),
     );
+    this.workloads = new WorkloadObjects(kubeConfig, clients, this.deployments);
     const { group, version, plural } = MGPU_NODE_RESOURCE;
     this.mgpuNodes = new SharedInformer<MgpuNodeObject>(
       kubeConfig,
@@ -71,6 +75,7 @@ export class ClusterClient {
       this.nodes.start(),
       this.deployments.start(),
       this.mgpuNodes.start(),
+      this.workloads.start(),
     ]);
   }
 
@@ -80,6 +85,7 @@ export class ClusterClient {
       this.nodes.stop(),
       this.deployments.stop(),
       this.mgpuNodes.stop(),
+      this.workloads.stop(),
     ]);
   }
 

@@ -1,7 +1,7 @@
 import {
   allocationOf,
   applyAllocation,
-  buildDeployment,
+  buildPodTemplate,
   type CheckOptions,
   checkRequest,
   describeRejections,
@@ -51,7 +51,7 @@ export function previewWorkload(
   );
   if (gpuContainers.length === check.containers.length) {
     const { modelLabel } = ctx;
-    const template = buildDeployment(request, check.containers, { modelLabel }).spec.template;
+    const template = buildPodTemplate(request, check.containers, { modelLabel });
     const demand = podDemandOf(
       {
         metadata: { ...template.metadata, name: request.name, namespace: request.namespace },

@@ -1,4 +1,4 @@
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import {
   type AllocationRecord,
   gpuIndexAnnotation,
@@ -14,18 +14,26 @@ import {
 import { tracked } from '@trpc/server';
 import { z } from 'zod';
 import { currentNodeStates } from '../cluster/inventory.js';
+import type { SharedInformer } from '../cluster/shared-informer.js';
+import type { LiveWorkload } from '../cluster/workload-objects.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
 
-function ownedBy(pod: V1Pod, deployment: V1Deployment): boolean {
+/**
+ * A pod of this workload: a Deployment's through its ReplicaSet (`<deployment>-<hash>`), a
+ * StatefulSet's or Job's as their controller.
+ */
+function ownedBy(pod: V1Pod, workload: LiveWorkload): boolean {
   const owner = pod.metadata?.ownerReferences?.find((ref) => ref.controller);
+  if (pod.metadata?.namespace !== workload.metadata?.namespace || owner === undefined) return false;
+  if (workload.kind !== 'Deployment')
+    return owner.kind === workload.kind && owner.uid === workload.metadata?.uid;
   const hash = pod.metadata?.labels?.['pod-template-hash'];
   return (
-    pod.metadata?.namespace === deployment.metadata?.namespace &&
-    owner?.kind === 'ReplicaSet' &&
+    owner.kind === 'ReplicaSet' &&
     hash !== undefined &&
-    owner.name === `${deployment.metadata?.name}-${hash}`
+    owner.name === `${workload.metadata?.name}-${hash}`
   );
 }
 
@@ -49,7 +57,7 @@ export function workloadProgress(
   namespace: string,
   name: string,
 ): WorkloadProgress {
-  const deployment = ctx.cluster.deployments.get(name, namespace);
+  const deployment = ctx.cluster.workloads.cached(namespace, name);
   if (deployment === undefined) {
     return {
       namespace,
@@ -62,7 +70,9 @@ export function workloadProgress(
       records: [],
     };
   }
-  const desired = deployment.spec?.replicas ?? 1;
+  // A Job's pods at once are its parallelism (manifest.ts).
+  const desired =
+    (deployment.kind === 'Job' ? deployment.spec?.parallelism : deployment.spec?.replicas) ?? 1;
   const pods = ctx.cluster.pods
     .list()
     .filter((pod) => ownedBy(pod, deployment) && !pod.metadata?.deletionTimestamp);
@@ -209,17 +219,22 @@ export const workloadProgressSubscription = publicProcedure
     const changes = new ChangeSignal();
     // Nodes that hold this workload's pods: only their agents' reports concern it.
     let nodes = new Set<string>();
-    // A Deployment's pods are named `<deployment>-<hash>-<suffix>`: a cheap test that lets
+    // Pods are named `<deployment>-<hash>-<suffix>`, `<statefulset>-<n>`, `<job>-<suffix>`: a cheap test that lets
     // through every pod of this workload (and rarely one of a look-alike, which costs a recompute).
     const podPrefix = `${name}-`;
-    const unsubscribe = [
-      ctx.cluster.deployments.subscribe((event) => {
+    // The workload itself, whichever kind it is.
+    const thisObject = <T extends KubernetesObject>(informer: SharedInformer<T>) =>
+      informer.subscribe((event) => {
         if (
           event.type === 'resync' ||
           (event.object.metadata?.namespace === namespace && event.object.metadata?.name === name)
         )
           changes.notify();
-      }),
+      });
+    const unsubscribe = [
+      thisObject(ctx.cluster.deployments),
+      thisObject(ctx.cluster.workloads.statefulSets),
+      thisObject(ctx.cluster.workloads.jobs),
       ctx.cluster.pods.subscribe((event) => {
         if (
           event.type === 'resync' ||
