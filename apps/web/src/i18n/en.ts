@@ -65,6 +65,33 @@ export const en: Record<MessageKey, string> = {
   'form.ready': 'All checks pass; ready to create.',
   'form.otherProblems': 'Other problems',
   'form.networkError': 'Cannot reach the server: {message}',
+  // Workload kinds and the edit form (spec §8, issue 17).
+  'field.kind': 'Workload kind',
+  'form.kind.hint':
+    "A Job's replicas are its pods at once (parallelism) and the runs that must succeed (completions).",
+  'form.kind.Deployment': 'Deployment',
+  'form.kind.StatefulSet': 'StatefulSet',
+  'form.kind.Job': 'Job',
+  'edit.title': 'Edit {namespace}/{name}',
+  'edit.apply': 'Apply',
+  'edit.applying': 'Applying…',
+  'edit.ready': 'All checks pass; ready to apply.',
+  'edit.loading': 'Reading the object from the cluster…',
+  'edit.loadFailed': 'Cannot read this workload: {message}',
+  'edit.changes': 'Fields that will change',
+  'edit.noChanges': 'Same as the object in the cluster; nothing to apply.',
+  'edit.before': 'Now',
+  'edit.after': 'After',
+  'edit.field': 'Field',
+  'edit.empty': '(empty)',
+  'edit.conflict':
+    'Someone changed this object after you opened it; nothing was applied. Your edits are still in the form.',
+  'edit.reload': 'Reload the live object (drops the edits in the form)',
+  'edit.notManaged':
+    'This object was not created by the console: applying changes only the fields of the form; everything else (labels, volumes, env, other annotations, other resources of the containers) stays as it is.',
+  'edit.jobFixed':
+    "A Job's pod template cannot change after it is created: only its replicas (parallelism) can.",
+  'result.edit': 'Edit',
 
   'cards.title': 'Per-card allocation',
   'cards.empty': 'No GPU containers.',
