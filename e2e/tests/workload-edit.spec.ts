@@ -1,0 +1,111 @@
+import { expect, type Page, test } from '@playwright/test';
+
+/** The seed's example (compute 1.2 on 2 cards, 8 GiB, native-burst-share) under a fresh name. */
+const seedRequest = (name: string) => ({
+  name,
+  namespace: 'default',
+  replicas: 1,
+  computePolicy: 'native-burst-share',
+  containers: [
+    {
+      name: 'worker',
+      image: 'nginx:1.27',
+      gpu: { type: 'mgpu', multiCard: true, compute: '1.2', memoryGiB: '8', cards: 2 },
+    },
+  ],
+});
+
+/** Calls a mutation of the BFF's HTTP API (spec §7, §8) as a script would. */
+async function mutate(page: Page, procedure: string, input: unknown) {
+  const origin = new URL(page.url()).origin;
+  return page.request.post(`/trpc/${procedure}`, { data: input, headers: { Origin: origin } });
+}
+
+async function verifiedAt(page: Page, percent: string) {
+  await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'verified', {
+    timeout: 90_000,
+  });
+  const headers = await page.getByRole('columnheader').allTextContents();
+  const nativeBurst = headers.indexOf('compute_weight_native_burst');
+  expect(nativeBurst).toBeGreaterThanOrEqual(0);
+  const rows = page.getByRole('row').filter({ has: page.getByRole('cell') });
+  await expect(rows).toHaveCount(2, { timeout: 60_000 });
+  for (const row of await rows.all())
+    await expect(row.getByRole('cell').nth(nativeBurst)).toHaveText(percent, { timeout: 60_000 });
+}
+
+test('edit: the live values in the form, the change listed, applied, verified with the new shares', async ({
+  page,
+}) => {
+  const name = `edit-${Date.now().toString(36)}`;
+  await page.goto('/workloads/new');
+  expect((await mutate(page, 'workload.create', seedRequest(name))).ok()).toBe(true);
+  try {
+    await page.goto(`/workloads/default/${name}`);
+    await verifiedAt(page, '60');
+
+    await page.getByRole('link', { name: '编辑' }).click();
+    await expect(page).toHaveURL(new RegExp(`/workloads/default/${name}/edit$`));
+    await expect(page.getByLabel('名称', { exact: true })).toHaveValue(name);
+    await expect(page.getByLabel('工作负载类型', { exact: true })).toHaveValue('Deployment');
+    await expect(page.getByLabel('GPU 资源类型', { exact: true })).toHaveValue('mgpu');
+    await expect(page.getByLabel('多卡共享', { exact: true })).toHaveAttribute(
+      'aria-checked',
+      'true',
+    );
+    const compute = page.getByLabel('GPU 算力', { exact: true });
+    await expect(compute).toHaveValue('1.2');
+    await expect(page.getByLabel('GPU 显存', { exact: true })).toHaveValue('8');
+    await expect(page.getByLabel('GPU 卡数', { exact: true })).toHaveValue('2');
+    await expect(page.getByLabel('算力分配策略', { exact: true })).toHaveValue(
+      'native-burst-share',
+    );
+    await expect(page.getByText('与集群中的对象相同，没有要应用的修改。')).toBeVisible();
+
+    // The same live rules as the creation form: 1.5 over 2 cards is 75 %, 1.55 is not a compute.
+    await compute.fill('1.55');
+    await expect(compute).toHaveAttribute('aria-invalid', 'true');
+    await compute.fill('1.6');
+    await expect(compute).not.toHaveAttribute('aria-invalid', 'true');
+    const change = page.locator('tr[data-path="containers.0.gpu.compute"]');
+    await expect(change.getByRole('cell').nth(0)).toHaveText('1.2');
+    await expect(change.getByRole('cell').nth(1)).toHaveText('1.6');
+
+    const apply = page.getByRole('button', { name: '应用' });
+    await expect(apply).toBeEnabled();
+    await apply.click();
+    await expect(page).toHaveURL(new RegExp(`/workloads/default/${name}$`));
+    await verifiedAt(page, '80');
+  } finally {
+    await mutate(page, 'workload.delete', { namespace: 'default', name });
+  }
+});
+
+test('edit: someone else changed it meanwhile — conflict, the edits stay, reload brings the live values', async ({
+  page,
+}) => {
+  const name = `conflict-${Date.now().toString(36)}`;
+  await page.goto('/workloads/new');
+  expect((await mutate(page, 'workload.create', seedRequest(name))).ok()).toBe(true);
+  try {
+    await page.goto(`/workloads/default/${name}/edit`);
+    const compute = page.getByLabel('GPU 算力', { exact: true });
+    await expect(compute).toHaveValue('1.2');
+    // Another operator scales it while this form is open: the spec moved on.
+    expect(
+      (await mutate(page, 'workload.scale', { namespace: 'default', name, replicas: 0 })).ok(),
+    ).toBe(true);
+
+    await compute.fill('1.6');
+    await page.getByRole('button', { name: '应用' }).click();
+    const alert = page.locator('[data-rule="conflict"]');
+    await expect(alert).toBeVisible();
+    await expect(compute).toHaveValue('1.6');
+
+    await alert.getByRole('button').click();
+    await expect(compute).toHaveValue('1.2');
+    await expect(page.getByLabel('副本数', { exact: true })).toHaveValue('0');
+  } finally {
+    await mutate(page, 'workload.delete', { namespace: 'default', name });
+  }
+});
