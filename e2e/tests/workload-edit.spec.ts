@@ -1,25 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-
-/** The seed's example (compute 1.2 on 2 cards, 8 GiB, native-burst-share) under a fresh name. */
-const seedRequest = (name: string) => ({
-  name,
-  namespace: 'default',
-  replicas: 1,
-  computePolicy: 'native-burst-share',
-  containers: [
-    {
-      name: 'worker',
-      image: 'nginx:1.27',
-      gpu: { type: 'mgpu', multiCard: true, compute: '1.2', memoryGiB: '8', cards: 2 },
-    },
-  ],
-});
-
-/** Calls a mutation of the BFF's HTTP API (spec §7, §8) as a script would. */
-async function mutate(page: Page, procedure: string, input: unknown) {
-  const origin = new URL(page.url()).origin;
-  return page.request.post(`/trpc/${procedure}`, { data: input, headers: { Origin: origin } });
-}
+import { mutate, seedRequest } from '../support/api.js';
 
 async function verifiedAt(page: Page, percent: string) {
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'verified', {

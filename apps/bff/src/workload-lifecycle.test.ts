@@ -1,15 +1,14 @@
 import { AppsV1Api, CoreV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { type AllocationRecord, type WorkloadRequest, WorkloadRequestSchema } from '@mgpu/shared';
-import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BffHarness,
   eventually,
+  ruleErrorsOf,
   seedRequest,
   startHarness,
   uniqueName,
 } from './test-support/bff-harness.js';
-import { RuleErrors } from './trpc/init.js';
 
 let harness: BffHarness;
 beforeAll(async () => {
@@ -18,18 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.close();
 });
-
-const ruleErrorsOf = async (promise: Promise<unknown>) => {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(TRPCError);
-    const cause = (error as TRPCError).cause;
-    expect(cause).toBeInstanceOf(RuleErrors);
-    return { code: (error as TRPCError).code, errors: (cause as RuleErrors).errors };
-  }
-  throw new Error('expected the call to fail');
-};
 
 const recordsOf = (name: string): AllocationRecord[] =>
   harness.bff.context.allocations.snapshot({ namespace: 'default', workload: name });
