@@ -89,3 +89,29 @@ test('edit: someone else changed it meanwhile — conflict, the edits stay, relo
     await mutate(page, 'workload.delete', { namespace: 'default', name });
   }
 });
+
+test('/workloads: the workload listed live with kind, shares and verification; a deep link filters; scale from the row', async ({
+  page,
+}) => {
+  const name = `list-${Date.now().toString(36)}`;
+  await page.goto('/workloads/new');
+  expect((await mutate(page, 'workload.create', seedRequest(name))).ok()).toBe(true);
+  try {
+    await page.goto(`/workloads?q=${name}`);
+    await expect(page.getByLabel('搜索名称', { exact: true })).toHaveValue(name);
+    const row = page.getByRole('row').filter({ hasText: name });
+    await expect(row).toHaveCount(1);
+    await expect(row.getByRole('cell', { name: 'Deployment', exact: true })).toBeVisible();
+    await expect(row.getByText('worker：2 卡 × 算力 60% · 显存 4096 MiB')).toBeVisible();
+    await expect(row.locator('[data-verification="verified"]')).toBeVisible({ timeout: 60_000 });
+    await expect(row.getByText('1/1')).toBeVisible();
+
+    await row.getByLabel(`${name} 的副本数`).fill('2');
+    await row.getByRole('button', { name: '调整副本数' }).click();
+    await expect(row.getByText('2/2')).toBeVisible({ timeout: 60_000 });
+    await row.getByRole('link', { name }).click();
+    await expect(page).toHaveURL(new RegExp(`/workloads/default/${name}$`));
+  } finally {
+    await mutate(page, 'workload.delete', { namespace: 'default', name });
+  }
+});

@@ -23,6 +23,9 @@ const EditWorkloadPage = lazy(() =>
     default: m.EditWorkloadPage,
   })),
 );
+const WorkloadsPage = lazy(() =>
+  import('../features/workloads/workloads-page.js').then((m) => ({ default: m.WorkloadsPage })),
+);
 // antd's ConfigProvider comes with the pages that use antd, not with the form.
 const AntdScope = lazy(() => import('./antd-scope.js').then((m) => ({ default: m.AntdScope })));
 const NotFoundPage = lazy(() =>
@@ -38,6 +41,7 @@ function AppRoutes() {
         <Route path="/workloads/new" element={<CreateWorkloadPage />} />
         <Route path="/workloads/:namespace/:name/edit" element={<EditWorkloadPage />} />
         <Route element={<AntdScope />}>
+          <Route path="/workloads" element={<WorkloadsPage />} />
           <Route path="/workloads/:namespace/:name" element={<WorkloadResultPage />} />
           <Route path="/allocations" element={<AllocationsPage />} />
           <Route path="*" element={<NotFoundPage />} />
