@@ -109,14 +109,7 @@ const wrapBare = (input: unknown): unknown => {
   return { request, lang, clientRequestId };
 };
 
-export const PreviewInputSchema = z.preprocess(
-  wrapBare,
-  z.object({
-    request: WorkloadRequestSchema,
-    lang: LangSchema.default('zh-CN'),
-    clientRequestId: z.string().optional(),
-  }),
-);
+
 
 export const CreateInputSchema = z.preprocess(
   wrapBare,
@@ -149,6 +142,21 @@ export const WorkloadRefSchema = z.object({
     .min(1)
     .refine(isDns1123Subdomain, 'A Deployment name is a DNS subdomain (a-z, 0-9, -, .).'),
 });
+
+export const PreviewInputSchema = z.preprocess(
+  wrapBare,
+  z.object({
+    request: WorkloadRequestSchema,
+    lang: LangSchema.default('zh-CN'),
+    clientRequestId: z.string().optional(),
+    /**
+     * The edit form's live object: the placement counts the pods its rolling update replaces
+     * as freed (all of a StatefulSet's or a Recreate Deployment's; a RollingUpdate Deployment's
+     * beyond its maxSurge, which must fit beside the old ones).
+     */
+    replacing: WorkloadRefSchema.optional(),
+  }),
+);
 
 /**
  * `workload.delete`: only Deployments labelled as made by the console (spec §8) unless `force`

@@ -24,7 +24,7 @@ import { trackedStream } from '../trpc/tracked-stream.js';
  * A pod of this workload: a Deployment's through its ReplicaSet (`<deployment>-<hash>`), a
  * StatefulSet's or Job's as their controller.
  */
-function ownedBy(pod: V1Pod, workload: LiveWorkload): boolean {
+export function ownedBy(pod: V1Pod, workload: LiveWorkload): boolean {
   const owner = pod.metadata?.ownerReferences?.find((ref) => ref.controller);
   if (pod.metadata?.namespace !== workload.metadata?.namespace || owner === undefined) return false;
   if (workload.kind !== 'Deployment')

@@ -184,6 +184,8 @@ export interface WorkloadFormProps {
   ): Promise<{ ruleErrors?: FieldError[]; failure?: string } | undefined>;
   /** Shown above the submit row (the edit form's diff against the live object). */
   aboveSubmit?: ReactNode;
+  /** The live object an edit replaces: the placement preview counts its replaced pods as freed. */
+  replacing?: { namespace: string; name: string };
 }
 
 /** A rejected mutation's rule errors (the error formatter's `ruleErrors`), or its message. */
@@ -209,6 +211,7 @@ export function WorkloadForm({
   identityFixed = false,
   onSubmit,
   aboveSubmit,
+  replacing,
 }: WorkloadFormProps) {
   const { t, lang } = useI18n();
   const trpc = useTRPC();
@@ -245,7 +248,9 @@ export function WorkloadForm({
   );
   const preview = useQuery({
     ...trpc.workload.preview.queryOptions(
-      settledRequest ? { request: settledRequest, lang } : skipToken,
+      settledRequest
+        ? { request: settledRequest, lang, ...(replacing ? { replacing } : {}) }
+        : skipToken,
     ),
     placeholderData: keepPreviousData,
   });

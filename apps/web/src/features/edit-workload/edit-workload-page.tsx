@@ -91,6 +91,7 @@ function EditForm({ live, onReload }: EditFormProps) {
       labels={{ submit: t('edit.apply'), pending: t('edit.applying'), ready: t('edit.ready') }}
       pending={update.isPending}
       identityFixed
+      replacing={{ namespace, name }}
       aboveSubmit={aboveSubmit}
       onSubmit={async (request) => {
         setConflict(false);
