@@ -1,40 +1,39 @@
 /**
- * The recorder against the embedded API server: repeats land on one Event with their count,
+ * The recorder against the embedded API server (or the real one, MGPU_TEST_KUBECONFIG): repeats land on one Event with their count,
  * every pod's outcome gets its Event, and a queue the API cannot drain sheds count updates
  * before it ever gives up an object's first Event (and says so when it must).
  */
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type ApiServer, startApiServer } from '../apiserver/api-server.js';
-import { kubeConfigFor } from '../embedded.js';
+import { startTestCluster, type TestCluster } from '../apiserver/test-cluster.js';
 import { eventually } from '../test-support/controller-cluster.js';
 import { EventRecorder } from './event-recorder.js';
 import { type KubeClients, makeClients } from './kube.js';
 
 // The rate-limited writes take a second or two; a loaded machine takes longer.
-vi.setConfig({ testTimeout: 60_000 });
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
-let server: ApiServer;
+let cluster: TestCluster;
 let clients: KubeClients;
-const NAMESPACE = 'events';
+let namespace: string;
 
 beforeAll(async () => {
-  server = await startApiServer({ port: 0 });
-  clients = makeClients(kubeConfigFor(server.url));
-  await clients.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
+  cluster = await startTestCluster();
+  clients = makeClients(cluster.kubeConfig);
+  namespace = await cluster.createNamespace('events');
 });
 
 afterAll(async () => {
-  await server?.close();
+  await cluster?.close();
 });
 
 const pod = (name: string): V1Pod => ({
-  metadata: { name, namespace: NAMESPACE, uid: `${name}-uid` },
+  metadata: { name, namespace: namespace, uid: `${name}-uid` },
 });
 
 async function eventsOf(name: string): Promise<CoreV1Event[]> {
   const list = await clients.core.listNamespacedEvent({
-    namespace: NAMESPACE,
+    namespace: namespace,
     fieldSelector: `involvedObject.name=${name}`,
   });
   return list.items;
@@ -71,7 +70,7 @@ describe('EventRecorder', () => {
     const pods = Array.from({ length: 300 }, (_, index) => `burst-${index}`);
     for (const name of pods) recorder.pod(pod(name), 'Normal', 'Scheduled', `assigned ${name}`);
     await recorder.idle();
-    const list = await clients.core.listNamespacedEvent({ namespace: NAMESPACE });
+    const list = await clients.core.listNamespacedEvent({ namespace: namespace });
     const withEvent = new Set(list.items.map((event) => event.involvedObject.name));
     expect(pods.filter((name) => !withEvent.has(name))).toEqual([]);
     expect(recorder.stats()).toMatchObject({ creates: 300, outcomesLost: 0, repeatsShed: 0 });
@@ -106,7 +105,7 @@ describe('EventRecorder', () => {
       qps: 0.001,
     });
     recorder.pod(pod('room-1'), 'Warning', 'FailedScheduling', 'no free card');
-    await eventually(async () => ((await eventsOf('room-1')).length > 0 ? true : undefined));
+    await eventually(() => (recorder.stats().creates === 1 ? true : undefined));
     recorder.pod(pod('room-1'), 'Warning', 'FailedScheduling', 'no free card');
     recorder.pod(pod('room-2'), 'Normal', 'Scheduled', 'assigned');
     expect(recorder.stats()).toMatchObject({ pending: 2, repeatsShed: 0 });
