@@ -119,9 +119,13 @@ describe('every request check calls valid makes objects the API server accepts',
     const pods = `/api/v1/namespaces/${namespace}/pods`;
     let run = 0;
     let createdForReal = 0;
+    let longestGpuContainerName = 0;
     await fc.assert(
       fc.asyncProperty(acceptedRequest, async (request) => {
         run++;
+        for (const container of request.containers)
+          if (container.gpu)
+            longestGpuContainerName = Math.max(longestGpuContainerName, container.name.length);
         const deployment = checkRequest(request).manifest;
         if (!deployment) throw new Error('a valid request has a manifest');
         const said = (what: string, response: RawResponse) =>
@@ -171,7 +175,12 @@ describe('every request check calls valid makes objects the API server accepts',
       }),
       { numRuns: RUNS, seed: SEED },
     );
+    console.log(
+      `valid-request-objects: ${run} requests, ${createdForReal} created for real, longest GPU container name ${longestGpuContainerName}`,
+    );
     expect(run).toBeGreaterThanOrEqual(RUNS);
     expect(createdForReal).toBeGreaterThan(0);
+    // The generator must reach GPU containers near the key limit (43 characters), or it says little.
+    expect(longestGpuContainerName).toBeGreaterThanOrEqual(30);
   });
 });
