@@ -3,6 +3,7 @@
  * clock is injected only to step over the similar-events window; no time is asserted.
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
+import { isDns1123Subdomain } from '@mgpu/shared';
 import { describe, expect, it } from 'vitest';
 import { combinedMessage, EventCorrelator, LruCache } from './event-correlator.js';
 
@@ -89,6 +90,12 @@ describe('EventCorrelator', () => {
     // Held-back repeats were counted: the next write of that Event carries all of them.
     const next = correlator.correlate(podEvent('train-0', 'FailedScheduling', 'no free card'));
     expect(next.event.count).toBe(7);
+  });
+
+  it('names the Event of a pod with a 253-character name within the name limit', () => {
+    const name = `${'a'.repeat(200)}-${'b'.repeat(51)}1`;
+    const { event } = new EventCorrelator().correlate(podEvent(name, 'Scheduled', 'assigned'));
+    expect(isDns1123Subdomain(event.metadata.name ?? '')).toBe(true);
   });
 });
 

@@ -119,10 +119,15 @@ interface Observation {
 }
 
 let nameSequence = 0;
-/** client-go names an Event `<object>.<unix nanoseconds in hex>`; a sequence keeps them unique. */
+/**
+ * client-go names an Event `<object>.<unix nanoseconds in hex>`; a sequence keeps them unique,
+ * and a long object name is cut so the Event's name stays a DNS subdomain (≤ 253).
+ */
 function eventName(objectName: string, at: number): string {
   nameSequence = (nameSequence + 1) % 1_000_000;
-  return `${objectName}.${(BigInt(Math.floor(at)) * 1_000_000n + BigInt(nameSequence)).toString(16)}`;
+  const suffix = (BigInt(Math.floor(at)) * 1_000_000n + BigInt(nameSequence)).toString(16);
+  const prefix = objectName.slice(0, 253 - 1 - suffix.length).replace(/[-.]+$/, '');
+  return `${prefix}.${suffix}`;
 }
 
 export class EventCorrelator {
