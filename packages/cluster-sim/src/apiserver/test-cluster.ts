@@ -132,6 +132,10 @@ export async function startTestCluster(simOptions: ApiServerOptions = {}): Promi
     // has to reset a connection we are still writing to.
     const large = options.body !== undefined && options.body.length > 1024 * 1024;
     if (large) headers.expect = '100-continue';
+    // Node sends a DELETE body neither chunked nor with a length unless told: the server would
+    // read the DeleteOptions as the next request on the connection.
+    if (method === 'DELETE' && options.body !== undefined)
+      headers['content-length'] = String(Buffer.byteLength(options.body));
     return new Promise((resolve, reject) => {
       let answered = false;
       const outgoing = transport.request(url, { ...requestOptions, headers }, (response) => {
