@@ -1,5 +1,5 @@
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
-import type { KubeClients } from './kube.js';
+import type { KubeClients } from '@mgpu/kube-client';
 
 export interface EventRecorderOptions {
   component: string;

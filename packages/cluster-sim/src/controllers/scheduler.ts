@@ -1,5 +1,16 @@
 import type { KubeConfig, V1Node, V1Pod } from '@kubernetes/client-node';
 import {
+  isConflict,
+  isNotFound,
+  type KubeClients,
+  makeClients,
+  mergePatch,
+  objectKey,
+  splitKey,
+  startInformer,
+  type WatchedCache,
+} from '@mgpu/kube-client';
+import {
   allocationOf,
   applyAllocation,
   type CardPolicy,
@@ -17,17 +28,6 @@ import {
   VKE,
 } from '@mgpu/shared';
 import { EventRecorder } from './event-recorder.js';
-import {
-  isConflict,
-  isNotFound,
-  type KubeClients,
-  makeClients,
-  mergePatch,
-  objectKey,
-  splitKey,
-  startInformer,
-  type WatchedCache,
-} from './kube.js';
 import { WorkQueue } from './work-queue.js';
 
 export const SCHEDULER_NAME = 'mgpu-scheduler';
