@@ -8,7 +8,8 @@
 import http from 'node:http';
 import { loadavg } from 'node:os';
 import { embeddedConnection, startBff } from '@mgpu/bff';
-import { kubeConfigFor, makeClients } from '@mgpu/cluster-sim';
+import { kubeConfigFor } from '@mgpu/cluster-sim';
+import { makeClients } from '@mgpu/kube-client';
 import { checkRequest, WorkloadRequestSchema } from '@mgpu/shared';
 import { heading, median, percentile } from '../lib/report.js';
 import { startSimProcess } from '../lib/sim-process.js';

@@ -10,12 +10,11 @@
  *
  * `PODS=2000 NODES=200 pnpm bench scheduling` for a smaller run; EVENTS=0 writes none.
  */
+import { makeClients, startInformer } from '@mgpu/kube-client';
 import {
   generateTopology,
   kubeConfigFor,
-  makeClients,
   startApiServer,
-  startInformer,
   startNodeAgents,
   startScheduler,
 } from '../../packages/cluster-sim/src/index.js';

@@ -28,11 +28,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { makeClients } from '@mgpu/kube-client';
 import type { Page } from 'playwright-core';
 import {
   generateTopology,
   kubeConfigFor,
-  makeClients,
   startApiServer,
   startNodeAgents,
   startScheduler,

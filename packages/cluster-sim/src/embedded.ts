@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { isConflict } from '@mgpu/kube-client';
 import { parse, stringify } from 'yaml';
 import { type ApiServer, startApiServer } from './apiserver/api-server.js';
 import { startDeploymentController } from './controllers/deployment-controller.js';
-import { isConflict } from './controllers/kube.js';
 import { startNodeAgents } from './controllers/node-agent.js';
 import {
   type RunningController,

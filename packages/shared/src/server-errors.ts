@@ -1,3 +1,9 @@
+import {
+  type ConsoleErrorCode,
+  consoleCodeOf,
+  type KubeStatus,
+  kubeFailureOf,
+} from './kube-failure.js';
 import type { WorkloadRequest } from './request.js';
 import type { Lang, RuleError } from './rules.js';
 import { VKE } from './vke.js';
@@ -128,6 +134,16 @@ const TEXTS: Record<
   },
 };
 
+/**
+ * The sentence for an API server that did not answer a read or a delete (no form to put it on);
+ * `detail` is the network error.
+ */
+export const clusterUnavailableMessage = (detail: string, lang: Lang = 'en'): string =>
+  TEXTS[lang]['cluster-unavailable'](detail, NO_REQUEST).message;
+
+/** The texts that read only their detail are given this for a request. */
+const NO_REQUEST: WorkloadRequest = { name: '', namespace: '', replicas: 1, containers: [] };
+
 export function describeServerError(
   rule: ServerRule,
   path: string,
@@ -136,4 +152,44 @@ export function describeServerError(
   lang: Lang,
 ): ServerRuleError {
   return { path, rule, ...TEXTS[lang][rule](detail, request) };
+}
+
+/**
+ * The API server's refusal of a create as the form shows it: each Status cause on the field it
+ * names, under the rule its failure kind means, with the console's code for that failure.
+ */
+export function describeKubeRefusal(
+  status: KubeStatus,
+  request: WorkloadRequest,
+  lang: Lang,
+): { code: ConsoleErrorCode; errors: ServerRuleError[] } {
+  const describe = (rule: ServerRule, path: string, detail: string) =>
+    describeServerError(rule, path, detail, request, lang);
+  const code = consoleCodeOf(status);
+  switch (kubeFailureOf(status)) {
+    case 'conflict':
+      return { code, errors: [describe('name-taken', 'name', status.message)] };
+    case 'forbidden':
+    case 'unauthorized':
+      return { code, errors: [describe('forbidden', '', status.message)] };
+    case 'not-found':
+      return { code, errors: [describe('namespace-not-found', 'namespace', status.message)] };
+    case 'bad-request':
+    case 'invalid': {
+      const causes = status.causes.length > 0 ? status.causes : [{ message: status.message }];
+      return {
+        code,
+        errors: causes.map((cause) =>
+          describe(
+            'kubernetes-invalid',
+            requestPathOfObjectField(cause.field, request),
+            `${cause.field ? `${cause.field}: ` : ''}${cause.message ?? status.message}`,
+          ),
+        ),
+      };
+    }
+    default:
+      // No answer, 429, 410 and 5xx: the cluster, not the request, is at fault.
+      return { code, errors: [describe('cluster-unavailable', '', status.message)] };
+  }
 }

@@ -1,5 +1,16 @@
 import type { KubeConfig, V1Node, V1Pod } from '@kubernetes/client-node';
 import {
+  isConflict,
+  isNotFound,
+  type KubeClients,
+  makeClients,
+  mergePatch,
+  objectKey,
+  splitKey,
+  startInformer,
+  type WatchedCache,
+} from '@mgpu/kube-client';
+import {
   allocationOf,
   applyAllocation,
   type CardPolicy,
@@ -21,17 +32,6 @@ import {
   type EventRecorderOptions,
   type EventRecorderStats,
 } from './event-recorder.js';
-import {
-  isConflict,
-  isNotFound,
-  type KubeClients,
-  makeClients,
-  mergePatch,
-  objectKey,
-  splitKey,
-  startInformer,
-  type WatchedCache,
-} from './kube.js';
 import { WorkQueue } from './work-queue.js';
 
 export const SCHEDULER_NAME = 'mgpu-scheduler';
