@@ -9,7 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { authorizationFor, type EmbeddedCluster, startEmbeddedCluster } from '../embedded.js';
@@ -153,6 +153,25 @@ describe.skipIf(process.env.MGPU_TEST_KUBECONFIG)('bearer token authentication',
     const refused = await kubectl(wrong, ['get', 'nodes']);
     expect(refused.code).not.toBe(0);
     expect(refused.output).toContain('Unauthorized');
+  });
+
+  it('serves client-node over TLS through the written kubeconfig (the console with --kubeconfig)', async () => {
+    const fromFile = new KubeConfig();
+    fromFile.loadFromFile(kubeconfig);
+    const nodes = await fromFile.makeApiClient(CoreV1Api).listNode();
+    expect(nodes.items.length).toBeGreaterThan(0);
+    let watching: Promise<AbortController> | undefined;
+    const seen = await new Promise<string>((resolve, reject) => {
+      watching = new Watch(fromFile).watch(
+        '/api/v1/nodes',
+        { resourceVersion: '0' },
+        (type) => resolve(type),
+        reject,
+      );
+      watching.catch(reject);
+    });
+    (await watching)?.abort();
+    expect(seen).toBe('ADDED');
   });
 
   it('serves in-process clients over plain HTTP with the token, and only with it', async () => {
