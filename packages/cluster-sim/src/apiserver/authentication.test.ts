@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
@@ -120,6 +121,21 @@ describe.skipIf(process.env.MGPU_TEST_KUBECONFIG)('bearer token authentication',
     it.each(['/healthz', '/livez', '/readyz'])('%s answers without a token', async (path) => {
       expect((await send(scheme, path)).status).toBe(200);
     });
+  });
+
+  it('keeps answering after connections reset before and after their first byte', async () => {
+    for (const first of [undefined, '\x16', 'G']) {
+      await new Promise<void>((resolve) => {
+        const socket = connect(cluster.port, '127.0.0.1', () => {
+          if (first !== undefined) socket.write(first);
+          setImmediate(() => socket.resetAndDestroy());
+        });
+        socket.on('close', () => resolve());
+        socket.on('error', () => undefined);
+      });
+    }
+    expect((await send('https', PODS, { headers: authorizationFor(cluster) })).status).toBe(200);
+    expect((await send('http', PODS, { headers: authorizationFor(cluster) })).status).toBe(200);
   });
 
   it('writes a kubeconfig only its owner reads, for TLS with the CA and the token', async () => {

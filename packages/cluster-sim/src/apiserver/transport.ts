@@ -144,6 +144,9 @@ class DualProtocolServer extends HttpServer {
     this.on('connection', (socket: Socket) => {
       this.untracked.add(socket);
       socket.once('close', () => this.untracked.delete(socket));
+      // A client that resets before its first byte must not crash the process: no server
+      // listens for this socket's errors until it is handed over.
+      socket.on('error', () => socket.destroy());
       socket.once('data', (first: Buffer) => {
         // Put the byte back and let the chosen server read the connection from its start.
         socket.pause();
