@@ -18,11 +18,11 @@ const ROUNDS = Number(process.env.ROUNDS ?? 150);
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 50);
 const cluster = await startSimProcess();
 const bff = await startBff({
-  connection: embeddedConnection(cluster.url),
+  connection: embeddedConnection(cluster),
   port: 0,
   logger: false,
 });
-const { apps } = makeClients(kubeConfigFor(cluster.url));
+const { apps } = makeClients(kubeConfigFor(cluster));
 // Zero replicas: this measures the create path, not scheduling.
 const request = (name: string) => ({
   name,

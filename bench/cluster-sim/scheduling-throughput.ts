@@ -36,7 +36,7 @@ heading(
   '≥ 300 pods/s, 0 outcomes without an Event',
 );
 const server = await startApiServer({ port: 0, watchWindow: PODS * 8 });
-const kubeConfig = kubeConfigFor(server.url);
+const kubeConfig = kubeConfigFor(server);
 const { core } = makeClients(kubeConfig);
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
