@@ -11,6 +11,7 @@ import { Link, useParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { type MessageKey, type Translate, useI18n } from '../../i18n/i18n.js';
 import { rejectionText } from '../../i18n/rejection-text.js';
+import { DeleteWorkload } from './delete-workload.js';
 
 const STATE_COLOR: Record<ProgressStage['state'], string> = {
   done: 'green',
@@ -231,7 +232,10 @@ export function WorkloadResultPage() {
 
   return (
     <section className="result-page">
-      <h1 className="page-title">{t('result.title', { namespace, name })}</h1>
+      <div className="result-header">
+        <h1 className="page-title">{t('result.title', { namespace, name })}</h1>
+        {progress?.exists ? <DeleteWorkload progress={progress} /> : null}
+      </div>
       {subscription.error ? (
         <Alert
           type="error"
