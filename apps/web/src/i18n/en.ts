@@ -1,10 +1,13 @@
-import { FIELD_LABELS } from '@mgpu/shared';
-import type { MessageKey } from './zh-cn.js';
+import { FIELD_LABELS, translationOf } from '@mgpu/shared';
+import type { zhCN } from './zh-cn.js';
 
 const labels = FIELD_LABELS.en;
 
-/** Every UI string in English; typed against the zh-CN catalog so a missing key does not compile. */
-export const en: Record<MessageKey, string> = {
+/**
+ * Every UI string in English, checked against the zh-CN catalog: a missing key, or a text with
+ * other placeholders than its zh-CN one, does not compile.
+ */
+export const en = translationOf<typeof zhCN>()({
   'app.title': 'mGPU Console',
   'app.skipToContent': 'Skip to main content',
   'nav.create': 'Create workload',
@@ -182,4 +185,4 @@ export const en: Record<MessageKey, string> = {
   'delete.force.ok': 'Force delete',
   'delete.failed': 'Delete failed: {message}',
   'notice.deleted': '{kind} {namespace}/{name} was deleted.',
-};
+});

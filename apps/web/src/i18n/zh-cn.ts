@@ -184,5 +184,3 @@ export const zhCN = {
   'delete.failed': '删除失败：{message}',
   'notice.deleted': '已删除 {kind} {namespace}/{name}。',
 } as const;
-
-export type MessageKey = keyof typeof zhCN;
