@@ -1,20 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import { kubectl, type ReachableCluster, startReachableCluster } from '../support/cluster.js';
-
-/** The seed's example (spec §7): one pod holding 60 % and 4 GiB on each of 2 cards. */
-const seedRequest = (name: string) => ({
-  name,
-  namespace: 'default',
-  replicas: 1,
-  computePolicy: 'native-burst-share',
-  containers: [
-    {
-      name: 'worker',
-      image: 'nginx:1.27',
-      gpu: { type: 'mgpu', multiCard: true, compute: '1.2', memoryGiB: '8', cards: 2 },
-    },
-  ],
-});
+import { seedRequest } from '../support/seed.js';
 
 let cluster: ReachableCluster;
 test.beforeAll(async () => {
@@ -67,12 +53,26 @@ async function removeQuietly(page: Page, name: string) {
   });
 }
 
-/** The result view once the pod runs and its two cards are reported (so counts are final). */
-async function openVerified(page: Page, name: string) {
+/**
+ * The result view once the pod runs and its two cards are reported (so the counts are final),
+ * then its Delete button: the confirmation dialog, found by the name it gives the object.
+ */
+async function openDeleteConfirmation(page: Page, name: string, button: string, title: string) {
   await page.goto(consoleURL(`/workloads/default/${name}`));
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'verified', {
     timeout: 30_000,
   });
+  await page.getByRole('button', { name: button }).click();
+  const confirm = page.getByRole('dialog', { name: title });
+  await expect(confirm).toBeVisible();
+  return confirm;
+}
+
+/** Where a delete leads: the dashboard, saying what went; and the API server no longer has it. */
+async function expectDeleted(page: Page, name: string, notice: string) {
+  await expect(page).toHaveURL(/\/allocations$/);
+  await expect(page.getByRole('status').filter({ hasText: notice })).toHaveText(notice);
+  await expect.poll(() => deploymentInCluster(name)).toBe('');
 }
 
 test('deleting a console-made workload: the confirmation names what goes, then it is gone from the cluster', async ({
@@ -82,20 +82,17 @@ test('deleting a console-made workload: the confirmation names what goes, then i
   await page.goto(consoleURL('/workloads/new'));
   await createThroughConsole(page, name);
   try {
-    await openVerified(page, name);
-    await page.getByRole('button', { name: '删除负载' }).click();
-    const confirm = page.getByRole('dialog', { name: `删除 Deployment default/${name}？` });
-    await expect(confirm).toBeVisible();
+    const confirm = await openDeleteConfirmation(
+      page,
+      name,
+      '删除负载',
+      `删除 Deployment default/${name}？`,
+    );
     await expect(confirm).toContainText(
       `将删除 Deployment default/${name} 及其 1 个 Pod；它们在 2 张卡上占用的 mGPU 份额将被释放。`,
     );
     await confirm.getByRole('button', { name: '删除', exact: true }).click();
-
-    await expect(page).toHaveURL(/\/allocations$/);
-    await expect(page.getByRole('status').filter({ hasText: '已删除' })).toHaveText(
-      `已删除 Deployment default/${name}。`,
-    );
-    await expect.poll(() => deploymentInCluster(name)).toBe('');
+    await expectDeleted(page, name, `已删除 Deployment default/${name}。`);
   } finally {
     await removeQuietly(page, name);
   }
@@ -106,9 +103,12 @@ test('cancelling the confirmation keeps the workload', async ({ page }) => {
   await page.goto(consoleURL('/workloads/new'));
   await createThroughConsole(page, name);
   try {
-    await openVerified(page, name);
-    await page.getByRole('button', { name: '删除负载' }).click();
-    const confirm = page.getByRole('dialog', { name: `删除 Deployment default/${name}？` });
+    const confirm = await openDeleteConfirmation(
+      page,
+      name,
+      '删除负载',
+      `删除 Deployment default/${name}？`,
+    );
     await confirm.getByRole('button', { name: '取消' }).click();
     await expect(confirm).toBeHidden();
 
@@ -127,9 +127,12 @@ test('an object made directly through the Kubernetes API is deleted only after a
   await page.goto(consoleURL('/workloads/new'));
   await createWithKubectl(page, name);
   try {
-    await openVerified(page, name);
-    await page.getByRole('button', { name: '删除负载' }).click();
-    const confirm = page.getByRole('dialog', { name: `删除 Deployment default/${name}？` });
+    const confirm = await openDeleteConfirmation(
+      page,
+      name,
+      '删除负载',
+      `删除 Deployment default/${name}？`,
+    );
     await confirm.getByRole('button', { name: '删除', exact: true }).click();
 
     // The console refused (not-managed): a different dialog says why and asks again.
@@ -144,11 +147,7 @@ test('an object made directly through the Kubernetes API is deleted only after a
     expect(deploymentInCluster(name)).toBe(`deployment.apps/${name}`);
 
     await force.getByRole('button', { name: '强制删除' }).click();
-    await expect(page).toHaveURL(/\/allocations$/);
-    await expect(page.getByRole('status').filter({ hasText: '已删除' })).toHaveText(
-      `已删除 Deployment default/${name}。`,
-    );
-    await expect.poll(() => deploymentInCluster(name)).toBe('');
+    await expectDeleted(page, name, `已删除 Deployment default/${name}。`);
   } finally {
     await removeQuietly(page, name);
   }
@@ -160,15 +159,15 @@ test('in English the confirmation and the notice are English too', async ({ page
   await page.getByRole('button', { name: 'English' }).click();
   await createThroughConsole(page, name);
   try {
-    await openVerified(page, name);
-    await page.getByRole('button', { name: 'Delete workload' }).click();
-    const confirm = page.getByRole('dialog', { name: `Delete Deployment default/${name}?` });
+    const confirm = await openDeleteConfirmation(
+      page,
+      name,
+      'Delete workload',
+      `Delete Deployment default/${name}?`,
+    );
     await expect(confirm).toContainText('and its 1 pod(s); the mGPU shares they hold on 2 card(s)');
     await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
-    await expect(page.getByRole('status').filter({ hasText: 'deleted' })).toHaveText(
-      `Deployment default/${name} was deleted.`,
-    );
-    await expect.poll(() => deploymentInCluster(name)).toBe('');
+    await expectDeleted(page, name, `Deployment default/${name} was deleted.`);
   } finally {
     await removeQuietly(page, name);
   }
