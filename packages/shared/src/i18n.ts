@@ -12,9 +12,11 @@
 export type Placeholders<Template extends string> =
   Template extends `${string}{${infer Name}}${infer Rest}` ? Name | Placeholders<Rest> : never;
 
-/** A template, or a function of its parameters for wording a template cannot say. */
-// biome-ignore lint/suspicious/noExplicitAny: any function of one parameter; each message types its own.
-export type Message = string | ((params: any) => unknown);
+/**
+ * A template, or a function of its parameters for wording a template cannot say (`never`: any
+ * one-parameter function is one; each message types its own parameter).
+ */
+export type Message = string | ((params: never) => unknown);
 
 export type Catalog = { readonly [key: string]: Message };
 
@@ -110,7 +112,9 @@ export function translator<Source extends Catalog>(
   const messages: Catalog = catalog;
   return ((key: string, params?: Readonly<Record<string, TemplateValue>>) => {
     const message = messages[key];
-    if (typeof message === 'function') return message(params);
+    // The types gave this message its own parameters; here they are only passed on.
+    if (typeof message === 'function')
+      return (message as (given: typeof params) => unknown)(params);
     return fillTemplate(message ?? key, params);
   }) as Translate<Source>;
 }
