@@ -172,3 +172,29 @@ test('in English the confirmation and the notice are English too', async ({ page
     await removeQuietly(page, name);
   }
 });
+
+test('a delete the server refuses shows its message in the dialog, which stays open', async ({
+  page,
+}) => {
+  const name = `gone-${Date.now().toString(36)}`;
+  await page.goto(consoleURL('/workloads/new'));
+  await createThroughConsole(page, name);
+  try {
+    const confirm = await openDeleteConfirmation(
+      page,
+      name,
+      '删除负载',
+      `删除 Deployment default/${name}？`,
+    );
+    // Someone else removes it while the operator reads the confirmation.
+    kubectl(cluster.kubeconfig, ['delete', 'deployment', name, '-n', 'default', '--wait=false']);
+    await expect.poll(() => deploymentInCluster(name)).toBe('');
+    await confirm.getByRole('button', { name: '删除', exact: true }).click();
+    const failure = confirm.getByRole('alert');
+    await expect(failure).toContainText('删除失败：');
+    await expect(failure).toContainText(`"${name}" not found`);
+    await expect(confirm).toBeVisible();
+  } finally {
+    await removeQuietly(page, name);
+  }
+});

@@ -79,9 +79,13 @@ export function DeleteWorkload({ progress }: { progress: WorkloadProgress }) {
 
   return (
     <>
-      <Button danger onClick={() => setStep('confirm')}>
-        {t('delete.button')}
-      </Button>
+      {/* Offered while the workload exists; a confirmation already open stays, so a delete
+          someone else made meanwhile is answered by the server, not by a vanishing dialog. */}
+      {progress.exists ? (
+        <Button danger onClick={() => setStep('confirm')}>
+          {t('delete.button')}
+        </Button>
+      ) : null}
       <Modal
         open={step === 'confirm'}
         title={t('delete.confirm.title', what)}

@@ -233,7 +233,7 @@ export function WorkloadResultPage() {
     <section className="result-page">
       <div className="result-header">
         <h1 className="page-title">{t('result.title', { namespace, name })}</h1>
-        {progress?.exists ? <DeleteWorkload progress={progress} /> : null}
+        {progress ? <DeleteWorkload progress={progress} /> : null}
       </div>
       {subscription.error ? (
         <Alert
