@@ -53,17 +53,39 @@ async function removeQuietly(page: Page, name: string) {
   });
 }
 
+/** A workload of the test's own, made by the console or with kubectl, removed whatever happens. */
+async function withWorkload(
+  page: Page,
+  prefix: string,
+  madeBy: 'console' | 'kubectl',
+  body: (name: string) => Promise<void>,
+) {
+  const name = `${prefix}-${Date.now().toString(36)}`;
+  await page.goto(consoleURL('/workloads/new'));
+  await (madeBy === 'console' ? createThroughConsole(page, name) : createWithKubectl(page, name));
+  try {
+    await body(name);
+  } finally {
+    await removeQuietly(page, name);
+  }
+}
+
+const DELETE_WORDS = {
+  'zh-CN': { button: '删除负载', title: (name: string) => `删除 Deployment default/${name}？` },
+  en: { button: 'Delete workload', title: (name: string) => `Delete Deployment default/${name}?` },
+};
+
 /**
  * The result view once the pod runs and its two cards are reported (so the counts are final),
  * then its Delete button: the confirmation dialog, found by the name it gives the object.
  */
-async function openDeleteConfirmation(page: Page, name: string, button: string, title: string) {
+async function openDeleteConfirmation(page: Page, name: string, lang: 'zh-CN' | 'en' = 'zh-CN') {
   await page.goto(consoleURL(`/workloads/default/${name}`));
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'verified', {
     timeout: 30_000,
   });
-  await page.getByRole('button', { name: button }).click();
-  const confirm = page.getByRole('dialog', { name: title });
+  await page.getByRole('button', { name: DELETE_WORDS[lang].button }).click();
+  const confirm = page.getByRole('dialog', { name: DELETE_WORDS[lang].title(name) });
   await expect(confirm).toBeVisible();
   return confirm;
 }
@@ -78,61 +100,33 @@ async function expectDeleted(page: Page, name: string, notice: string) {
 test('deleting a console-made workload: the confirmation names what goes, then it is gone from the cluster', async ({
   page,
 }) => {
-  const name = `del-${Date.now().toString(36)}`;
-  await page.goto(consoleURL('/workloads/new'));
-  await createThroughConsole(page, name);
-  try {
-    const confirm = await openDeleteConfirmation(
-      page,
-      name,
-      '删除负载',
-      `删除 Deployment default/${name}？`,
-    );
+  await withWorkload(page, 'del', 'console', async (name) => {
+    const confirm = await openDeleteConfirmation(page, name);
     await expect(confirm).toContainText(
       `将删除 Deployment default/${name} 及其 1 个 Pod；它们在 2 张卡上占用的 mGPU 份额将被释放。`,
     );
     await confirm.getByRole('button', { name: '删除', exact: true }).click();
     await expectDeleted(page, name, `已删除 Deployment default/${name}。`);
-  } finally {
-    await removeQuietly(page, name);
-  }
+  });
 });
 
 test('cancelling the confirmation keeps the workload', async ({ page }) => {
-  const name = `keep-${Date.now().toString(36)}`;
-  await page.goto(consoleURL('/workloads/new'));
-  await createThroughConsole(page, name);
-  try {
-    const confirm = await openDeleteConfirmation(
-      page,
-      name,
-      '删除负载',
-      `删除 Deployment default/${name}？`,
-    );
+  await withWorkload(page, 'keep', 'console', async (name) => {
+    const confirm = await openDeleteConfirmation(page, name);
     await confirm.getByRole('button', { name: '取消' }).click();
     await expect(confirm).toBeHidden();
 
     await expect(page).toHaveURL(new RegExp(`/workloads/default/${name}$`));
     await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'verified');
     expect(deploymentInCluster(name)).toBe(`deployment.apps/${name}`);
-  } finally {
-    await removeQuietly(page, name);
-  }
+  });
 });
 
 test('an object made directly through the Kubernetes API is deleted only after a second, forced confirmation', async ({
   page,
 }) => {
-  const name = `kubectl-${Date.now().toString(36)}`;
-  await page.goto(consoleURL('/workloads/new'));
-  await createWithKubectl(page, name);
-  try {
-    const confirm = await openDeleteConfirmation(
-      page,
-      name,
-      '删除负载',
-      `删除 Deployment default/${name}？`,
-    );
+  await withWorkload(page, 'kubectl', 'kubectl', async (name) => {
+    const confirm = await openDeleteConfirmation(page, name);
     await confirm.getByRole('button', { name: '删除', exact: true }).click();
 
     // The console refused (not-managed): a different dialog says why and asks again.
@@ -148,44 +142,25 @@ test('an object made directly through the Kubernetes API is deleted only after a
 
     await force.getByRole('button', { name: '强制删除' }).click();
     await expectDeleted(page, name, `已删除 Deployment default/${name}。`);
-  } finally {
-    await removeQuietly(page, name);
-  }
+  });
 });
 
 test('in English the confirmation and the notice are English too', async ({ page }) => {
-  const name = `del-en-${Date.now().toString(36)}`;
   await page.goto(consoleURL('/workloads/new'));
   await page.getByRole('button', { name: 'English' }).click();
-  await createThroughConsole(page, name);
-  try {
-    const confirm = await openDeleteConfirmation(
-      page,
-      name,
-      'Delete workload',
-      `Delete Deployment default/${name}?`,
-    );
+  await withWorkload(page, 'del-en', 'console', async (name) => {
+    const confirm = await openDeleteConfirmation(page, name, 'en');
     await expect(confirm).toContainText('and its 1 pod(s); the mGPU shares they hold on 2 card(s)');
     await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
     await expectDeleted(page, name, `Deployment default/${name} was deleted.`);
-  } finally {
-    await removeQuietly(page, name);
-  }
+  });
 });
 
 test('a delete the server refuses shows its message in the dialog, which stays open', async ({
   page,
 }) => {
-  const name = `gone-${Date.now().toString(36)}`;
-  await page.goto(consoleURL('/workloads/new'));
-  await createThroughConsole(page, name);
-  try {
-    const confirm = await openDeleteConfirmation(
-      page,
-      name,
-      '删除负载',
-      `删除 Deployment default/${name}？`,
-    );
+  await withWorkload(page, 'gone', 'console', async (name) => {
+    const confirm = await openDeleteConfirmation(page, name);
     // Someone else removes it while the operator reads the confirmation.
     kubectl(cluster.kubeconfig, ['delete', 'deployment', name, '-n', 'default', '--wait=false']);
     await expect.poll(() => deploymentInCluster(name)).toBe('');
@@ -194,7 +169,5 @@ test('a delete the server refuses shows its message in the dialog, which stays o
     await expect(failure).toContainText('删除失败：');
     await expect(failure).toContainText(`"${name}" not found`);
     await expect(confirm).toBeVisible();
-  } finally {
-    await removeQuietly(page, name);
-  }
+  });
 });
