@@ -5,6 +5,7 @@ export { type CardShare, type ContainerShare, parseCards } from './card-shares.j
 export * from './check.js';
 export { podsClusterHolds } from './cluster-rules.js';
 export * from './decimal.js';
+export * from './i18n.js';
 export * from './image-reference.js';
 export * from './inventory.js';
 export * from './kube-failure.js';
