@@ -9,6 +9,7 @@ import {
   VKE,
 } from '@mgpu/shared';
 import { type Topology, type TopologyNode, topologyNodes } from '../topology/topology.js';
+import type { RunningController } from './controller.js';
 import {
   isConflict,
   isNotFound,
@@ -28,7 +29,6 @@ import {
   type MgpuNodeObject,
   type MgpuNodeStatus,
 } from './mgpu-node.js';
-import type { RunningController } from './scheduler.js';
 import { WorkQueue } from './work-queue.js';
 
 /** A node the agents run, as the cluster's topology describes it. */

@@ -16,6 +16,7 @@ import {
   releaseAllocation,
   VKE,
 } from '@mgpu/shared';
+import type { RunningController } from './controller.js';
 import { EventRecorder } from './event-recorder.js';
 import {
   isConflict,
@@ -49,12 +50,6 @@ export interface SchedulerOptions {
   /** Write a `Scheduled` event per bound pod (kubectl describe shows it). */
   scheduledEvents?: boolean;
   log?: (message: string) => void;
-}
-
-export interface RunningController {
-  stop(): Promise<void>;
-  /** Resolves once the controller has nothing queued or in flight. */
-  idle(): Promise<void>;
 }
 
 /** What changes a node's placement: labels, allocatable, cordon and readiness. */
