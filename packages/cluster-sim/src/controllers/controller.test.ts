@@ -29,9 +29,9 @@ describe('Controller', () => {
     const podsSynced = controller.informer(pods.listed);
     const nodesSynced = controller.informer(nodes.listed);
     // The informers' handlers queue keys while they list.
-    controller.enqueue('default/a');
-    controller.enqueue('default/b');
-    controller.enqueue('default/a');
+    controller.add('default/a');
+    controller.add('default/b');
+    controller.add('default/a');
     const running = controller.run(async (key) => void reconciled.push(key));
     pods.finish();
     await podsSynced;
@@ -60,7 +60,7 @@ describe('Controller', () => {
       attempts += 1;
       if (attempts < 3) throw new Error(`attempt ${attempts}`);
     });
-    controller.enqueue('default/a');
+    controller.add('default/a');
     for (let i = 0; i < 100 && attempts < 3; i++) await turn();
     await controller.idle();
     expect(attempts).toBe(3);
@@ -81,7 +81,7 @@ describe('Controller', () => {
     const reconciled: string[] = [];
     await controller.run(async (key) => void reconciled.push(key));
     await controller.stop();
-    controller.enqueue('default/late');
+    controller.add('default/late');
     await turn();
     expect(reconciled).toEqual([]);
     expect(pods.cache.stops()).toBe(1);

@@ -28,7 +28,7 @@ export interface ControllerOptions {
  * forgotten, so its next failure backs off from the start again.
  *
  *     const controller = new Controller('replicaset', { workers: 4, log });
- *     const pods = await controller.informer(startInformer(…, { add: (pod) => controller.enqueue(…) }));
+ *     const pods = await controller.informer(startInformer(…, { add: (pod) => controller.add(…) }));
  *     await controller.run(reconcile);
  */
 export class Controller implements RunningController {
@@ -57,13 +57,18 @@ export class Controller implements RunningController {
   }
 
   /** Queues a key; before run() it waits for the workers (deduplicated like any other). */
-  enqueue(key: string): void {
+  add(key: string): void {
     this.queue.add(key);
   }
 
   /** Queues a key after a delay (a re-check a reconcile asks for, not a failure). */
-  enqueueAfter(key: string, delayMs: number): void {
+  addAfter(key: string, delayMs: number): void {
     this.queue.addAfter(key, delayMs);
+  }
+
+  /** Keys waiting for a worker. */
+  get length(): number {
+    return this.queue.length;
   }
 
   /**

@@ -88,9 +88,9 @@ export async function startDeploymentController(
   const onReplicaSet = (rs: V1ReplicaSet) => {
     const owner = controllerOf(rs);
     if (owner?.kind === 'Deployment')
-      controller.enqueue(`${rs.metadata?.namespace ?? 'default'}/${owner.name}`);
+      controller.add(`${rs.metadata?.namespace ?? 'default'}/${owner.name}`);
   };
-  const onDeployment = (deployment: V1Deployment) => controller.enqueue(objectKey(deployment));
+  const onDeployment = (deployment: V1Deployment) => controller.add(objectKey(deployment));
   const replicaSets = await controller.informer(
     startInformer<V1ReplicaSet>(
       kubeConfig,

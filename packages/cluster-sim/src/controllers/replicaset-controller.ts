@@ -99,9 +99,9 @@ export async function startReplicaSetController(
   const onPod = (pod: V1Pod) => {
     const owner = controllerOf(pod);
     if (owner?.kind === 'ReplicaSet')
-      controller.enqueue(`${pod.metadata?.namespace ?? 'default'}/${owner.name}`);
+      controller.add(`${pod.metadata?.namespace ?? 'default'}/${owner.name}`);
   };
-  const onReplicaSet = (rs: V1ReplicaSet) => controller.enqueue(objectKey(rs));
+  const onReplicaSet = (rs: V1ReplicaSet) => controller.add(objectKey(rs));
   const pods = await controller.informer(
     startInformer<V1Pod>(
       kubeConfig,
@@ -186,7 +186,7 @@ export async function startReplicaSetController(
         () => stopped,
       );
       if (error !== undefined) throw error;
-      if (missing > BURST_REPLICAS && !stopped) controller.enqueueAfter(key, 0);
+      if (missing > BURST_REPLICAS && !stopped) controller.addAfter(key, 0);
     } else if (count > desired) {
       const rank = (pod: V1Pod) =>
         !pod.spec?.nodeName ? 0 : pod.status?.phase === 'Pending' ? 1 : !isPodReady(pod) ? 2 : 3;
@@ -208,7 +208,7 @@ export async function startReplicaSetController(
           }
         }),
       );
-      if (count - desired > BURST_REPLICAS && !stopped) controller.enqueueAfter(key, 0);
+      if (count - desired > BURST_REPLICAS && !stopped) controller.addAfter(key, 0);
     }
 
     const ready = active.filter(isPodReady).length;
