@@ -2,9 +2,11 @@
  * The HTTP face of the embedded cluster: Kubernetes REST paths on Fastify, Status objects for
  * every error, server-side Tables for kubectl, and watches streamed as newline-delimited JSON.
  */
+
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { parse as parseYaml } from 'yaml';
+import { startControllerManager } from '../controller-manager/index.js';
 import {
   apiGroupDocument,
   apiGroupList,
@@ -64,6 +66,12 @@ export interface ApiServerOptions {
   stateFileDelayMs?: number;
   /** How long an Event is kept after its last write (kube-apiserver's `--event-ttl`, 1 h). */
   eventTtlMs?: number;
+  /**
+   * Run the garbage collector and namespace controller beside the server (default on), as a
+   * cluster's kube-controller-manager would; off, deleted owners leave their dependents and
+   * terminating namespaces stay.
+   */
+  controllerManager?: boolean;
 }
 
 export interface ApiServer {
@@ -506,6 +514,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const registry = new Registry(store);
   registry.ensureDefaultNamespaces();
   registry.resumeAfterRestore();
+  const controllerManager =
+    options.controllerManager === false ? undefined : startControllerManager(registry);
   const eventDefinition = findResource('', 'v1', 'events');
   if (!eventDefinition) throw new Error('events missing from the resource table');
   const eventExpiry = new EventExpiry(
@@ -999,6 +1009,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     registry,
     close: async () => {
       eventExpiry.stop();
+      await controllerManager?.stop();
       registry.stop();
       watches.closeAll();
       app.server.closeAllConnections();

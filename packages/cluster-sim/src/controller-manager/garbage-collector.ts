@@ -1,0 +1,98 @@
+import type { ObjectMeta } from '../apiserver/kube-object.js';
+import { FOREGROUND_FINALIZER, type Registry } from '../apiserver/registry.js';
+import { Controller, type RunningController } from '../controllers/controller.js';
+
+/**
+ * The garbage collector, as kube-controller-manager's: a dependent whose owners are all gone is
+ * deleted in the background; the dependents of an owner deleted in the foreground are deleted
+ * (in the foreground too), and once it has none left the owner's `foregroundDeletion`
+ * finalizer comes off, which completes its delete. Keyed by uid; each reconcile reads the
+ * object and its owners as stored now, so running one twice changes nothing.
+ *
+ * It works on the embedded API server's store in process, where the owner graph is indexed
+ * (`dependentsOf`, `ownerUids`): a collector through the API would need a watch on every kind.
+ * On the real tier kube-controller-manager does this itself.
+ */
+export function startGarbageCollector(
+  registry: Registry,
+  options: { log?: (message: string) => void } = {},
+): RunningController {
+  const { store } = registry;
+  const controller = new Controller('garbage collector', {
+    workers: 1,
+    ...(options.log ? { log: options.log } : {}),
+  });
+
+  const isDeletingInForeground = (meta: ObjectMeta | undefined) =>
+    meta?.finalizers?.includes(FOREGROUND_FINALIZER) ?? false;
+
+  let scan: NodeJS.Immediate | undefined;
+  /**
+   * Queues what may have work, through the store's owner graph: the dependents of owners that
+   * are gone or deleting in the foreground, and the owners waiting for their dependents. A
+   * scan costs the owners, not every object (it follows every delete).
+   */
+  const scheduleScan = () => {
+    scan ??= setImmediate(() => {
+      scan = undefined;
+      for (const ownerUid of store.ownerUids()) {
+        const owner = store.findByUid(ownerUid)?.object;
+        if (owner === undefined || isDeletingInForeground(owner.metadata)) {
+          for (const uid of store.dependentsOf(ownerUid)) controller.add(uid);
+        }
+      }
+      for (const uid of store.finalizingUids()) {
+        if (isDeletingInForeground(store.findByUid(uid)?.object.metadata)) controller.add(uid);
+      }
+    });
+  };
+
+  async function reconcile(uid: string): Promise<void> {
+    const found = store.findByUid(uid);
+    if (!found) return;
+    const { definition, object } = found;
+    const { metadata } = object;
+    if (metadata.deletionTimestamp) {
+      if (!isDeletingInForeground(metadata) || store.dependentsOf(uid).length > 0) return;
+      // Every dependent is gone: the foreground delete completes.
+      const remaining = (metadata.finalizers ?? []).filter(
+        (finalizer) => finalizer !== FOREGROUND_FINALIZER,
+      );
+      const next: ObjectMeta = { ...metadata, finalizers: remaining };
+      if (remaining.length === 0) {
+        delete next.finalizers;
+        store.commit(definition, 'DELETED', { ...object, metadata: next }, object);
+      } else {
+        store.commit(definition, 'MODIFIED', { ...object, metadata: next }, object);
+      }
+      // Its own owner may have been waiting for it.
+      scheduleScan();
+      return;
+    }
+    const owners = (metadata.ownerReferences ?? []).map(
+      (reference) => store.findByUid(reference.uid)?.object,
+    );
+    if (owners.length === 0) return;
+    const gone = owners.every((owner) => owner === undefined);
+    const foregroundOwner = owners.some((owner) => isDeletingInForeground(owner?.metadata));
+    if (!gone && !foregroundOwner) return;
+    registry.delete(definition, metadata.namespace, metadata.name ?? '', {
+      dryRun: false,
+      propagationPolicy: foregroundOwner ? 'Foreground' : 'Background',
+    });
+  }
+
+  const unwatch = registry.watchDeletions(scheduleScan);
+  // What was in flight before a restart (a state file) is found by the first scan.
+  scheduleScan();
+  void controller.run(reconcile);
+  return {
+    async stop() {
+      unwatch();
+      if (scan) clearImmediate(scan);
+      scan = undefined;
+      await controller.stop();
+    },
+    idle: () => controller.idle(),
+  };
+}
