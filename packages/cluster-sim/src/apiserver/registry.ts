@@ -102,6 +102,8 @@ const PROTECTED_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 /** The finalizer a Foreground delete puts on the owner until its dependents are gone. */
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+/** The finalizer an Orphan delete puts on an owner until its dependents no longer name it. */
+export const ORPHAN_FINALIZER = 'orphan';
 
 function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -629,9 +631,7 @@ export class Registry {
       };
       existing = this.store.commit(definition, 'MODIFIED', marked, existing);
     }
-    const finalizers = [...(existing.metadata.finalizers ?? [])];
-    if (policy === 'Foreground' && !finalizers.includes(FOREGROUND_FINALIZER))
-      finalizers.push(FOREGROUND_FINALIZER);
+    const finalizers = this.deletionFinalizers(existing, policy);
     if (finalizers.length > 0) {
       if (
         existing.metadata.deletionTimestamp &&
@@ -654,7 +654,6 @@ export class Registry {
       return { object: stored, deleted: false };
     }
     if (options.dryRun) return { object: existing, deleted: true };
-    if (policy === 'Orphan') this.orphanDependents(existing.metadata.uid ?? '');
     const removed = this.store.commit(definition, 'DELETED', { ...existing }, existing);
     this.deletionWork();
     return { object: removed, deleted: true };
@@ -682,9 +681,7 @@ export class Registry {
     if (existing.metadata.deletionTimestamp && pending !== undefined && pending <= grace) {
       return { object: existing, deleted: false };
     }
-    const finalizers = [...(existing.metadata.finalizers ?? [])];
-    if (policy === 'Foreground' && !finalizers.includes(FOREGROUND_FINALIZER))
-      finalizers.push(FOREGROUND_FINALIZER);
+    const finalizers = this.deletionFinalizers(existing, policy);
     const metadata: ObjectMeta = {
       ...existing.metadata,
       deletionTimestamp: new Date(Date.now() + grace * 1000)
@@ -695,7 +692,6 @@ export class Registry {
     if (finalizers.length > 0) metadata.finalizers = finalizers;
     const marked: KubeObject = { ...existing, metadata };
     if (options.dryRun) return { object: marked, deleted: false };
-    if (policy === 'Orphan') this.orphanDependents(existing.metadata.uid ?? '');
     const stored = this.store.commit(definition, 'MODIFIED', marked, existing);
     const uid = existing.metadata.uid ?? '';
     const previousTimer = this.graceTimers.get(uid);
@@ -771,17 +767,20 @@ export class Registry {
     return successStatus();
   }
 
-  private orphanDependents(ownerUid: string): void {
-    for (const uid of this.store.dependentsOf(ownerUid)) {
-      const found = this.store.findByUid(uid);
-      if (!found) continue;
-      const { definition, object } = found;
-      const references = object.metadata.ownerReferences ?? [];
-      const remaining = references.filter((reference) => reference.uid !== ownerUid);
-      const metadata: ObjectMeta = { ...object.metadata, ownerReferences: remaining };
-      if (remaining.length === 0) delete metadata.ownerReferences;
-      this.store.commit(definition, 'MODIFIED', { ...object, metadata }, object);
-    }
+  /**
+   * The finalizers an object keeps while it is deleted with `policy`: a Foreground delete waits
+   * for its dependents to go, an Orphan delete (of an object with dependents) for the garbage
+   * collector to take its ownerReferences off them.
+   */
+  private deletionFinalizers(existing: KubeObject, policy: PropagationPolicy): string[] {
+    const finalizers = [...(existing.metadata.finalizers ?? [])];
+    const add = (finalizer: string) => {
+      if (!finalizers.includes(finalizer)) finalizers.push(finalizer);
+    };
+    if (policy === 'Foreground') add(FOREGROUND_FINALIZER);
+    if (policy === 'Orphan' && this.store.dependentsOf(existing.metadata.uid ?? '').length > 0)
+      add(ORPHAN_FINALIZER);
+    return finalizers;
   }
 
   /**

@@ -1,12 +1,13 @@
 import type { ObjectMeta } from '../apiserver/kube-object.js';
-import { FOREGROUND_FINALIZER, type Registry } from '../apiserver/registry.js';
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type Registry } from '../apiserver/registry.js';
 import { Controller, type RunningController } from '../controllers/controller.js';
 
 /**
  * The garbage collector, as kube-controller-manager's: a dependent whose owners are all gone is
  * deleted in the background; the dependents of an owner deleted in the foreground are deleted
  * (in the foreground too), and once it has none left the owner's `foregroundDeletion`
- * finalizer comes off, which completes its delete. Keyed by uid; each reconcile reads the
+ * finalizer comes off, which completes its delete; an owner deleted with Orphan has its
+ * ownerReference taken off every dependent, then its `orphan` finalizer. Keyed by uid; each reconcile reads the
  * object and its owners as stored now, so running one twice changes nothing.
  *
  * It works on the embedded API server's store in process, where the owner graph is indexed
@@ -25,6 +26,8 @@ export function startGarbageCollector(
 
   const isDeletingInForeground = (meta: ObjectMeta | undefined) =>
     meta?.finalizers?.includes(FOREGROUND_FINALIZER) ?? false;
+  const isOrphaning = (meta: ObjectMeta | undefined) =>
+    meta?.finalizers?.includes(ORPHAN_FINALIZER) ?? false;
 
   let scan: NodeJS.Immediate | undefined;
   /**
@@ -42,9 +45,41 @@ export function startGarbageCollector(
         }
       }
       for (const uid of store.finalizingUids()) {
-        if (isDeletingInForeground(store.findByUid(uid)?.object.metadata)) controller.add(uid);
+        const metadata = store.findByUid(uid)?.object.metadata;
+        if (isDeletingInForeground(metadata) || isOrphaning(metadata)) controller.add(uid);
       }
     });
+  };
+
+  /** Takes `finalizer` off an object being deleted; the last one off completes the delete. */
+  const finish = (uid: string, finalizer: string) => {
+    const found = store.findByUid(uid);
+    if (!found) return;
+    const { definition, object } = found;
+    const remaining = (object.metadata.finalizers ?? []).filter((item) => item !== finalizer);
+    const next: ObjectMeta = { ...object.metadata, finalizers: remaining };
+    if (remaining.length === 0) {
+      delete next.finalizers;
+      store.commit(definition, 'DELETED', { ...object, metadata: next }, object);
+    } else {
+      store.commit(definition, 'MODIFIED', { ...object, metadata: next }, object);
+    }
+    // Its own owner may have been waiting for it.
+    scheduleScan();
+  };
+
+  /** Takes the ownerReference to `ownerUid` off each of its dependents. */
+  const orphanDependents = (ownerUid: string) => {
+    for (const uid of store.dependentsOf(ownerUid)) {
+      const found = store.findByUid(uid);
+      if (!found) continue;
+      const { definition, object } = found;
+      const references = object.metadata.ownerReferences ?? [];
+      const remaining = references.filter((reference) => reference.uid !== ownerUid);
+      const metadata: ObjectMeta = { ...object.metadata, ownerReferences: remaining };
+      if (remaining.length === 0) delete metadata.ownerReferences;
+      store.commit(definition, 'MODIFIED', { ...object, metadata }, object);
+    }
   };
 
   async function reconcile(uid: string): Promise<void> {
@@ -53,20 +88,13 @@ export function startGarbageCollector(
     const { definition, object } = found;
     const { metadata } = object;
     if (metadata.deletionTimestamp) {
-      if (!isDeletingInForeground(metadata) || store.dependentsOf(uid).length > 0) return;
-      // Every dependent is gone: the foreground delete completes.
-      const remaining = (metadata.finalizers ?? []).filter(
-        (finalizer) => finalizer !== FOREGROUND_FINALIZER,
-      );
-      const next: ObjectMeta = { ...metadata, finalizers: remaining };
-      if (remaining.length === 0) {
-        delete next.finalizers;
-        store.commit(definition, 'DELETED', { ...object, metadata: next }, object);
-      } else {
-        store.commit(definition, 'MODIFIED', { ...object, metadata: next }, object);
+      if (isOrphaning(metadata)) {
+        orphanDependents(uid);
+        finish(uid, ORPHAN_FINALIZER);
+      } else if (isDeletingInForeground(metadata) && store.dependentsOf(uid).length === 0) {
+        // Every dependent is gone: the foreground delete completes.
+        finish(uid, FOREGROUND_FINALIZER);
       }
-      // Its own owner may have been waiting for it.
-      scheduleScan();
       return;
     }
     const owners = (metadata.ownerReferences ?? []).map(
