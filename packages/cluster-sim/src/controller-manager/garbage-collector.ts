@@ -1,6 +1,7 @@
 import type { ObjectMeta } from '../apiserver/kube-object.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type Registry } from '../apiserver/registry.js';
 import { Controller, type RunningController } from '../controllers/controller.js';
+import { runOnDeletionWork } from './deletion-work.js';
 
 /**
  * The garbage collector, as kube-controller-manager's: a dependent whose owners are all gone is
@@ -29,26 +30,22 @@ export function startGarbageCollector(
   const isOrphaning = (meta: ObjectMeta | undefined) =>
     meta?.finalizers?.includes(ORPHAN_FINALIZER) ?? false;
 
-  let scan: NodeJS.Immediate | undefined;
   /**
-   * Queues what may have work, through the store's owner graph: the dependents of owners that
-   * are gone or deleting in the foreground, and the owners waiting for their dependents. A
-   * scan costs the owners, not every object (it follows every delete).
+   * What may have work, through the store's owner graph: the dependents of owners that are gone
+   * or deleting in the foreground, and the owners waiting for their dependents. A scan costs
+   * the owners, not every object (it follows every delete).
    */
-  const scheduleScan = () => {
-    scan ??= setImmediate(() => {
-      scan = undefined;
-      for (const ownerUid of store.ownerUids()) {
-        const owner = store.findByUid(ownerUid)?.object;
-        if (owner === undefined || isDeletingInForeground(owner.metadata)) {
-          for (const uid of store.dependentsOf(ownerUid)) controller.add(uid);
-        }
+  const scan = () => {
+    for (const ownerUid of store.ownerUids()) {
+      const owner = store.findByUid(ownerUid)?.object;
+      if (owner === undefined || isDeletingInForeground(owner.metadata)) {
+        for (const uid of store.dependentsOf(ownerUid)) controller.add(uid);
       }
-      for (const uid of store.finalizingUids()) {
-        const metadata = store.findByUid(uid)?.object.metadata;
-        if (isDeletingInForeground(metadata) || isOrphaning(metadata)) controller.add(uid);
-      }
-    });
+    }
+    for (const uid of store.finalizingUids()) {
+      const metadata = store.findByUid(uid)?.object.metadata;
+      if (isDeletingInForeground(metadata) || isOrphaning(metadata)) controller.add(uid);
+    }
   };
 
   /** Takes `finalizer` off an object being deleted; the last one off completes the delete. */
@@ -65,7 +62,7 @@ export function startGarbageCollector(
       store.commit(definition, 'MODIFIED', { ...object, metadata: next }, object);
     }
     // Its own owner may have been waiting for it.
-    scheduleScan();
+    running.rescan();
   };
 
   /** Takes the ownerReference to `ownerUid` off each of its dependents. */
@@ -110,17 +107,6 @@ export function startGarbageCollector(
     });
   }
 
-  const unwatch = registry.watchDeletions(scheduleScan);
-  // What was in flight before a restart (a state file) is found by the first scan.
-  scheduleScan();
-  void controller.run(reconcile);
-  return {
-    async stop() {
-      unwatch();
-      if (scan) clearImmediate(scan);
-      scan = undefined;
-      await controller.stop();
-    },
-    idle: () => controller.idle(),
-  };
+  const running = runOnDeletionWork(registry, controller, scan, reconcile);
+  return running;
 }

@@ -1,5 +1,6 @@
 import type { Registry } from '../apiserver/registry.js';
 import { Controller, type RunningController } from '../controllers/controller.js';
+import { runOnDeletionWork } from './deletion-work.js';
 
 /**
  * The namespace controller, as kube-controller-manager's: a namespace marked Terminating has
@@ -20,15 +21,11 @@ export function startNamespaceController(
     ...(options.log ? { log: options.log } : {}),
   });
 
-  let scan: NodeJS.Immediate | undefined;
-  /** Queues every terminating namespace: a delete anywhere may have emptied one. */
-  const scheduleScan = () => {
-    scan ??= setImmediate(() => {
-      scan = undefined;
-      for (const namespace of store.state(namespaces).objects.values()) {
-        if (namespace.metadata.deletionTimestamp) controller.add(namespace.metadata.name ?? '');
-      }
-    });
+  /** Every terminating namespace: a delete anywhere may have emptied one. */
+  const scan = () => {
+    for (const namespace of store.state(namespaces).objects.values()) {
+      if (namespace.metadata.deletionTimestamp) controller.add(namespace.metadata.name ?? '');
+    }
   };
 
   async function reconcile(name: string): Promise<void> {
@@ -51,16 +48,5 @@ export function startNamespaceController(
     if (empty) store.commit(namespaces, 'DELETED', namespace, namespace);
   }
 
-  const unwatch = registry.watchDeletions(scheduleScan);
-  scheduleScan();
-  void controller.run(reconcile);
-  return {
-    async stop() {
-      unwatch();
-      if (scan) clearImmediate(scan);
-      scan = undefined;
-      await controller.stop();
-    },
-    idle: () => controller.idle(),
-  };
+  return runOnDeletionWork(registry, controller, scan, reconcile);
 }

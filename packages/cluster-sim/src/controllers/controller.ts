@@ -1,3 +1,5 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { controllerOf, objectKey } from './kube.js';
 import { type RateLimiter, type Reconcile, WorkQueue } from './work-queue.js';
 
 /** What every controller of the embedded cluster hands back to whoever started it. */
@@ -59,6 +61,21 @@ export class Controller implements RunningController {
   /** Queues a key; before run() it waits for the workers (deduplicated like any other). */
   add(key: string): void {
     this.queue.add(key);
+  }
+
+  /** An informer handler that queues the object's own key. */
+  readonly addObject = (object: KubernetesObject): void => this.add(objectKey(object));
+
+  /**
+   * An informer handler that queues the key of the object's controller when it is a `kind`
+   * (sample-controller's handleObject): a pod's change wakes its ReplicaSet.
+   */
+  addControllerOf(kind: string): (object: KubernetesObject) => void {
+    return (object) => {
+      const owner = controllerOf(object);
+      if (owner?.kind === kind)
+        this.add(`${object.metadata?.namespace ?? 'default'}/${owner.name}`);
+    };
   }
 
   /** Queues a key after a delay (a re-check a reconcile asks for, not a failure). */

@@ -6,13 +6,11 @@ import type {
 } from '@kubernetes/client-node';
 import { Controller, type RunningController } from './controller.js';
 import {
-  controllerOf,
   isConflict,
   isNotFound,
   type KubeClients,
   makeClients,
   mergePatch,
-  objectKey,
   splitKey,
   startInformer,
 } from './kube.js';
@@ -85,12 +83,8 @@ export async function startDeploymentController(
     workers: 2,
     ...(options.log ? { log: options.log } : {}),
   });
-  const onReplicaSet = (rs: V1ReplicaSet) => {
-    const owner = controllerOf(rs);
-    if (owner?.kind === 'Deployment')
-      controller.add(`${rs.metadata?.namespace ?? 'default'}/${owner.name}`);
-  };
-  const onDeployment = (deployment: V1Deployment) => controller.add(objectKey(deployment));
+  const onReplicaSet = controller.addControllerOf('Deployment');
+  const onDeployment = controller.addObject;
   const replicaSets = await controller.informer(
     startInformer<V1ReplicaSet>(
       kubeConfig,

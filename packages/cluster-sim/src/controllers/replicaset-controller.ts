@@ -2,12 +2,10 @@ import type { KubeConfig, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
 import { isTerminalPod } from '@mgpu/shared';
 import { Controller, type RunningController } from './controller.js';
 import {
-  controllerOf,
   isNotFound,
   type KubeClients,
   makeClients,
   mergePatch,
-  objectKey,
   splitKey,
   startInformer,
 } from './kube.js';
@@ -96,12 +94,8 @@ export async function startReplicaSetController(
     return entry;
   };
 
-  const onPod = (pod: V1Pod) => {
-    const owner = controllerOf(pod);
-    if (owner?.kind === 'ReplicaSet')
-      controller.add(`${pod.metadata?.namespace ?? 'default'}/${owner.name}`);
-  };
-  const onReplicaSet = (rs: V1ReplicaSet) => controller.add(objectKey(rs));
+  const onPod = controller.addControllerOf('ReplicaSet');
+  const onReplicaSet = controller.addObject;
   const pods = await controller.informer(
     startInformer<V1Pod>(
       kubeConfig,
