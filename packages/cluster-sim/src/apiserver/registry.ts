@@ -693,6 +693,7 @@ export class Registry {
     const marked: KubeObject = { ...existing, metadata };
     if (options.dryRun) return { object: marked, deleted: false };
     const stored = this.store.commit(definition, 'MODIFIED', marked, existing);
+    if (finalizers.length > 0) this.deletionWork();
     const uid = existing.metadata.uid ?? '';
     const previousTimer = this.graceTimers.get(uid);
     if (previousTimer) clearTimeout(previousTimer);

@@ -69,6 +69,30 @@ describe('controller manager', () => {
     expect(inLeaving(await apps.listReplicaSetForAllNamespaces())).toEqual([]);
   });
 
+  it('finishes a foreground delete whose dependent is a pod on a node, with no kubelet to end its grace', async () => {
+    const { core, apps } = await cluster();
+    await core.createNode({ body: { metadata: { name: 'gpu-1' } } });
+    const owner = await apps.createNamespacedReplicaSet({
+      namespace: 'default',
+      body: replicaSet('trainer'),
+    });
+    const dependent = podOwnedBy('trainer-1', { name: 'trainer', uid: owner.metadata?.uid ?? '' });
+    await core.createNamespacedPod({
+      namespace: 'default',
+      body: { ...dependent, spec: { ...dependent.spec, nodeName: 'gpu-1' } },
+    });
+    await apps.deleteNamespacedReplicaSet({
+      name: 'trainer',
+      namespace: 'default',
+      propagationPolicy: 'Foreground',
+    });
+    await eventually(async () => {
+      const sets = await apps.listNamespacedReplicaSet({ namespace: 'default' });
+      const pods = await core.listNamespacedPod({ namespace: 'default' });
+      return sets.items.length + pods.items.length === 0 ? true : undefined;
+    });
+  });
+
   it('collects nothing when the server runs without it', async () => {
     const { core, apps } = await cluster({ controllerManager: false });
     const owner = await apps.createNamespacedReplicaSet({

@@ -105,6 +105,9 @@ export function startGarbageCollector(
       dryRun: false,
       propagationPolicy: foregroundOwner ? 'Foreground' : 'Background',
     });
+    // A graceful delete (a pod on a node) only marks it: in the foreground it now waits on its
+    // own finalizer, which the next scan takes off once it has no dependents.
+    running.rescan();
   }
 
   const running = runOnDeletionWork(registry, controller, scan, reconcile);
