@@ -8,8 +8,8 @@ import { runOnDeletionWork } from './deletion-work.js';
  * deleted in the background; the dependents of an owner deleted in the foreground are deleted
  * (in the foreground too), and once it has none left the owner's `foregroundDeletion`
  * finalizer comes off, which completes its delete; an owner deleted with Orphan has its
- * ownerReference taken off every dependent, then its `orphan` finalizer. Keyed by uid; each reconcile reads the
- * object and its owners as stored now, so running one twice changes nothing.
+ * ownerReference taken off every dependent, then its `orphan` finalizer. Keyed by uid; each
+ * reconcile reads the object and its owners as stored now, so running one twice changes nothing.
  *
  * It works on the embedded API server's store in process, where the owner graph is indexed
  * (`dependentsOf`, `ownerUids`): a collector through the API would need a watch on every kind.
