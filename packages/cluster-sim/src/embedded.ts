@@ -4,13 +4,11 @@ import { type Cluster, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { isConflict } from '@mgpu/kube-client';
 import { parse, stringify } from 'yaml';
 import { type ApiServer, startApiServer } from './apiserver/api-server.js';
+import type { RunningController } from './controllers/controller.js';
 import { startDeploymentController } from './controllers/deployment-controller.js';
 import { startNodeAgents } from './controllers/node-agent.js';
-import {
-  type RunningController,
-  type SchedulerOptions,
-  startScheduler,
-} from './controllers/scheduler.js';
+import { startReplicaSetController } from './controllers/replicaset-controller.js';
+import { type SchedulerOptions, startScheduler } from './controllers/scheduler.js';
 import {
   loadTopology,
   type Topology,
@@ -146,6 +144,7 @@ export async function startEmbeddedCluster(
       }
     }
     running.push(await startScheduler(kubeConfig, { log, ...options.scheduler }));
+    running.push(await startReplicaSetController(kubeConfig, { log }));
     running.push(await startDeploymentController(kubeConfig, { log }));
   } catch (error) {
     await stop();

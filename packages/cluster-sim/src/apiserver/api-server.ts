@@ -5,6 +5,7 @@
  * verb, watch.ts serves watches, responses.ts and request-*.ts read requests and write answers.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import { startControllerManager } from '../controller-manager/index.js';
 import { DEFAULT_EVENT_TTL_MS, EventExpiry } from './event-expiry.js';
 import { ObjectStore } from './object-store.js';
 import { Registry } from './registry.js';
@@ -39,6 +40,12 @@ export interface ApiServerOptions {
   token?: string;
   /** The serving certificate (of an earlier start); a new CA and certificate if absent. */
   certificate?: ServingCertificate;
+  /**
+   * Run the garbage collector and namespace controller beside the server (default on), as a
+   * cluster's kube-controller-manager would; off, deleted owners leave their dependents and
+   * terminating namespaces stay.
+   */
+  controllerManager?: boolean;
 }
 
 export interface ApiServer {
@@ -73,6 +80,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const registry = new Registry(store);
   registry.ensureDefaultNamespaces();
   registry.resumeAfterRestore();
+  const controllerManager =
+    options.controllerManager === false ? undefined : startControllerManager(registry);
   const eventDefinition = findResource('', 'v1', 'events');
   if (!eventDefinition) throw new Error('events missing from the resource table');
   const eventExpiry = new EventExpiry(
@@ -148,6 +157,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     registry,
     close: async () => {
       eventExpiry.stop();
+      await controllerManager?.stop();
       registry.stop();
       watches.closeAll();
       app.server.closeAllConnections();
