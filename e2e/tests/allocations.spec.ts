@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { seedRequest } from '../support/api.js';
+import { seedRequest } from '../support/seed.js';
 
 /** Scripts call the API with the console's own Origin (README, "The console's HTTP API"). */
 async function callApi(page: Page, procedure: string, body: unknown) {

@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
-import { mutate, seedRequest } from '../support/api.js';
+import { mutate } from '../support/api.js';
+import { seedRequest } from '../support/seed.js';
 
 async function verifiedAt(page: Page, percent: string) {
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'verified', {

@@ -8,10 +8,8 @@ import type {
   V1Service,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import { type KubeClients, mergePatch } from '@mgpu/cluster-sim';
+import { type KubeClients, mergePatch, SharedInformer, toKubeError } from '@mgpu/kube-client';
 import { CREATABLE_KINDS, type CreatableKind } from '@mgpu/shared';
-import { toKubeError } from './kube-errors.js';
-import { SharedInformer } from './shared-informer.js';
 
 /** A live Deployment, StatefulSet or Job, its `kind` set (typed reads do not always carry it). */
 export type LiveWorkload =

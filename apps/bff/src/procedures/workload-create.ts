@@ -1,20 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { V1ObjectMeta } from '@kubernetes/client-node';
+import { type KubeError, toKubeError } from '@mgpu/kube-client';
 import {
   buildHeadlessService,
   type CreatableKind,
   CreateInputSchema,
   CreateResultSchema,
+  describeKubeRefusal,
   describeServerError,
   type Lang,
   type RuleError,
-  requestPathOfObjectField,
-  type ServerRuleError,
   type WorkloadRequest,
   workloadKindOf,
 } from '@mgpu/shared';
 import type { TRPCError } from '@trpc/server';
-import { type KubeError, toKubeError } from '../cluster/kube-errors.js';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
@@ -23,39 +22,10 @@ import { checkWithCluster } from './workload-preview.js';
 /** Annotation that ties a workload to the form submission that made it (idempotent retries). */
 export const CLIENT_REQUEST_ANNOTATION = 'mgpu.console.io/client-request-id';
 
-/** An API-server refusal of a create or an update, put onto the form's fields. */
+/** An API-server refusal of a create or an update: its Status onto the form's fields. */
 export function refusal(kube: KubeError, request: WorkloadRequest, lang: Lang): TRPCError {
-  const describe = (rule: ServerRuleError['rule'], path: string, detail: string) =>
-    describeServerError(rule, path, detail, request, lang);
-  switch (kube.code) {
-    case 409:
-      return ruleFailure('CONFLICT', [describe('name-taken', 'name', kube.message)]);
-    case 403:
-      return ruleFailure('FORBIDDEN', [describe('forbidden', '', kube.message)]);
-    case 404:
-      return ruleFailure('NOT_FOUND', [describe('namespace-not-found', 'namespace', kube.message)]);
-    case 401:
-      return ruleFailure('UNAUTHORIZED', [describe('forbidden', '', kube.message)]);
-    case 400:
-    case 422: {
-      const causes = kube.causes.length > 0 ? kube.causes : [{ message: kube.message }];
-      return ruleFailure(
-        kube.code === 422 ? 'UNPROCESSABLE_CONTENT' : 'BAD_REQUEST',
-        causes.map((cause) =>
-          describe(
-            'kubernetes-invalid',
-            requestPathOfObjectField(cause.field, request),
-            `${cause.field ? `${cause.field}: ` : ''}${cause.message ?? kube.message}`,
-          ),
-        ),
-      );
-    }
-    default:
-      // 0 (no answer), 429 and 5xx: the cluster, not the request, is at fault.
-      return ruleFailure(kube.code === 429 ? 'TOO_MANY_REQUESTS' : 'SERVICE_UNAVAILABLE', [
-        describe('cluster-unavailable', '', kube.message),
-      ]);
-  }
+  const { code, errors } = describeKubeRefusal(kube, request, lang);
+  return ruleFailure(code, errors);
 }
 
 /** Hash of the request a submission made, so a reused id with a changed request is caught. */

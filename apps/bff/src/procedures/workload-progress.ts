@@ -10,30 +10,27 @@ import {
   type WorkloadProgress,
   WorkloadProgressSchema,
   WorkloadRefSchema,
+  workloadOfPod,
 } from '@mgpu/shared';
 import { tracked } from '@trpc/server';
 import { z } from 'zod';
 import { currentNodeStates } from '../cluster/inventory.js';
-import type { SharedInformer } from '../cluster/shared-informer.js';
+import type { SharedInformer } from '@mgpu/kube-client';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
 
 /**
- * A pod of this workload: a Deployment's through its ReplicaSet (`<deployment>-<hash>`), a
- * StatefulSet's or Job's as their controller.
+ * A pod of this workload, by the one ownership reading (`workloadOfPod`): a Deployment's
+ * through its ReplicaSet, a StatefulSet's or Job's as their controller.
  */
 export function ownedBy(pod: V1Pod, workload: LiveWorkload): boolean {
-  const owner = pod.metadata?.ownerReferences?.find((ref) => ref.controller);
-  if (pod.metadata?.namespace !== workload.metadata?.namespace || owner === undefined) return false;
-  if (workload.kind !== 'Deployment')
-    return owner.kind === workload.kind && owner.uid === workload.metadata?.uid;
-  const hash = pod.metadata?.labels?.['pod-template-hash'];
+  const owner = workloadOfPod(pod);
   return (
-    owner.kind === 'ReplicaSet' &&
-    hash !== undefined &&
-    owner.name === `${workload.metadata?.name}-${hash}`
+    pod.metadata?.namespace === workload.metadata?.namespace &&
+    owner?.kind === workload.kind &&
+    owner.name === workload.metadata?.name
   );
 }
 

@@ -10,7 +10,7 @@ import {
   type WorkloadRequest,
   workloadKindOf,
 } from '@mgpu/shared';
-import { toKubeError } from '../cluster/kube-errors.js';
+import { toKubeError } from '@mgpu/kube-client';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';

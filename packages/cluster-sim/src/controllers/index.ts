@@ -1,17 +1,21 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Topology } from '../topology/topology.js';
+import type { RunningController } from './controller.js';
 import { startDeploymentController } from './deployment-controller.js';
 import { startJobController } from './job-controller.js';
 import { startNodeAgents } from './node-agent.js';
-import { type RunningController, type SchedulerOptions, startScheduler } from './scheduler.js';
+import { startReplicaSetController } from './replicaset-controller.js';
+import { type SchedulerOptions, startScheduler } from './scheduler.js';
 import { startStatefulSetController } from './statefulset-controller.js';
 
+export * from './controller.js';
 export * from './deployment-controller.js';
 export * from './event-recorder.js';
 export * from './job-controller.js';
-export * from './kube.js';
 export * from './mgpu-node.js';
 export * from './node-agent.js';
+export * from './replicaset-controller.js';
+export * from './rolling-update.js';
 export * from './scheduler.js';
 export * from './statefulset-controller.js';
 export * from './work-queue.js';
@@ -26,7 +30,7 @@ export interface ControllersOptions {
   topology: Topology;
   /**
    * Off when kube-controller-manager runs the workload controllers (a real control plane):
-   * deployment, StatefulSet and Job alike.
+   * deployment, replicaset, StatefulSet and Job alike.
    */
   deploymentController?: boolean;
   scheduler?: SchedulerOptions;
@@ -44,6 +48,7 @@ export async function startControllers(
     running.push(await startNodeAgents(kubeConfig, { topology: options.topology, log }));
     running.push(await startScheduler(kubeConfig, { log, ...options.scheduler }));
     if (options.deploymentController !== false) {
+      running.push(await startReplicaSetController(kubeConfig, { log }));
       running.push(await startDeploymentController(kubeConfig, { log }));
       running.push(await startStatefulSetController(kubeConfig, { log }));
       running.push(await startJobController(kubeConfig, { log }));

@@ -1,18 +1,14 @@
 import type { KubeConfig, V1Job, V1JobCondition, V1Pod } from '@kubernetes/client-node';
-import { isPodReady } from './deployment-controller.js';
+import { isPodReady } from './replicaset-controller.js';
 import {
-  controllerOf,
   isNotFound,
   type KubeClients,
   makeClients,
   mergePatch,
-  objectKey,
   splitKey,
   startInformer,
-  type WatchedCache,
-} from './kube.js';
-import type { RunningController } from './scheduler.js';
-import { WorkQueue } from './work-queue.js';
+} from '@mgpu/kube-client';
+import { Controller, type RunningController } from './controller.js';
 
 /** Created pods not seen within this long are forgotten (the watch lost them). */
 const EXPECTATION_TTL_MS = 10_000;
@@ -30,16 +26,33 @@ export async function startJobController(
   options: { log?: (message: string) => void } = {},
 ): Promise<RunningController> {
   const clients: KubeClients = makeClients(kubeConfig);
-  const log = options.log ?? (() => undefined);
   const expectedAdds = new Map<string, Map<string, number>>();
-  let jobs: WatchedCache<V1Job> | undefined;
-  let pods: WatchedCache<V1Pod> | undefined;
+
+  const controller = new Controller('job controller', {
+    workers: 2,
+    ...(options.log ? { log: options.log } : {}),
+  });
+  const onPod = controller.addControllerOf('Job');
+  const onJob = controller.addObject;
+  const pods = await controller.informer(
+    startInformer<V1Pod>(
+      kubeConfig,
+      '/api/v1/pods',
+      () => clients.core.listPodForAllNamespaces(),
+      { add: onPod, update: onPod, delete: onPod },
+      { indexControllers: true },
+    ),
+  );
+  const jobs = await controller.informer(
+    startInformer<V1Job>(
+      kubeConfig,
+      '/apis/batch/v1/jobs',
+      () => clients.batch.listJobForAllNamespaces(),
+      { add: onJob, update: onJob, delete: onJob },
+    ),
+  );
 
   async function reconcile(key: string): Promise<void> {
-    if (!jobs || !pods) {
-      queue.addAfter(key, 50);
-      return;
-    }
     const { namespace, name } = splitKey(key);
     const job = jobs.get(name, namespace);
     if (!job || job.metadata?.deletionTimestamp) {
@@ -189,35 +202,6 @@ export async function startJobController(
     }
   }
 
-  const queue = new WorkQueue(reconcile, {
-    workers: 2,
-    onError: (key, error) => log(`job controller: ${key}: ${String(error)}`),
-  });
-  const onPod = (pod: V1Pod) => {
-    const owner = controllerOf(pod);
-    if (owner?.kind === 'Job') queue.add(`${pod.metadata?.namespace ?? 'default'}/${owner.name}`);
-  };
-  const onJob = (job: V1Job) => queue.add(objectKey(job));
-  pods = await startInformer<V1Pod>(
-    kubeConfig,
-    '/api/v1/pods',
-    () => clients.core.listPodForAllNamespaces(),
-    { add: onPod, update: onPod, delete: onPod },
-    { indexControllers: true },
-  );
-  jobs = await startInformer<V1Job>(
-    kubeConfig,
-    '/apis/batch/v1/jobs',
-    () => clients.batch.listJobForAllNamespaces(),
-    { add: onJob, update: onJob, delete: onJob },
-  );
-  return {
-    async stop() {
-      queue.stop();
-      await Promise.allSettled([pods?.stop(), jobs?.stop()]);
-    },
-    async idle() {
-      await queue.idle();
-    },
-  };
+  await controller.run(reconcile);
+  return controller;
 }

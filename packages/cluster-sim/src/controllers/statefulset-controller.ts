@@ -1,20 +1,17 @@
 import type { KubeConfig, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { isTerminalPod } from '@mgpu/shared';
-import { isPodReady, podTemplateHash } from './deployment-controller.js';
+import { podTemplateHash } from './deployment-controller.js';
+import { isPodReady } from './replicaset-controller.js';
 import {
-  controllerOf,
   isConflict,
   isNotFound,
   type KubeClients,
   makeClients,
   mergePatch,
-  objectKey,
   splitKey,
   startInformer,
-  type WatchedCache,
-} from './kube.js';
-import type { RunningController } from './scheduler.js';
-import { WorkQueue } from './work-queue.js';
+} from '@mgpu/kube-client';
+import { Controller, type RunningController } from './controller.js';
 
 export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
 export const STATEFULSET_POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
@@ -42,15 +39,32 @@ export async function startStatefulSetController(
   options: { log?: (message: string) => void } = {},
 ): Promise<RunningController> {
   const clients: KubeClients = makeClients(kubeConfig);
-  const log = options.log ?? (() => undefined);
-  let sets: WatchedCache<V1StatefulSet> | undefined;
-  let pods: WatchedCache<V1Pod> | undefined;
+
+  const controller = new Controller('statefulset controller', {
+    workers: 2,
+    ...(options.log ? { log: options.log } : {}),
+  });
+  const onPod = controller.addControllerOf('StatefulSet');
+  const onStatefulSet = controller.addObject;
+  const pods = await controller.informer(
+    startInformer<V1Pod>(
+      kubeConfig,
+      '/api/v1/pods',
+      () => clients.core.listPodForAllNamespaces(),
+      { add: onPod, update: onPod, delete: onPod },
+      { indexControllers: true },
+    ),
+  );
+  const sets = await controller.informer(
+    startInformer<V1StatefulSet>(
+      kubeConfig,
+      '/apis/apps/v1/statefulsets',
+      () => clients.apps.listStatefulSetForAllNamespaces(),
+      { add: onStatefulSet, update: onStatefulSet, delete: onStatefulSet },
+    ),
+  );
 
   async function reconcile(key: string): Promise<void> {
-    if (!sets || !pods) {
-      queue.addAfter(key, 50);
-      return;
-    }
     const { namespace, name } = splitKey(key);
     const set = sets.get(name, namespace);
     if (!set || set.metadata?.deletionTimestamp) return; // its pods go through garbage collection
@@ -181,36 +195,6 @@ export async function startStatefulSetController(
     }
   }
 
-  const queue = new WorkQueue(reconcile, {
-    workers: 2,
-    onError: (key, error) => log(`statefulset controller: ${key}: ${String(error)}`),
-  });
-  const onPod = (pod: V1Pod) => {
-    const owner = controllerOf(pod);
-    if (owner?.kind === 'StatefulSet')
-      queue.add(`${pod.metadata?.namespace ?? 'default'}/${owner.name}`);
-  };
-  const onSet = (set: V1StatefulSet) => queue.add(objectKey(set));
-  pods = await startInformer<V1Pod>(
-    kubeConfig,
-    '/api/v1/pods',
-    () => clients.core.listPodForAllNamespaces(),
-    { add: onPod, update: onPod, delete: onPod },
-    { indexControllers: true },
-  );
-  sets = await startInformer<V1StatefulSet>(
-    kubeConfig,
-    '/apis/apps/v1/statefulsets',
-    () => clients.apps.listStatefulSetForAllNamespaces(),
-    { add: onSet, update: onSet, delete: onSet },
-  );
-  return {
-    async stop() {
-      queue.stop();
-      await Promise.allSettled([pods?.stop(), sets?.stop()]);
-    },
-    async idle() {
-      await queue.idle();
-    },
-  };
+  await controller.run(reconcile);
+  return controller;
 }
