@@ -1,3 +1,4 @@
+import { resolveFenceposts } from '@mgpu/cluster-sim';
 import {
   allocationOf,
   applyAllocation,
@@ -41,13 +42,6 @@ export function checkWithCluster(ctx: BffContext, request: WorkloadRequest, lang
   return { states, check };
 }
 
-/** maxSurge of a RollingUpdate: an integer, or a percent of the replicas rounded up (25 % default). */
-function maxSurgeOf(value: number | string | undefined, replicas: number): number {
-  if (typeof value === 'number') return Math.max(0, Math.floor(value));
-  const percent = /^(\d+)%$/.exec(value ?? '25%');
-  return percent?.[1] ? Math.ceil((Number(percent[1]) * replicas) / 100) : 0;
-}
-
 /**
  * The nodes as they will be while the edited workload's rolling update runs: the cards of the
  * pods it replaces before their successors need room are given back. A StatefulSet deletes each
@@ -66,7 +60,11 @@ function statesWithout(
     .filter((pod) => ownedBy(pod, live) && !pod.metadata?.deletionTimestamp);
   const surge =
     live.kind === 'Deployment' && live.spec?.strategy?.type !== 'Recreate'
-      ? maxSurgeOf(live.spec?.strategy?.rollingUpdate?.maxSurge, live.spec?.replicas ?? 1)
+      ? resolveFenceposts(
+          live.spec?.strategy?.rollingUpdate?.maxSurge,
+          live.spec?.strategy?.rollingUpdate?.maxUnavailable,
+          live.spec?.replicas ?? 1,
+        ).maxSurge
       : 0;
   const freed = pods.slice(0, Math.max(0, pods.length - surge));
   if (freed.length === 0) return states;

@@ -1,4 +1,5 @@
 import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
+import type { SharedInformer } from '@mgpu/kube-client';
 import {
   type AllocationRecord,
   gpuIndexAnnotation,
@@ -15,7 +16,6 @@ import {
 import { tracked } from '@trpc/server';
 import { z } from 'zod';
 import { currentNodeStates } from '../cluster/inventory.js';
-import type { SharedInformer } from '@mgpu/kube-client';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';

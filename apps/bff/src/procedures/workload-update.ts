@@ -1,3 +1,4 @@
+import { toKubeError } from '@mgpu/kube-client';
 import {
   applyRequestToObject,
   describeServerError,
@@ -10,7 +11,6 @@ import {
   type WorkloadRequest,
   workloadKindOf,
 } from '@mgpu/shared';
-import { toKubeError } from '@mgpu/kube-client';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
