@@ -1,7 +1,10 @@
 import {
   type AllocationEvent,
   type AllocationRecord,
+  bookOnCard,
   type CardState,
+  claimOfRequested,
+  emptyCard,
   mergePoolSummaries,
   type NodeState,
   type NodeView,
@@ -9,6 +12,7 @@ import {
   type PoolSummary,
   refreshNodeTotals,
   strandedOnCard,
+  WHOLE_CARD_CLAIM,
 } from '@mgpu/shared';
 import {
   type DashboardFilters,
@@ -397,27 +401,24 @@ export class AllocationModel {
     return this.nodeList;
   }
 
-  /** Card usage from the node's records, the way the scheduler books it (spec §5). */
+  /** Card usage from the node's records, booked by the ledger as the scheduler books it (spec §5). */
   private buildNode(layout: NodeLayout): LiveNode {
     const perCard = layout.memoryMiBPerCard;
-    const cards: LiveCard[] = layout.cards.map((card) => ({
-      index: card.index,
+    const cards: LiveCard[] = layout.cards.map((card) => {
+      const live: LiveCard = {
+        ...emptyCard(card.index),
+        stranded: { computePercent: 0, memoryMiB: 0 },
+        holders: [],
+      };
       // Whole nvidia cards are not mGPU instances: they come from the layout, not the stream.
-      usedCompute: card.wholeNvidia ? 100 : 0,
-      usedMemoryMiB: card.wholeNvidia ? perCard : 0,
-      instances: 0,
-      wholeNvidia: card.wholeNvidia,
-      stranded: { computePercent: 0, memoryMiB: 0 },
-      holders: [],
-    }));
+      if (card.wholeNvidia) bookOnCard(live, WHOLE_CARD_CLAIM, perCard);
+      return live;
+    });
     for (const id of this.recordsByNode.get(layout.name) ?? []) {
       const record = this.records.get(id);
       const card = record ? cards[record.card] : undefined;
       if (record === undefined || card === undefined || card.wholeNvidia) continue;
-      card.usedCompute += record.requested.computePercent;
-      // A whole card of mGPU (100 % per card) brings all its memory.
-      card.usedMemoryMiB += record.requested.memoryMiB ?? perCard;
-      card.instances += 1;
+      bookOnCard(card, claimOfRequested(record.requested), perCard);
       card.holders.push(record);
     }
     const state: NodeState = {
