@@ -4,7 +4,6 @@ import {
   bookOnCard,
   type CardState,
   claimOfRequested,
-  emptyCard,
   mergePoolSummaries,
   type NodeState,
   type NodeView,
@@ -406,7 +405,11 @@ export class AllocationModel {
     const perCard = layout.memoryMiBPerCard;
     const cards: LiveCard[] = layout.cards.map((card) => {
       const live: LiveCard = {
-        ...emptyCard(card.index),
+        index: card.index,
+        usedCompute: 0,
+        usedMemoryMiB: 0,
+        instances: 0,
+        wholeNvidia: false,
         stranded: { computePercent: 0, memoryMiB: 0 },
         holders: [],
       };
