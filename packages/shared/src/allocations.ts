@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import type { MgpuInstanceReport, MgpuNodeStatus } from './ledger/mgpu-node.js';
+import {
+  type MgpuInstanceReport,
+  MgpuInstanceReportSchema,
+  type MgpuNodeStatus,
+} from './ledger/mgpu-node.js';
 import { type KubePodLike, readRequestedClaims } from './ledger/read-pod.js';
 import { type OwnerReferenceLike, workloadOfPod } from './ownership.js';
 
@@ -22,6 +26,18 @@ export const NODE_SIDE_FIELDS = [
 ] as const;
 export type NodeSideField = (typeof NODE_SIDE_FIELDS)[number];
 
+type ReportedShape = typeof MgpuInstanceReportSchema.shape;
+/**
+ * The node-side fields of a record: the `MgpuNode` schema's own fields, null where no node
+ * reported them (the report leaves them out), so the two never disagree on a field's type.
+ */
+const nodeSideFields = Object.fromEntries(
+  NODE_SIDE_FIELDS.map((field) => [
+    field,
+    MgpuInstanceReportSchema.shape[field].unwrap().nullable(),
+  ]),
+) as { [Field in NodeSideField]: z.ZodNullable<ReturnType<ReportedShape[Field]['unwrap']>> };
+
 export const VerificationSchema = z.enum(['verified', 'drift', 'unreported']);
 /** Whether the node gave an instance what its pod asked for (spec §6 结果验证). */
 export type Verification = z.infer<typeof VerificationSchema>;
@@ -42,25 +58,7 @@ export const AllocationRecordSchema = z.object({
   /** What the pod asked for on this card: compute percent and MiB (null for whole cards). */
   requested: z.object({ computePercent: z.number(), memoryMiB: z.number().nullable() }),
   phase: z.string().nullable(),
-  container_id: z.string().nullable(),
-  device_id: z.union([z.string(), z.number()]).nullable(),
-  instance_id: z.union([z.string(), z.number()]).nullable(),
-  pod_uid: z.string().nullable(),
-  compute_priority: z.number().nullable(),
-  compute_qos_enable: z.boolean().nullable(),
-  compute_weight: z.number().nullable(),
-  compute_weight_native_burst: z.number().nullable(),
-  compute_weight_online: z.number().nullable(),
-  minor: z.number().nullable(),
-  online: z.boolean().nullable(),
-  tasks: z.array(z.number()).nullable(),
-  vmem_info: z
-    .object({
-      free_mib: z.number(),
-      used: z.array(z.object({ pid: z.number(), used_mib: z.number() })),
-    })
-    .nullable(),
-  vmem_limit: z.number().nullable(),
+  ...nodeSideFields,
   /** Where the values came from: the card choice is always the scheduler's annotation. */
   sources: z.object({
     card: z.literal('scheduler-annotation'),
