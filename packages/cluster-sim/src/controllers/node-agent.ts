@@ -178,8 +178,8 @@ export async function startNodeAgents(
     for (const card of cards) {
       card.allocatedCompute = usage[card.index]?.usedCompute ?? 0;
       card.allocatedMemoryMiB = usage[card.index]?.usedMemoryMiB ?? 0;
+      card.instances.sort((a, b) => a.instance_id - b.instance_id);
     }
-    for (const card of cards) card.instances.sort((a, b) => a.instance_id - b.instance_id);
     return {
       nodeName: agent.name,
       resourceType: agent.resourceType === 'nvidia' ? 'nvidia' : 'mgpu',

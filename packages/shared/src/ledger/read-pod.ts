@@ -26,7 +26,7 @@ const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The pod's containers that have a name; anything else in the list holds nothing. */
-export const containersOf = (pod: KubePodLike): KubeContainerLike[] =>
+const containersOf = (pod: KubePodLike): KubeContainerLike[] =>
   (pod.spec?.containers ?? []).filter(
     (container): container is KubeContainerLike =>
       isObject(container) && typeof container.name === 'string',
