@@ -52,7 +52,7 @@ export function nodeStateFromNode(node: KubeNodeLike, options: NodeStateOptions 
   const ready = node.status?.conditions?.find((condition) => condition.type === 'Ready');
   const maxPods = wholeNumber(allocatable.pods) || DEFAULT_MAX_PODS;
   const cards: CardState[] = Array.from({ length: cardCount }, (_, index) => emptyCard(index));
-  const state: NodeState = {
+  return nodeStateOf({
     name: node.metadata?.name ?? '',
     labels,
     resourceType,
@@ -68,6 +68,33 @@ export function nodeStateFromNode(node: KubeNodeLike, options: NodeStateOptions 
       resourceType === undefined
         ? 'cpu'
         : `${model ?? 'unknown-model'}/${resourceType === 'nvidia' ? 'nvidia' : policy}`,
+  });
+}
+
+/** What a node state is made of; the free totals follow from its cards. */
+export type NodeStateFields = Omit<
+  NodeState,
+  'freeCompute' | 'freeMemoryMiB' | 'idleCards' | 'freeInstanceSlots' | 'version'
+>;
+
+/**
+ * A node state with its free totals computed from what is booked on its cards (the scheduler's
+ * nodes, and the dashboard's from the live records). Fields copied one by one: every state has
+ * the same shape, which keeps the hot loops over them monomorphic.
+ */
+export function nodeStateOf(fields: NodeStateFields): NodeState {
+  const state: NodeState = {
+    name: fields.name,
+    labels: fields.labels,
+    resourceType: fields.resourceType,
+    policy: fields.policy,
+    model: fields.model,
+    schedulable: fields.schedulable,
+    memoryMiBPerCard: fields.memoryMiBPerCard,
+    cards: fields.cards,
+    pods: fields.pods,
+    maxPods: fields.maxPods,
+    group: fields.group,
     freeCompute: 0,
     freeMemoryMiB: 0,
     idleCards: 0,

@@ -8,8 +8,8 @@ import {
   type NodeState,
   type NodeView,
   nodePoolSummary,
+  nodeStateOf,
   type PoolSummary,
-  refreshNodeTotals,
   strandedOnCard,
   WHOLE_CARD_CLAIM,
 } from '@mgpu/shared';
@@ -424,7 +424,7 @@ export class AllocationModel {
       bookOnCard(card, claimOfRequested(record.requested), perCard);
       card.holders.push(record);
     }
-    const state: NodeState = {
+    const state = nodeStateOf({
       name: layout.name,
       labels: {},
       resourceType: layout.resourceType ?? undefined,
@@ -436,13 +436,7 @@ export class AllocationModel {
       pods: 0,
       maxPods: 0,
       group: layout.pool,
-      freeCompute: 0,
-      freeMemoryMiB: 0,
-      idleCards: 0,
-      freeInstanceSlots: 0,
-      version: 0,
-    };
-    refreshNodeTotals(state);
+    });
     const buckets: UtilisationBuckets = {
       compute: UTILISATION_BUCKETS.map(() => 0),
       memory: UTILISATION_BUCKETS.map(() => 0),
