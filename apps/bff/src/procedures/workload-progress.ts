@@ -1,12 +1,11 @@
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import {
   type AllocationRecord,
-  gpuIndexAnnotation,
   type ProgressStage,
-  parseCardIndexes,
   placePod,
   podDemandOf,
   type Rejection,
+  schedulerCards,
   type WorkloadProgress,
   WorkloadProgressSchema,
   WorkloadRefSchema,
@@ -70,10 +69,9 @@ export function workloadProgress(
     .snapshot({ namespace })
     .filter((record) => podNames.has(record.pod));
   const podViews = pods.map((pod) => {
-    const annotations = pod.metadata?.annotations ?? {};
     const cards: Record<string, number[]> = {};
     for (const container of pod.spec?.containers ?? []) {
-      const indexes = parseCardIndexes(annotations[gpuIndexAnnotation(container.name)]);
+      const indexes = schedulerCards(pod, container.name);
       if (indexes) cards[container.name] = indexes;
     }
     const unschedulable = unschedulableReason(pod);

@@ -9,7 +9,6 @@ import { type SchedulerOptions, startScheduler } from './scheduler.js';
 export * from './controller.js';
 export * from './deployment-controller.js';
 export * from './event-recorder.js';
-export * from './mgpu-node.js';
 export * from './node-agent.js';
 export * from './replicaset-controller.js';
 export * from './rolling-update.js';
