@@ -107,8 +107,11 @@ const quantityOf = (container: ContainerLike, resource: string) =>
     container.resources?.limits?.[resource] ?? container.resources?.requests?.[resource],
   );
 
-/** The Deployment behind a pod: its ReplicaSet's name without the pod-template hash. */
-function workloadOf(pod: PodLike): string | null {
+/**
+ * The workload behind a pod: a Deployment's ReplicaSet's name without the pod-template hash,
+ * else its owner's name (the allocation records and `cluster.pending` name it alike).
+ */
+export function workloadOf(pod: PodLike): string | null {
   const owner = pod.metadata?.ownerReferences?.[0];
   if (owner?.name === undefined) return null;
   const hash = pod.metadata?.labels?.['pod-template-hash'];

@@ -12,6 +12,7 @@ export * from './lint.js';
 export * from './manifest.js';
 export * from './messages.js';
 export * from './mgpu-node.js';
+export * from './pending.js';
 export * from './placement/index.js';
 export * from './pools.js';
 export * from './read-workload.js';
