@@ -99,4 +99,22 @@ export const allocationsEn: Record<AllocationsKey, string> = {
   'allocations.source.scheduler-annotation': 'scheduler annotation (gpu-index-container-<name>)',
   'allocations.source.pod-spec': 'pod’s requests and annotations',
   'allocations.source.none': 'not reported',
+  'allocations.pending.title': 'Pending pods',
+  'allocations.pending.count': '{count} pods pending',
+  'allocations.pending.none': 'No mGPU pod is waiting: every pod is on a node.',
+  'allocations.pending.more': '{count} more not shown.',
+  'allocations.pending.waited': 'waiting for {duration}',
+  'allocations.pending.seconds': '{seconds} s',
+  'allocations.pending.minutes': '{minutes} min {seconds} s',
+  'allocations.pending.hours': '{hours} h {minutes} min',
+  'allocations.pending.workload': 'workload {workload}',
+  'allocations.pending.bare': 'a pod without a workload',
+  'allocations.pending.asks': '{container}: {cards} cards, {compute} compute and {memory} each',
+  'allocations.pending.asksWhole': '{container}: {cards} whole cards',
+  'allocations.pending.reasons': 'Why no node takes it',
+  'allocations.pending.fitsNow':
+    'Pool {pool} can take it now; the scheduler has not got to it yet.',
+  'allocations.pending.noReasons': 'The scheduler has not looked at it yet.',
+  'allocations.pending.largestFit':
+    'Largest request that fits in pool {pool} now (one node): {compute} cards of compute, {memory}, at most {cards} cards',
 };

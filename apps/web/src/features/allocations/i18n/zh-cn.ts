@@ -95,6 +95,23 @@ export const allocationsZhCN = {
   'allocations.source.scheduler-annotation': '调度器注解（gpu-index-container-<容器名>）',
   'allocations.source.pod-spec': 'Pod 的资源申请和注解',
   'allocations.source.none': '未上报',
+  'allocations.pending.title': '等待调度的 Pod',
+  'allocations.pending.count': '{count} 个 Pod 等待调度',
+  'allocations.pending.none': '没有等待调度的 mGPU Pod：每个 Pod 都已放到节点上。',
+  'allocations.pending.more': '还有 {count} 个未显示。',
+  'allocations.pending.waited': '已等待 {duration}',
+  'allocations.pending.seconds': '{seconds} 秒',
+  'allocations.pending.minutes': '{minutes} 分 {seconds} 秒',
+  'allocations.pending.hours': '{hours} 小时 {minutes} 分',
+  'allocations.pending.workload': '负载 {workload}',
+  'allocations.pending.bare': '没有所属负载的 Pod',
+  'allocations.pending.asks': '{container}：{cards} 张卡，每卡算力 {compute}，显存 {memory}',
+  'allocations.pending.asksWhole': '{container}：{cards} 张整卡',
+  'allocations.pending.reasons': '为什么没有节点接收它',
+  'allocations.pending.fitsNow': '资源池 {pool} 现在就能放下它，正在等调度器处理。',
+  'allocations.pending.noReasons': '调度器还没有处理它。',
+  'allocations.pending.largestFit':
+    '资源池 {pool} 现在还能放下的最大请求（单节点）：算力 {compute} 卡，显存 {memory}，最多 {cards} 张卡',
 } as const;
 
 export type AllocationsKey = keyof typeof allocationsZhCN;

@@ -1,0 +1,74 @@
+import { expect, type Page, test } from '@playwright/test';
+
+/** Valid on its own, but more native-burst-share compute on 8 cards than any node has free. */
+const impossibleRequest = (name: string) => ({
+  name,
+  namespace: 'default',
+  replicas: 1,
+  computePolicy: 'native-burst-share',
+  containers: [
+    {
+      name: 'worker',
+      image: 'nginx:1.27',
+      gpu: { type: 'mgpu', multiCard: true, compute: '7.2', memoryGiB: '400', cards: 8 },
+    },
+  ],
+});
+
+/** Scripts call the API with the console's own Origin (README, "The console's HTTP API"). */
+async function callApi(page: Page, procedure: string, body: unknown) {
+  const origin = new URL(page.url()).origin;
+  const response = await page.request.post(`/trpc/${procedure}`, {
+    data: body,
+    headers: { Origin: origin },
+  });
+  expect(response.status(), await response.text()).toBe(200);
+}
+
+interface PendingPod {
+  pod: string;
+  workload: string | null;
+  rejections: { group: string; code: string; message: string }[];
+}
+
+async function pendingOf(page: Page, workload: string): Promise<PendingPod | undefined> {
+  const response = await page.request.get('/trpc/cluster.pending');
+  const pods = ((await response.json()) as { result: { data: PendingPod[] } }).result.data;
+  return pods.find((pod) => pod.workload === workload && pod.rejections.length > 0);
+}
+
+test('a request no node can take shows under pending pods on /allocations, with its reasons in zh-CN', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const name = `nofit-${Date.now().toString(36)}`;
+  await page.goto('/allocations');
+  await expect(page.getByRole('heading', { name: '等待调度的 Pod' })).toBeVisible();
+
+  await callApi(page, 'workload.create', impossibleRequest(name));
+  await expect.poll(async () => (await pendingOf(page, name)) !== undefined).toBe(true);
+  const pending = (await pendingOf(page, name)) as PendingPod;
+
+  // No reload: the live list brings it, with the count in the header.
+  const item = page.locator(`[data-testid="pending-pod"][data-pod="default/${pending.pod}"]`);
+  await expect(item).toBeVisible();
+  await expect(page.getByTestId('pending-count')).toContainText('个 Pod 等待调度');
+  await expect(item.getByTestId('pending-waited')).toContainText('已等待');
+  await expect(item.getByRole('link', { name: `负载 ${name}` })).toHaveAttribute(
+    'href',
+    `/workloads/default/${name}`,
+  );
+  // One line per node group, worded in zh-CN from the codes, not the scheduler's English.
+  const reasons = item.getByTestId('pending-reasons').getByRole('listitem');
+  await expect(reasons).toHaveCount(pending.rejections.length);
+  for (const rejection of pending.rejections) {
+    if (rejection.group === 'pod') continue;
+    await expect(item.getByTestId('pending-reasons')).toContainText(`个 ${rejection.group} 节点：`);
+  }
+  await expect(item.getByTestId('pending-reasons')).not.toContainText(
+    pending.rejections[0]?.message ?? '',
+  );
+
+  await callApi(page, 'workload.delete', { namespace: 'default', name });
+  await expect(item).toHaveCount(0);
+});
