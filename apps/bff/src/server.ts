@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { ClusterClient } from './cluster/cluster-client.js';
 import { type ClusterConnection, describeSource } from './cluster/connection.js';
 import { AllocationFeed } from './live/allocation-feed.js';
+import { ConsoleMetrics, serveMetrics } from './observability/metrics.js';
 import { AllocationsWatchInputSchema } from './procedures/allocations-watch.js';
 import { WorkloadProgressInputSchema } from './procedures/workload-progress.js';
 import { type AppRouter, appRouter } from './router.js';
@@ -57,12 +58,16 @@ export interface BffOptions {
    * that trickles a body cannot hold a connection. A response, an SSE stream, is not limited.
    */
   timeouts?: { requestMs?: number; headersMs?: number };
+  /** Serve Prometheus `/metrics` on this port (0: any free one) of `host`; unset: no metrics. */
+  metricsPort?: number;
 }
 
 export interface RunningBff {
   app: FastifyInstance;
   url: string;
   context: BffContext;
+  /** `http://<host>:<port>/metrics` when `metricsPort` was given. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -489,6 +494,16 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     },
   });
 
+  const metrics =
+    options.metricsPort === undefined
+      ? undefined
+      : new ConsoleMetrics({
+          context,
+          router: appRouter,
+          sseSubscribers: () => subscriptions.streams,
+        });
+  if (metrics) app.addHook('onResponse', metrics.onResponse);
+
   // The guard sits in the same scope as tRPC's routes, so it runs on whatever URL spelling
   // Fastify routes to them (`/%74rpc/…` included).
   await app.register(async (scope) => {
@@ -560,11 +575,17 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   const known = allowedOrigins(new URL(address).port, host, options.allowedOrigins ?? []);
   for (const name of known.hosts) allowed.hosts.add(name);
   for (const origin of known.origins) allowed.origins.add(origin);
+  const metricsServer =
+    metrics && options.metricsPort !== undefined
+      ? await serveMetrics(metrics, options.metricsPort, host)
+      : undefined;
   return {
     app,
     url: address,
     context,
+    ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
     close: async () => {
+      await metricsServer?.close();
       subscriptions.close();
       allocations.stop();
       await app.close();

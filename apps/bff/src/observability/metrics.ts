@@ -1,0 +1,298 @@
+import { createServer, type Server } from 'node:http';
+import { type AllocationRecord, NO_POOL, pendingPodsPerPool } from '@mgpu/shared';
+import type { AnyTRPCRouter } from '@trpc/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { currentNodeStates, currentPools } from '../cluster/inventory.js';
+import { currentPendingPods } from '../live/pending-pods.js';
+import type { BffContext } from '../trpc/context.js';
+import { SseTransport } from '../trpc/sse-transport.js';
+
+/** What the figures are read from at scrape time: the dashboard's own model, nothing else. */
+export interface MetricsSources {
+  context: BffContext;
+  /** Open SSE streams (every subscription: dashboards, result pages, pending lists). */
+  sseSubscribers(): number;
+  /** The router, so HTTP metrics name tRPC procedures (a bounded set) rather than raw paths. */
+  router: AnyTRPCRouter;
+}
+
+const CARD_LABELS = ['node', 'card', 'model', 'policy'] as const;
+const INSTANCE_LABELS = ['namespace', 'pod', 'container', 'node', 'card'] as const;
+
+/**
+ * The console's Prometheus metrics (spec §8). Every cluster figure is read, when scraped, from
+ * the same shared model the dashboard shows — `currentNodeStates` (cards as the scheduler books
+ * them), `currentPools` (`poolSummaries`: stranded capacity, largest fit) and
+ * `currentPendingPods`, and the allocation records for `mgpu_instance_*` — so /metrics and
+ * /allocations cannot disagree. Cardinality: one series per GPU card for `mgpu_card_*`, one per
+ * pool for `mgpu_pool_*` and `mgpu_pending_pods`, one per mGPU instance for `mgpu_instance_*`
+ * (at most 16 per card, the scheduler's limit); nothing else per pod (README, "Metrics").
+ */
+export class ConsoleMetrics {
+  readonly registry = new Registry();
+  private readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
+  private readonly procedures: Set<string>;
+  private readonly subscriptions: Set<string>;
+
+  constructor(private readonly sources: MetricsSources) {
+    const registers = [this.registry];
+    // At run time `_def.procedures` is flat (`'cluster.pending'`), whatever its declared type.
+    this.procedures = new Set(Object.keys(sources.router._def.procedures as object));
+    this.subscriptions = SseTransport.subscriptionPaths(sources.router);
+    const states = () => currentNodeStates(this.sources.context);
+    const pools = () => currentPools(this.sources.context);
+
+    const perCard = (
+      name: string,
+      help: string,
+      value: (card: { usedCompute: number; usedMemoryMiB: number }) => number,
+    ) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: CARD_LABELS,
+        registers,
+        collect() {
+          this.reset();
+          for (const state of states()) {
+            if (state.resourceType === undefined) continue;
+            const model = state.model ?? '';
+            const policy = state.resourceType === 'nvidia' ? 'nvidia' : state.policy;
+            for (const card of state.cards)
+              this.set({ node: state.name, card: String(card.index), model, policy }, value(card));
+          }
+        },
+      });
+    perCard(
+      'mgpu_card_compute_allocated_percent',
+      'Compute of the card given out, in percent of one card (100 = the whole card).',
+      (card) => card.usedCompute,
+    );
+    perCard(
+      'mgpu_card_memory_allocated_mib',
+      'GPU memory of the card given out, in MiB.',
+      (card) => card.usedMemoryMiB,
+    );
+    new Gauge({
+      name: 'mgpu_card_instances',
+      help: 'mGPU instances on the card (the public scheduler allows 16).',
+      labelNames: ['node', 'card'],
+      registers,
+      collect() {
+        this.reset();
+        for (const state of states()) {
+          if (state.resourceType === undefined) continue;
+          for (const card of state.cards)
+            this.set({ node: state.name, card: String(card.index) }, card.instances);
+        }
+      },
+    });
+
+    const perPool = (name: string, help: string, value: (pool: PoolFigures) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['pool'],
+        registers,
+        collect() {
+          this.reset();
+          for (const pool of pools()) this.set({ pool: pool.pool }, value(pool));
+        },
+      });
+    perPool(
+      'mgpu_pool_stranded_memory_mib',
+      'Free GPU memory no request can use now (its card has no compute or instance slot left).',
+      (pool) => pool.stranded.memoryMiB,
+    );
+    perPool(
+      'mgpu_pool_stranded_compute_percent',
+      'Free compute no request can use now (its card has under 1 GiB or no instance slot left).',
+      (pool) => pool.stranded.computePercent,
+    );
+    perPool(
+      'mgpu_pool_largest_fit_compute_percent',
+      'The most compute one container can still get on one node of the pool, in percent of a card.',
+      (pool) => pool.largestFit.computePercent,
+    );
+    perPool(
+      'mgpu_pool_largest_fit_memory_mib',
+      'The most GPU memory one container can still get on one node of the pool, in MiB.',
+      (pool) => pool.largestFit.memoryMiB,
+    );
+    perPool(
+      'mgpu_pool_compute_allocatable_percent',
+      'Compute of the pool, in percent of one card (100 per card).',
+      (pool) => pool.compute.allocatable,
+    );
+    perPool(
+      'mgpu_pool_compute_allocated_percent',
+      'Compute of the pool given out, in percent of one card.',
+      (pool) => pool.compute.allocated,
+    );
+    perPool(
+      'mgpu_pool_memory_allocatable_mib',
+      'GPU memory of the pool, in MiB.',
+      (pool) => pool.memoryMiB.allocatable,
+    );
+    perPool(
+      'mgpu_pool_memory_allocated_mib',
+      'GPU memory of the pool given out, in MiB.',
+      (pool) => pool.memoryMiB.allocated,
+    );
+
+    const context = () => this.sources.context;
+    const instance = (
+      name: string,
+      help: string,
+      value: (record: AllocationRecord) => number | null,
+    ) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: INSTANCE_LABELS,
+        registers,
+        collect() {
+          this.reset();
+          for (const record of context().allocations.snapshot()) {
+            const figure = value(record);
+            if (figure === null) continue;
+            this.set(
+              {
+                namespace: record.namespace,
+                pod: record.pod,
+                container: record.container,
+                node: record.node,
+                card: String(record.card),
+              },
+              figure,
+            );
+          }
+        },
+      });
+    instance(
+      'mgpu_instance_compute_percent',
+      'Compute one mGPU instance (a container on a card) asked for, in percent of the card.',
+      (record) => record.requested.computePercent,
+    );
+    instance(
+      'mgpu_instance_memory_mib',
+      'GPU memory one mGPU instance asked for on its card, in MiB (none for whole cards).',
+      (record) => record.requested.memoryMiB,
+    );
+    new Gauge({
+      name: 'mgpu_pending_pods',
+      help: `GPU pods no node holds yet, per pool that lacks only room for them (or would take them now); pool="${NO_POOL}": no pool could take them at all.`,
+      labelNames: ['pool'],
+      registers,
+      collect() {
+        this.reset();
+        const counts = pendingPodsPerPool(currentPendingPods(context()));
+        // Every pool (and NO_POOL) has a series, 0 when nothing waits, so a panel shows no gaps.
+        const known = new Set([...pools().map((pool) => pool.pool), NO_POOL]);
+        for (const pool of known) this.set({ pool }, counts.get(pool) ?? 0);
+        for (const [pool, count] of counts) if (!known.has(pool)) this.set({ pool }, count);
+      },
+    });
+
+    const subscribers = () => this.sources.sseSubscribers();
+    new Gauge({
+      name: 'mgpu_console_sse_subscribers',
+      help: 'Open SSE streams of the console (subscriptions: dashboards, result pages, pending lists).',
+      registers,
+      collect() {
+        this.set(subscribers());
+      },
+    });
+    this.httpDuration = new Histogram({
+      name: 'mgpu_console_http_request_duration_seconds',
+      help: 'Time to answer an HTTP request of the console (SSE streams are not counted: they last).',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * A bounded route name: `/trpc/<procedure>` for a procedure of the router, the route pattern
+   * otherwise, `not-found` for anything unrouted — never the raw URL (unbounded cardinality).
+   */
+  private routeOf(request: FastifyRequest): string {
+    const pattern = request.routeOptions.url;
+    if (pattern === undefined) return 'not-found';
+    const path = (request.params as { path?: string } | undefined)?.path;
+    if (pattern.startsWith('/trpc') && path !== undefined)
+      return this.procedures.has(path)
+        ? `/trpc/${path}`
+        : path.includes(',')
+          ? '/trpc/batch'
+          : '/trpc/unknown';
+    return pattern;
+  }
+
+  /** A Fastify `onResponse` hook: one observation per answered request. */
+  readonly onResponse = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // A subscription's answer is a stream that lasts as long as its page: not a duration.
+    const path = (request.params as { path?: string } | undefined)?.path;
+    if (path !== undefined && this.subscriptions.has(path)) return;
+    this.httpDuration.observe(
+      {
+        method: request.method,
+        route: this.routeOf(request),
+        status_code: String(reply.statusCode),
+      },
+      reply.elapsedTime / 1000,
+    );
+  };
+
+  /** Every metric name the console exports (what the Grafana dashboard may reference). */
+  names(): string[] {
+    return this.registry.getMetricsAsArray().map((metric) => metric.name);
+  }
+}
+
+type PoolFigures = ReturnType<typeof currentPools>[number];
+
+/**
+ * `/metrics` on a port of its own (spec §8 `--metrics-port`): a plain node server, so a scrape
+ * never passes the console's auth, CSP or Origin checks, and the API port exposes nothing new.
+ */
+export async function serveMetrics(
+  metrics: ConsoleMetrics,
+  port: number,
+  host: string,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?', 1)[0];
+    if (request.method !== 'GET' || path !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics here\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => {
+        response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text);
+      },
+      (error: unknown) => {
+        response
+          .writeHead(500, { 'content-type': 'text/plain' })
+          .end(`metrics failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${bound}/metrics`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
