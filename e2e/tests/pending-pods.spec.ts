@@ -1,29 +1,9 @@
 import { expect, type Page, test } from '@playwright/test';
+import { callApi, seedRequest } from '../support/api.js';
 
 /** Valid on its own, but more native-burst-share compute on 8 cards than any node has free. */
-const impossibleRequest = (name: string) => ({
-  name,
-  namespace: 'default',
-  replicas: 1,
-  computePolicy: 'native-burst-share',
-  containers: [
-    {
-      name: 'worker',
-      image: 'nginx:1.27',
-      gpu: { type: 'mgpu', multiCard: true, compute: '7.2', memoryGiB: '400', cards: 8 },
-    },
-  ],
-});
-
-/** Scripts call the API with the console's own Origin (README, "The console's HTTP API"). */
-async function callApi(page: Page, procedure: string, body: unknown) {
-  const origin = new URL(page.url()).origin;
-  const response = await page.request.post(`/trpc/${procedure}`, {
-    data: body,
-    headers: { Origin: origin },
-  });
-  expect(response.status(), await response.text()).toBe(200);
-}
+const impossibleRequest = (name: string) =>
+  seedRequest(name, { type: 'mgpu', multiCard: true, compute: '7.2', memoryGiB: '400', cards: 8 });
 
 interface PendingPod {
   pod: string;

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { type AllocationRecord, NO_POOL, pendingPodsPerPool } from '@mgpu/shared';
+import { NO_POOL, type NodeState, pendingPodsPerPool } from '@mgpu/shared';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
@@ -7,6 +7,7 @@ import { currentNodeStates, currentPools } from '../cluster/inventory.js';
 import { currentPendingPods } from '../live/pending-pods.js';
 import type { BffContext } from '../trpc/context.js';
 import { SseTransport } from '../trpc/sse-transport.js';
+import { label, type SeriesFamily, SeriesText } from './series-text.js';
 
 /** What the figures are read from at scrape time: the dashboard's own model, nothing else. */
 export interface MetricsSources {
@@ -19,6 +20,39 @@ export interface MetricsSources {
 
 const CARD_LABELS = ['node', 'card', 'model', 'policy'] as const;
 const INSTANCE_LABELS = ['namespace', 'pod', 'container', 'node', 'card'] as const;
+
+/** One series per GPU card, written by `SeriesText` (see there why not prom-client gauges). */
+const CARD_FAMILIES: readonly SeriesFamily[] = [
+  {
+    name: 'mgpu_card_compute_allocated_percent',
+    help: 'Compute of the card given out, in percent of one card (100 = the whole card).',
+    labels: CARD_LABELS,
+  },
+  {
+    name: 'mgpu_card_memory_allocated_mib',
+    help: 'GPU memory of the card given out, in MiB.',
+    labels: CARD_LABELS,
+  },
+  {
+    name: 'mgpu_card_instances',
+    help: 'mGPU instances on the card (the public scheduler allows 16).',
+    labels: ['node', 'card'],
+  },
+];
+
+/** One series per mGPU instance (a container on a card): at most 16 per card. */
+const INSTANCE_FAMILIES: readonly SeriesFamily[] = [
+  {
+    name: 'mgpu_instance_compute_percent',
+    help: 'Compute one mGPU instance (a container on a card) asked for, in percent of the card.',
+    labels: INSTANCE_LABELS,
+  },
+  {
+    name: 'mgpu_instance_memory_mib',
+    help: 'GPU memory one mGPU instance asked for on its card, in MiB (none for whole cards).',
+    labels: INSTANCE_LABELS,
+  },
+];
 
 /**
  * The console's Prometheus metrics (spec §8). Every cluster figure is read, when scraped, from
@@ -34,60 +68,16 @@ export class ConsoleMetrics {
   private readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
   private readonly procedures: Set<string>;
   private readonly subscriptions: Set<string>;
+  /** The card and instance series, kept while the node states / records they came from are. */
+  private cardText: { states: readonly NodeState[]; text: string } | undefined;
+  private instanceText: { feedId: string; text: string } | undefined;
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
     // At run time `_def.procedures` is flat (`'cluster.pending'`), whatever its declared type.
     this.procedures = new Set(Object.keys(sources.router._def.procedures as object));
     this.subscriptions = SseTransport.subscriptionPaths(sources.router);
-    const states = () => currentNodeStates(this.sources.context);
     const pools = () => currentPools(this.sources.context);
-
-    const perCard = (
-      name: string,
-      help: string,
-      value: (card: { usedCompute: number; usedMemoryMiB: number }) => number,
-    ) =>
-      new Gauge({
-        name,
-        help,
-        labelNames: CARD_LABELS,
-        registers,
-        collect() {
-          this.reset();
-          for (const state of states()) {
-            if (state.resourceType === undefined) continue;
-            const model = state.model ?? '';
-            const policy = state.resourceType === 'nvidia' ? 'nvidia' : state.policy;
-            for (const card of state.cards)
-              this.set({ node: state.name, card: String(card.index), model, policy }, value(card));
-          }
-        },
-      });
-    perCard(
-      'mgpu_card_compute_allocated_percent',
-      'Compute of the card given out, in percent of one card (100 = the whole card).',
-      (card) => card.usedCompute,
-    );
-    perCard(
-      'mgpu_card_memory_allocated_mib',
-      'GPU memory of the card given out, in MiB.',
-      (card) => card.usedMemoryMiB,
-    );
-    new Gauge({
-      name: 'mgpu_card_instances',
-      help: 'mGPU instances on the card (the public scheduler allows 16).',
-      labelNames: ['node', 'card'],
-      registers,
-      collect() {
-        this.reset();
-        for (const state of states()) {
-          if (state.resourceType === undefined) continue;
-          for (const card of state.cards)
-            this.set({ node: state.name, card: String(card.index) }, card.instances);
-        }
-      },
-    });
 
     const perPool = (name: string, help: string, value: (pool: PoolFigures) => number) =>
       new Gauge({
@@ -142,44 +132,6 @@ export class ConsoleMetrics {
     );
 
     const context = () => this.sources.context;
-    const instance = (
-      name: string,
-      help: string,
-      value: (record: AllocationRecord) => number | null,
-    ) =>
-      new Gauge({
-        name,
-        help,
-        labelNames: INSTANCE_LABELS,
-        registers,
-        collect() {
-          this.reset();
-          for (const record of context().allocations.snapshot()) {
-            const figure = value(record);
-            if (figure === null) continue;
-            this.set(
-              {
-                namespace: record.namespace,
-                pod: record.pod,
-                container: record.container,
-                node: record.node,
-                card: String(record.card),
-              },
-              figure,
-            );
-          }
-        },
-      });
-    instance(
-      'mgpu_instance_compute_percent',
-      'Compute one mGPU instance (a container on a card) asked for, in percent of the card.',
-      (record) => record.requested.computePercent,
-    );
-    instance(
-      'mgpu_instance_memory_mib',
-      'GPU memory one mGPU instance asked for on its card, in MiB (none for whole cards).',
-      (record) => record.requested.memoryMiB,
-    );
     new Gauge({
       name: 'mgpu_pending_pods',
       help: `GPU pods no node holds yet, per pool that lacks only room for them (or would take them now); pool="${NO_POOL}": no pool could take them at all.`,
@@ -248,7 +200,59 @@ export class ConsoleMetrics {
 
   /** Every metric name the console exports (what the Grafana dashboard may reference). */
   names(): string[] {
-    return this.registry.getMetricsAsArray().map((metric) => metric.name);
+    return [
+      ...this.registry.getMetricsAsArray().map((metric) => metric.name),
+      ...CARD_FAMILIES.map((family) => family.name),
+      ...INSTANCE_FAMILIES.map((family) => family.name),
+    ];
+  }
+
+  /** The whole `/metrics` answer: prom-client's registry, then the per-card and per-instance series. */
+  async text(): Promise<string> {
+    const registered = await this.registry.metrics();
+    return `${registered.endsWith('\n') ? registered : `${registered}\n`}${this.cardSeries()}${this.instanceSeries()}`;
+  }
+
+  /** Cards as the scheduler books them (`currentNodeStates`, the dashboard's and preview's view). */
+  private cardSeries(): string {
+    const states = currentNodeStates(this.sources.context);
+    if (this.cardText?.states === states) return this.cardText.text;
+    const series = new SeriesText(CARD_FAMILIES);
+    for (const state of states) {
+      if (state.resourceType === undefined) continue;
+      const node = label(state.name);
+      const model = label(state.model ?? '');
+      const policy = label(state.resourceType === 'nvidia' ? 'nvidia' : state.policy);
+      for (const card of state.cards) {
+        const index = String(card.index);
+        series.add(0, [node, index, model, policy], card.usedCompute);
+        series.add(1, [node, index, model, policy], card.usedMemoryMiB);
+        series.add(2, [node, index], card.instances);
+      }
+    }
+    this.cardText = { states, text: series.text() };
+    return this.cardText.text;
+  }
+
+  /** Each mGPU instance's own ask, from the allocation records the dashboard lists. */
+  private instanceSeries(): string {
+    const feed = this.sources.context.allocations;
+    const feedId = feed.currentId;
+    if (this.instanceText?.feedId === feedId) return this.instanceText.text;
+    const series = new SeriesText(INSTANCE_FAMILIES);
+    for (const record of feed.snapshot()) {
+      const labels = [
+        label(record.namespace),
+        label(record.pod),
+        label(record.container),
+        label(record.node),
+        String(record.card),
+      ];
+      series.add(0, labels, record.requested.computePercent);
+      if (record.requested.memoryMiB !== null) series.add(1, labels, record.requested.memoryMiB);
+    }
+    this.instanceText = { feedId, text: series.text() };
+    return this.instanceText.text;
   }
 }
 
@@ -269,7 +273,7 @@ export async function serveMetrics(
       response.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics here\n');
       return;
     }
-    metrics.registry.metrics().then(
+    metrics.text().then(
       (text) => {
         response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text);
       },
