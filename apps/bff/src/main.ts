@@ -25,6 +25,7 @@ const { values } = parseArgs({
     'allowed-origin': { type: 'string', multiple: true },
     'reserved-namespace': { type: 'string', multiple: true },
     'metrics-port': { type: 'string' },
+    'history-minutes': { type: 'string' },
   },
 });
 
@@ -44,6 +45,12 @@ if (
   (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)
 ) {
   log.fatal(`--metrics-port must be a port number, not ${metricsPortText}`);
+  process.exit(2);
+}
+// How far back the dashboard's per-pool history reaches (sampled every 10 s, kept in memory).
+const historyMinutes = Number(values['history-minutes'] ?? process.env.MGPU_HISTORY_MINUTES ?? 60);
+if (!Number.isFinite(historyMinutes) || historyMinutes <= 0 || historyMinutes > 7 * 24 * 60) {
+  log.fatal('--history-minutes must be a number of minutes, above 0 and at most a week');
   process.exit(2);
 }
 
@@ -84,6 +91,7 @@ try {
     ...(modelLabel ? { modelLabel } : {}),
     ...(reservedNamespaces.length > 0 ? { reservedNamespaces } : {}),
     ...(metricsPort !== undefined ? { metricsPort } : {}),
+    history: { retentionMs: historyMinutes * 60_000 },
     logger: { level: process.env.LOG_LEVEL ?? 'info' },
   });
   log.info(`console ready at ${bff.url}`);

@@ -1,4 +1,5 @@
 import { allocationsWatch } from './procedures/allocations-watch.js';
+import { clusterHistory } from './procedures/cluster-history.js';
 import { clusterNodes } from './procedures/cluster-nodes.js';
 import { clusterPending, clusterPendingWatch } from './procedures/cluster-pending.js';
 import { clusterSummary } from './procedures/cluster-summary.js';
@@ -18,6 +19,7 @@ export const appRouter = router({
     nodes: clusterNodes,
     pending: clusterPending,
     pendingWatch: clusterPendingWatch,
+    history: clusterHistory,
   }),
   gpu: router({ models: gpuModels }),
   workload: router({

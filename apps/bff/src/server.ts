@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { ClusterClient } from './cluster/cluster-client.js';
 import { type ClusterConnection, describeSource } from './cluster/connection.js';
 import { AllocationFeed } from './live/allocation-feed.js';
+import { PoolHistory, type PoolHistoryOptions } from './live/pool-history.js';
 import { ConsoleMetrics, serveMetrics } from './observability/metrics.js';
 import { AllocationsWatchInputSchema } from './procedures/allocations-watch.js';
 import { WorkloadProgressInputSchema } from './procedures/workload-progress.js';
@@ -60,6 +61,8 @@ export interface BffOptions {
   timeouts?: { requestMs?: number; headersMs?: number };
   /** Serve Prometheus `/metrics` on this port (0: any free one) of `host`; unset: no metrics. */
   metricsPort?: number;
+  /** Per-pool history: sampling interval (default 10 s) and how long it reaches (default 1 h). */
+  history?: PoolHistoryOptions;
 }
 
 export interface RunningBff {
@@ -405,10 +408,12 @@ const CONTENT_SECURITY_POLICY = {
 export async function startBff(options: BffOptions): Promise<RunningBff> {
   const cluster = new ClusterClient(options.connection.kubeConfig);
   const allocations = new AllocationFeed(cluster);
+  const history = new PoolHistory(() => context, options.history);
   const context: BffContext = {
     cluster,
     source: options.connection.source,
     allocations,
+    history,
     cardPolicy: options.cardPolicy ?? 'binpack',
     modelLabel: options.modelLabel ?? VKE.defaultModelLabel,
     ...(options.reservedNamespaces ? { reservedNamespaces: options.reservedNamespaces } : {}),
@@ -570,6 +575,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
 
   await cluster.startInformers();
   allocations.start();
+  history.start();
   const host = options.host ?? '127.0.0.1';
   const address = await app.listen({ port: options.port ?? 8080, host });
   const known = allowedOrigins(new URL(address).port, host, options.allowedOrigins ?? []);
@@ -588,6 +594,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
       await metricsServer?.close();
       subscriptions.close();
       allocations.stop();
+      history.stop();
       await app.close();
       await cluster.stopInformers();
     },

@@ -284,6 +284,9 @@ export async function serveMetrics(
       },
     );
   });
+  // Prometheus keeps its connection between scrapes (every 15–60 s): Node's 5 s idle timeout
+  // closed it under each next scrape, a race the scraper sees as a failed scrape.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
