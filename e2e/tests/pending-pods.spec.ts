@@ -52,3 +52,11 @@ test('a request no node can take shows under pending pods on /allocations, with 
   await callApi(page, 'workload.delete', { namespace: 'default', name });
   await expect(item).toHaveCount(0);
 });
+
+test('the pool history is drawn as charts and says where it starts', async ({ page }) => {
+  await page.goto('/allocations');
+  await expect(page.getByRole('heading', { name: '资源池历史' })).toBeVisible();
+  await expect(page.getByTestId('history-since')).toContainText('历史从');
+  await expect(page.getByRole('figure', { name: '算力已分配（占资源池的 %）' })).toBeVisible();
+  await expect(page.locator('.alloc-history canvas').first()).toBeVisible();
+});

@@ -27,6 +27,7 @@ import { InstanceList } from './instance-list.js';
 import { NodeList } from './node-list.js';
 import { NodeView } from './node-view.js';
 import { PendingCount, PendingPods } from './pending-pods.js';
+import { PoolHistorySection } from './pool-history.js';
 import { PoolOverview } from './pool-overview.js';
 import { StreamBanner, StreamFreshness } from './stream-status.js';
 import { useAllocationStream } from './use-allocation-stream.js';
@@ -240,6 +241,8 @@ export function AllocationsPage() {
       </div>
 
       <PendingPods />
+
+      <PoolHistorySection />
 
       {state.instance ? (
         <LiveInstanceDetail model={model} id={state.instance} linkTo={linkTo} />

@@ -117,4 +117,16 @@ export const allocationsEn: Record<AllocationsKey, string> = {
   'allocations.pending.noReasons': 'The scheduler has not looked at it yet.',
   'allocations.pending.largestFit':
     'Largest request that fits in pool {pool} now (one node): {compute} cards of compute, {memory}, at most {cards} cards',
+  'allocations.history.title': 'Pool history',
+  'allocations.history.loading': 'Reading the pool history…',
+  'allocations.history.empty':
+    'No samples yet: the console records every pool at a fixed interval once it has started.',
+  'allocations.history.since':
+    'History since {time}: one sample every {seconds} s, the last {minutes} minutes; a restart of the console empties it. For longer history, let Prometheus keep it with --metrics-port.',
+  'allocations.history.compute': 'Compute allocated (% of the pool)',
+  'allocations.history.memory': 'GPU memory allocated (% of the pool)',
+  'allocations.history.strandedCompute': 'Stranded compute (cards)',
+  'allocations.history.strandedMemory': 'Stranded GPU memory (GiB)',
+  'allocations.history.largestFit': 'Largest compute request that fits now (cards, one node)',
+  'allocations.history.pending': 'Pending pods',
 };

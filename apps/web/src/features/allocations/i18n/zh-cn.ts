@@ -112,6 +112,17 @@ export const allocationsZhCN = {
   'allocations.pending.noReasons': '调度器还没有处理它。',
   'allocations.pending.largestFit':
     '资源池 {pool} 现在还能放下的最大请求（单节点）：算力 {compute} 卡，显存 {memory}，最多 {cards} 张卡',
+  'allocations.history.title': '资源池历史',
+  'allocations.history.loading': '正在读取资源池历史…',
+  'allocations.history.empty': '还没有采样：控制台启动后每隔一段时间记录一次各资源池的数据。',
+  'allocations.history.since':
+    '历史从 {time} 开始：每 {seconds} 秒一个采样，保留最近 {minutes} 分钟；控制台重启后清空。更长的历史请用 --metrics-port 交给 Prometheus 保存。',
+  'allocations.history.compute': '算力已分配（占资源池的 %）',
+  'allocations.history.memory': '显存已分配（占资源池的 %）',
+  'allocations.history.strandedCompute': '搁浅算力（卡）',
+  'allocations.history.strandedMemory': '搁浅显存（GiB）',
+  'allocations.history.largestFit': '现在还能放下的最大算力请求（卡，单节点）',
+  'allocations.history.pending': '等待调度的 Pod',
 } as const;
 
 export type AllocationsKey = keyof typeof allocationsZhCN;
