@@ -7,7 +7,7 @@ import { currentNodeStates, currentPools } from '../cluster/inventory.js';
 import { currentPendingPods } from '../live/pending-pods.js';
 import type { BffContext } from '../trpc/context.js';
 import { SseTransport } from '../trpc/sse-transport.js';
-import { label, type SeriesFamily, SeriesText } from './series-text.js';
+import { labelsText, type SeriesFamily, SeriesText } from './series-text.js';
 
 /** What the figures are read from at scrape time: the dashboard's own model, nothing else. */
 export interface MetricsSources {
@@ -220,14 +220,18 @@ export class ConsoleMetrics {
     const series = new SeriesText(CARD_FAMILIES);
     for (const state of states) {
       if (state.resourceType === undefined) continue;
-      const node = label(state.name);
-      const model = label(state.model ?? '');
-      const policy = label(state.resourceType === 'nvidia' ? 'nvidia' : state.policy);
+      const node = labelsText(['node'], [state.name]);
+      // model and policy are the same for every card of the node: escaped once.
+      const pool = labelsText(
+        ['model', 'policy'],
+        [state.model ?? '', state.resourceType === 'nvidia' ? 'nvidia' : state.policy],
+      );
       for (const card of state.cards) {
-        const index = String(card.index);
-        series.add(0, [node, index, model, policy], card.usedCompute);
-        series.add(1, [node, index, model, policy], card.usedMemoryMiB);
-        series.add(2, [node, index], card.instances);
+        const nodeCard = `${node},card="${card.index}"`;
+        const full = `${nodeCard},${pool}`;
+        series.add(0, full, card.usedCompute);
+        series.add(1, full, card.usedMemoryMiB);
+        series.add(2, nodeCard, card.instances);
       }
     }
     this.cardText = { states, text: series.text() };
@@ -241,13 +245,13 @@ export class ConsoleMetrics {
     if (this.instanceText?.feedId === feedId) return this.instanceText.text;
     const series = new SeriesText(INSTANCE_FAMILIES);
     for (const record of feed.snapshot()) {
-      const labels = [
-        label(record.namespace),
-        label(record.pod),
-        label(record.container),
-        label(record.node),
+      const labels = labelsText(INSTANCE_LABELS, [
+        record.namespace,
+        record.pod,
+        record.container,
+        record.node,
         String(record.card),
-      ];
+      ]);
       series.add(0, labels, record.requested.computePercent);
       if (record.requested.memoryMiB !== null) series.add(1, labels, record.requested.memoryMiB);
     }

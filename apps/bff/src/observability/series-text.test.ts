@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { label, SeriesText } from './series-text.js';
+import { labelsText, SeriesText } from './series-text.js';
 
 describe('SeriesText', () => {
   it('writes each family as one block under its HELP and TYPE, with label values escaped', () => {
@@ -7,9 +7,9 @@ describe('SeriesText', () => {
       { name: 'a_metric', help: 'first\nline', labels: ['node', 'card'] },
       { name: 'b_metric', help: 'second', labels: ['pod'] },
     ]);
-    series.add(0, [label('n-0'), '0'], 60);
-    series.add(1, [label('say "hi"\\')], 1);
-    series.add(0, [label('n-0'), '1'], 85);
+    series.add(0, labelsText(['node', 'card'], ['n-0', '0']), 60);
+    series.add(1, labelsText(['pod'], ['say "hi"\\']), 1);
+    series.add(0, labelsText(['node', 'card'], ['n-0', '1']), 85);
     expect(series.text()).toBe(
       [
         '# HELP a_metric first\\nline',

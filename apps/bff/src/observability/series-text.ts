@@ -34,17 +34,15 @@ export class SeriesText {
     ]);
   }
 
-  /** `labelValues` in the family's label order; already escaped with `label()` when reused. */
-  add(familyIndex: number, labelValues: readonly string[], value: number): void {
-    const family = this.families[familyIndex];
+  /**
+   * One series: `labels` is the text between the braces (`labelsText`), built once by the caller
+   * and shared by the families that have the same labels — the per-line cost is one template.
+   */
+  add(familyIndex: number, labels: string, value: number): void {
     const block = this.blocks[familyIndex];
-    if (family === undefined || block === undefined) throw new Error(`no family ${familyIndex}`);
-    let line = `${family.name}{`;
-    for (let index = 0; index < family.labels.length; index++) {
-      if (index > 0) line += ',';
-      line += `${family.labels[index]}="${labelValues[index] ?? ''}"`;
-    }
-    block.push(`${line}} ${value}\n`);
+    const family = this.families[familyIndex];
+    if (block === undefined || family === undefined) throw new Error(`no family ${familyIndex}`);
+    block.push(`${family.name}{${labels}} ${value}\n`);
   }
 
   text(): string {
@@ -52,5 +50,10 @@ export class SeriesText {
   }
 }
 
-/** Escapes one label value for `SeriesText.add`. */
-export const label = escapeLabel;
+/** The text between a series' braces: `name="value",…`, values escaped, in the given order. */
+export function labelsText(names: readonly string[], values: readonly string[]): string {
+  let text = '';
+  for (let index = 0; index < names.length; index++)
+    text += `${index > 0 ? ',' : ''}${names[index]}="${escapeLabel(values[index] ?? '')}"`;
+  return text;
+}
