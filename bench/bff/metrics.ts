@@ -13,10 +13,10 @@
  */
 import { parseArgs } from 'node:util';
 import { embeddedConnection, startBff } from '@mgpu/bff';
+import { makeClients } from '@mgpu/kube-client';
 import {
   generateTopology,
   kubeConfigFor,
-  makeClients,
   startApiServer,
   startNodeAgents,
   startScheduler,
@@ -80,7 +80,7 @@ async function main() {
     if (process.env.BENCH_VERBOSE) process.stderr.write(`${message}\n`);
   };
   const server = await startApiServer({ port: 0, watchWindow: 200_000 });
-  const kubeConfig = kubeConfigFor(server.url);
+  const kubeConfig = kubeConfigFor(server);
   const { core } = makeClients(kubeConfig);
   const agents = await startNodeAgents(kubeConfig, {
     topology: generateTopology({ nodes: NODES, cardsPerNode: CARDS, mix: 'mixed' }),
@@ -116,7 +116,7 @@ async function main() {
   );
 
   const bff = await startBff({
-    connection: embeddedConnection(server.url),
+    connection: embeddedConnection(server),
     port: 0,
     metricsPort: 0,
     logger: false,

@@ -5,18 +5,20 @@
  * and the binding, all through @kubernetes/client-node, with the node agents starting the pods
  * (status + MgpuNode reports) at the same time in the same process. Figures only.
  *
- * `PODS=2000 NODES=200 pnpm bench scheduling` for a smaller run.
+ * Then the scheduler's Events: emitted, written, and outcomes lost (pods whose scheduling
+ * outcome has no Event in the API) — target 0.
+ *
+ * `PODS=2000 NODES=200 pnpm bench scheduling` for a smaller run; EVENTS=0 writes none.
  */
+import { makeClients, startInformer } from '@mgpu/kube-client';
 import {
   generateTopology,
   kubeConfigFor,
-  makeClients,
   startApiServer,
-  startInformer,
   startNodeAgents,
   startScheduler,
 } from '../../packages/cluster-sim/src/index.js';
-import { type MgpuShape, mgpuPod } from '../lib/mgpu-pod.js';
+import { loadShapeOf, mgpuPod } from '../lib/mgpu-pod.js';
 import { heading, median, percentile } from '../lib/report.js';
 
 const PODS = Number(process.env.PODS ?? 10_000);
@@ -25,34 +27,16 @@ const CARDS = 8;
 const NAMESPACE = 'bench';
 const CREATE_CONCURRENCY = 32;
 
-/** A mix of slices and the seed's multi-card pod: about half the cluster's compute in all. */
-const SHAPES: readonly (MgpuShape & { weight: number })[] = [
-  { weight: 4, policy: 'native-burst-share', core: 30, memoryMiB: 6144, cards: 1 },
-  { weight: 3, policy: 'native-burst-share', core: 50, memoryMiB: 10240, cards: 1 },
-  { weight: 2, policy: 'native-burst-share', core: 120, memoryMiB: 8192, cards: 2 },
-  { weight: 1, policy: 'native-burst-share', core: 10, memoryMiB: 2048, cards: 1 },
-];
-const WEIGHTS = SHAPES.reduce((sum, shape) => sum + shape.weight, 0);
-const shapeOf = (index: number): MgpuShape => {
-  const slot = index % WEIGHTS;
-  let seen = 0;
-  for (const shape of SHAPES) {
-    seen += shape.weight;
-    if (slot < seen) return shape;
-  }
-  throw new Error('unreachable: the weights cover every slot');
-};
-
-const podBody = (index: number) => mgpuPod(`load-${index}`, NAMESPACE, 'load', shapeOf(index));
+const podBody = (index: number) => mgpuPod(`load-${index}`, NAMESPACE, 'load', loadShapeOf(index));
 
 const seconds = (ms: number) => Number((ms / 1000).toFixed(2));
 
 heading(
   `scheduling ${PODS} pods onto ${NODES} nodes × ${CARDS} cards through the controllers`,
-  '≥ 300 pods/s',
+  '≥ 300 pods/s, 0 outcomes without an Event',
 );
 const server = await startApiServer({ port: 0, watchWindow: PODS * 8 });
-const kubeConfig = kubeConfigFor(server.url);
+const kubeConfig = kubeConfigFor(server);
 const { core } = makeClients(kubeConfig);
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -145,6 +129,35 @@ console.table({
     ),
   },
 });
+
+if (process.env.EVENTS !== '0') {
+  // Every pod's outcome must have its Event: wait for the rate-limited writes to drain, then
+  // ask the API which pods have none.
+  const drainStart = performance.now();
+  await Promise.race([scheduler.idle(), new Promise((resolve) => setTimeout(resolve, 300_000))]);
+  const drainMs = performance.now() - drainStart;
+  const stats = scheduler.eventStats();
+  const written = await core.listNamespacedEvent({ namespace: NAMESPACE });
+  const withOutcome = new Set(
+    written.items
+      .filter((event) => event.reason === 'Scheduled' || event.reason === 'FailedScheduling')
+      .map((event) => event.involvedObject.name),
+  );
+  const podsWithoutEvent = [...createdAt.keys()].filter((name) => !withOutcome.has(name)).length;
+  console.table({
+    'scheduler events': {
+      emitted: stats.emitted,
+      'Events created': stats.creates,
+      'count updates written': stats.patches,
+      'folded into a waiting write': stats.coalesced,
+      'held by the spam filter': stats.spamHeld,
+      'repeats shed': stats.repeatsShed,
+      'events dropped (never written)': stats.outcomesLost,
+      'outcomes lost (pods without an Event)': podsWithoutEvent,
+      'drain after the last pod Running s': seconds(drainMs),
+    },
+  });
+}
 
 await podWatch.stop();
 await scheduler.stop();

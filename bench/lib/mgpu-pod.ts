@@ -19,6 +19,29 @@ export const CHURN_SHAPES: readonly MgpuShape[] = [
 ];
 
 /**
+ * The scheduling benchmarks' mix of slices and the seed's multi-card pod: 10,000 of them take
+ * about half the compute of 1,000 nodes × 8 cards.
+ */
+const LOAD_SHAPES: readonly (MgpuShape & { weight: number })[] = [
+  { weight: 4, policy: 'native-burst-share', core: 30, memoryMiB: 6144, cards: 1 },
+  { weight: 3, policy: 'native-burst-share', core: 50, memoryMiB: 10240, cards: 1 },
+  { weight: 2, policy: 'native-burst-share', core: 120, memoryMiB: 8192, cards: 2 },
+  { weight: 1, policy: 'native-burst-share', core: 10, memoryMiB: 2048, cards: 1 },
+];
+const LOAD_WEIGHTS = LOAD_SHAPES.reduce((sum, shape) => sum + shape.weight, 0);
+
+/** The shape of the index-th pod of the mix, round-robin by weight. */
+export function loadShapeOf(index: number): MgpuShape {
+  const slot = index % LOAD_WEIGHTS;
+  let seen = 0;
+  for (const shape of LOAD_SHAPES) {
+    seen += shape.weight;
+    if (slot < seen) return shape;
+  }
+  throw new Error('unreachable: the weights cover every slot');
+}
+
+/**
  * A bare pod with one mGPU container named `main` (no Deployment): what the benchmarks create to
  * drive the scheduler and the allocation stream.
  */

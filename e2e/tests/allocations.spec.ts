@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
-import { callApi, seedRequest } from '../support/api.js';
+import { callApi } from '../support/api.js';
+import { seedRequest } from '../support/seed.js';
 
 interface NodeView {
   name: string;

@@ -1,9 +1,18 @@
 import { expect, type Page, test } from '@playwright/test';
-import { callApi, seedRequest } from '../support/api.js';
+import { callApi } from '../support/api.js';
+import { seedRequest } from '../support/seed.js';
 
 /** Valid on its own, but more native-burst-share compute on 8 cards than any node has free. */
-const impossibleRequest = (name: string) =>
-  seedRequest(name, { type: 'mgpu', multiCard: true, compute: '7.2', memoryGiB: '400', cards: 8 });
+function impossibleRequest(name: string) {
+  const request = seedRequest(name);
+  return {
+    ...request,
+    containers: request.containers.map((container) => ({
+      ...container,
+      gpu: { ...container.gpu, compute: '7.2', memoryGiB: '400', cards: 8 },
+    })),
+  };
+}
 
 interface PendingPod {
   pod: string;

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Builds (or reuses) upstream etcd, kube-apiserver and kube-controller-manager for the tests
-# against real Kubernetes, and prints the folder that holds them on stdout (the only stdout line).
+# Builds (or reuses) upstream etcd, kube-apiserver, kube-controller-manager and kube-scheduler for
+# the tests and benchmarks against real Kubernetes, and prints the folder that holds them on stdout (the only stdout line).
 #
 # The binaries live in a cache OUTSIDE the clone, keyed by the Kubernetes version and a hash of
 # go.mod + go.sum + the Go version, so a fresh clone on the same machine reuses them and a change
 # of pins rebuilds. A cold build takes a long time on 2 shared cores: it runs at nice 19 with one
 # package at a time, so the other engineers keep their CPU. Everything it does goes to stderr.
+#
+# A cache folder built before a binary joined the list is completed in place: only the missing
+# binary is built (the Go build cache already holds most of its packages), and each one lands by
+# an atomic rename, so a cluster starting from the same folder meanwhile never sees half a file.
 #
 # Env: MGPU_KUBE_CACHE overrides the cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/mgpu-console).
 set -euo pipefail
@@ -32,7 +36,14 @@ go_version="$(go env GOVERSION)"
 key="$(cat "$mod/go.mod" "$mod/go.sum" "$mod/etcd/main.go" <(echo "$go_version") | sha256sum | cut -c1-12)"
 cache_root="${MGPU_KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mgpu-console}"
 out="$cache_root/kube-$k8s_version-$key"
-bins=(etcd kube-apiserver kube-controller-manager)
+# Binary name → Go package. kube-scheduler is for the side-by-side scheduling benchmark.
+declare -A targets=(
+  [etcd]=./etcd
+  [kube-apiserver]=k8s.io/kubernetes/cmd/kube-apiserver
+  [kube-controller-manager]=k8s.io/kubernetes/cmd/kube-controller-manager
+  [kube-scheduler]=k8s.io/kubernetes/cmd/kube-scheduler
+)
+bins=(etcd kube-apiserver kube-controller-manager kube-scheduler)
 
 complete() {
   [[ -f "$out/.complete" ]] || return 1
@@ -71,24 +82,28 @@ done
 
 tmp="$out.tmp.$$"
 rm -rf "$tmp"
-mkdir -p "$tmp"
+mkdir -p "$tmp" "$out"
 trap 'rm -rf "$tmp"' EXIT
 
-log "building $k8s_version + etcd into $out (go $go_version, nice 19, -p 1; cold: expect tens of minutes)"
+missing=()
+for b in "${bins[@]}"; do [[ -x "$out/$b" ]] || missing+=("$b"); done
+log "building ${missing[*]} ($k8s_version) into $out (go $go_version, nice 19, -p 1; cold: expect tens of minutes)"
 start=$(date +%s)
 cd "$mod"
 log "go mod download"
 nice -n 19 go mod download
-for target in ./etcd k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager; do
-  name="$(basename "$target")"
+for name in "${missing[@]}"; do
+  target="${targets[$name]}"
   t0=$(date +%s)
   log "go build $target"
   nice -n 19 go build -p 1 -ldflags "$ldflags" -o "$tmp/$name" "$target"
+  mv "$tmp/$name" "$out/$name"
   log "built $name in $(($(date +%s) - t0)) s"
 done
+# Written last: a folder is complete only once every binary is in it.
 echo "$k8s_version $go_version $key" >"$tmp/.complete"
-rm -rf "$out"
-mv "$tmp" "$out"
+mv "$tmp/.complete" "$out/.complete"
+rm -rf "$tmp"
 trap - EXIT
 log "done in $(($(date +%s) - start)) s: $out"
 echo "$out"

@@ -1,5 +1,6 @@
-import { type PodLike, workloadOf } from './allocations.js';
+import type { PodLike } from './allocations.js';
 import type { PendingPod, PoolSummary } from './api.js';
+import { workloadOfPod } from './ownership.js';
 import { podDemandOf, podNeedsGpu } from './placement/demand.js';
 import { isTerminalPod, type KubeContainerLike } from './placement/node-state.js';
 import { describeRejections, placePod } from './placement/place-pod.js';
@@ -63,7 +64,7 @@ export function pendingPodOf(
   const base = {
     namespace: pod.metadata?.namespace ?? 'default',
     pod: pod.metadata?.name ?? '',
-    workload: workloadOf(pod),
+    workload: workloadOfPod(pod)?.name ?? null,
     since: isoOf(pod.metadata?.creationTimestamp),
     containers: demand.containers.map((container) => ({
       name: container.name,

@@ -14,7 +14,8 @@ const CLUSTER = 'mgpu-real';
  */
 export function kubeconfigText(server: string, pki: ClusterPki, users: TokenUser[]): string {
   const ca = readFileSync(pki.caCert).toString('base64');
-  const exposed = users.filter((u) => u.id !== 'controller-manager');
+  // The upstream components' own identities stay with them.
+  const exposed = users.filter((u) => u.id !== 'controller-manager' && u.id !== 'scheduler');
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',

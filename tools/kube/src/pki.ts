@@ -17,7 +17,7 @@ export interface ClusterPki {
 /** The identities of the static token file; each becomes a user in the kubeconfig. */
 export interface TokenUser {
   /** Kubeconfig user and context suffix. */
-  id: 'admin' | 'controller-manager' | 'console' | 'controllers' | 'viewer';
+  id: 'admin' | 'controller-manager' | 'scheduler' | 'console' | 'controllers' | 'viewer';
   user: string;
   groups: string[];
   token: string;
@@ -121,6 +121,8 @@ export function createTokenUsers(): TokenUser[] {
       groups: [],
       token: token(),
     },
+    // kube-scheduler's, for the side-by-side benchmark; bootstrap RBAC's system:kube-scheduler.
+    { id: 'scheduler', user: 'system:kube-scheduler', groups: [], token: token() },
     { id: 'console', user: 'mgpu-console', groups: ['mgpu:console'], token: token() },
     { id: 'controllers', user: 'mgpu-controllers', groups: ['mgpu:controllers'], token: token() },
     { id: 'viewer', user: 'mgpu-viewer', groups: ['mgpu:viewers'], token: token() },

@@ -13,6 +13,7 @@ import { findResource, findResourceByKind } from './resource-table.js';
 import { sendError, sendPlainNotFound } from './responses.js';
 import { registerRoutes } from './routes.js';
 import { loadStateFile, StateFileWriter } from './state-file.js';
+import { createApiTransport, type ServingCertificate } from './transport.js';
 import { WatchStreams } from './watch.js';
 
 export interface ApiServerOptions {
@@ -34,11 +35,21 @@ export interface ApiServerOptions {
   stateFileDelayMs?: number;
   /** How long an Event is kept after its last write (kube-apiserver's `--event-ttl`, 1 h). */
   eventTtlMs?: number;
+  /** The bearer token every request must carry; a random one (32 bytes) if absent. */
+  token?: string;
+  /** The serving certificate (of an earlier start); a new CA and certificate if absent. */
+  certificate?: ServingCertificate;
 }
 
 export interface ApiServer {
   url: string;
   port: number;
+  /** The same API over TLS on the same port (kubectl sends a token only over TLS). */
+  httpsUrl: string;
+  /** `Authorization: Bearer <token>` is required on every request but /healthz, /livez, /readyz. */
+  token: string;
+  /** Made at start (or given): its CA goes into kubeconfigs as `certificate-authority-data`. */
+  certificate: ServingCertificate;
   /** The operations behind the HTTP API, for in-process callers such as a topology loader. */
   registry: Registry;
   close(): Promise<void>;
@@ -82,7 +93,13 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     stateWriter.schedule();
   }
 
+  const transport = await createApiTransport({
+    host,
+    ...(options.token !== undefined ? { token: options.token } : {}),
+    ...(options.certificate !== undefined ? { certificate: options.certificate } : {}),
+  });
   const app: FastifyInstance = Fastify({
+    serverFactory: transport.serverFactory,
     bodyLimit: maxBodyBytes,
     forceCloseConnections: true,
     logger: false,
@@ -124,7 +141,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 
   return {
     url: `http://${host}:${port}`,
+    httpsUrl: `https://${host}:${port}`,
     port,
+    token: transport.token,
+    certificate: transport.certificate,
     registry,
     close: async () => {
       eventExpiry.stop();

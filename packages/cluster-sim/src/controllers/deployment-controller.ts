@@ -5,9 +5,7 @@ import type {
   V1Pod,
   V1ReplicaSet,
 } from '@kubernetes/client-node';
-import { isTerminalPod } from '@mgpu/shared';
 import {
-  controllerOf,
   isConflict,
   isNotFound,
   type KubeClients,
@@ -17,11 +15,11 @@ import {
   splitKey,
   startInformer,
   type WatchedCache,
-} from './kube.js';
+} from '@mgpu/kube-client';
+import { controllerOf, isTerminalPod, POD_TEMPLATE_HASH_LABEL } from '@mgpu/shared';
 import type { RunningController } from './scheduler.js';
 import { WorkQueue } from './work-queue.js';
 
-export const POD_TEMPLATE_HASH_LABEL = 'pod-template-hash';
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 const DESIRED_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/desired-replicas';
 const MAX_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/max-replicas';

@@ -6,7 +6,6 @@ import { type RunningController, type SchedulerOptions, startScheduler } from '.
 
 export * from './deployment-controller.js';
 export * from './event-recorder.js';
-export * from './kube.js';
 export * from './mgpu-node.js';
 export * from './node-agent.js';
 export * from './scheduler.js';

@@ -1,15 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import {
-  DEFAULT_NODE_POLICY,
-  isTerminalPod,
-  MAX_INSTANCES_PER_CARD,
-  nodeStateFromNode,
-  readPodAllocation,
-  VKE,
-} from '@mgpu/shared';
-import { type Topology, type TopologyNode, topologyNodes } from '../topology/topology.js';
-import {
   isConflict,
   isNotFound,
   type KubeClients,
@@ -19,7 +10,16 @@ import {
   splitKey,
   startInformer,
   type WatchedCache,
-} from './kube.js';
+} from '@mgpu/kube-client';
+import {
+  DEFAULT_NODE_POLICY,
+  isTerminalPod,
+  MAX_INSTANCES_PER_CARD,
+  nodeStateFromNode,
+  readPodAllocation,
+  VKE,
+} from '@mgpu/shared';
+import { type Topology, type TopologyNode, topologyNodes } from '../topology/topology.js';
 import {
   MGPU_NODE,
   MGPU_NODE_API_VERSION,

@@ -1,5 +1,16 @@
 import type { KubeConfig, V1Node, V1Pod } from '@kubernetes/client-node';
 import {
+  isConflict,
+  isNotFound,
+  type KubeClients,
+  makeClients,
+  mergePatch,
+  objectKey,
+  splitKey,
+  startInformer,
+  type WatchedCache,
+} from '@mgpu/kube-client';
+import {
   allocationOf,
   applyAllocation,
   type CardPolicy,
@@ -16,18 +27,11 @@ import {
   releaseAllocation,
   VKE,
 } from '@mgpu/shared';
-import { EventRecorder } from './event-recorder.js';
 import {
-  isConflict,
-  isNotFound,
-  type KubeClients,
-  makeClients,
-  mergePatch,
-  objectKey,
-  splitKey,
-  startInformer,
-  type WatchedCache,
-} from './kube.js';
+  EventRecorder,
+  type EventRecorderOptions,
+  type EventRecorderStats,
+} from './event-recorder.js';
 import { WorkQueue } from './work-queue.js';
 
 export const SCHEDULER_NAME = 'mgpu-scheduler';
@@ -48,6 +52,8 @@ export interface SchedulerOptions {
   annotationPatch?: boolean;
   /** Write a `Scheduled` event per bound pod (kubectl describe shows it). */
   scheduledEvents?: boolean;
+  /** Bounds and rate of the event writes (EventRecorder's defaults otherwise). */
+  events?: Omit<EventRecorderOptions, 'component' | 'log'>;
   log?: (message: string) => void;
 }
 
@@ -55,6 +61,11 @@ export interface RunningController {
   stop(): Promise<void>;
   /** Resolves once the controller has nothing queued or in flight. */
   idle(): Promise<void>;
+}
+
+/** The scheduler also says what became of its events (the throughput bench prints it). */
+export interface RunningScheduler extends RunningController {
+  eventStats(): EventRecorderStats;
 }
 
 /** What changes a node's placement: labels, allocatable, cordon and readiness. */
@@ -77,7 +88,7 @@ function nodeFingerprint(node: V1Node): string {
 export async function startScheduler(
   kubeConfig: KubeConfig,
   options: SchedulerOptions = {},
-): Promise<RunningController> {
+): Promise<RunningScheduler> {
   const clients: KubeClients = makeClients(kubeConfig);
   const schedulerNames = new Set(options.schedulerNames ?? ['default-scheduler', SCHEDULER_NAME]);
   const maxInFlight = options.maxInFlight ?? 64;
@@ -87,7 +98,7 @@ export async function startScheduler(
     ...(options.modelLabel ? { modelLabel: options.modelLabel } : {}),
   };
 
-  const events = new EventRecorder(clients, { component: SCHEDULER_NAME, log });
+  const events = new EventRecorder(clients, { ...options.events, component: SCHEDULER_NAME, log });
   const nodeStates = new Map<string, NodeState>();
   const nodeFingerprints = new Map<string, string>();
   let nodeList: NodeState[] = [];
@@ -343,6 +354,7 @@ export async function startScheduler(
   log(`scheduler: ${nodeStates.size} nodes, ${allocations.size} bound pods`);
 
   return {
+    eventStats: () => events.stats(),
     async stop() {
       queue.stop();
       events.stop();

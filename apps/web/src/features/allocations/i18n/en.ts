@@ -1,7 +1,8 @@
-import type { AllocationsKey } from './zh-cn.js';
+import { translationOf } from '@mgpu/shared';
+import type { allocationsZhCN } from './zh-cn.js';
 
-/** The allocation dashboard's strings in en (keys as in zh-cn.ts). */
-export const allocationsEn: Record<AllocationsKey, string> = {
+/** The allocation dashboard's strings in en, checked against zh-cn.ts (keys and placeholders). */
+export const allocationsEn = translationOf<typeof allocationsZhCN>()({
   'allocations.title': 'Allocations',
   'allocations.loading': 'Reading the cluster’s nodes and allocations…',
   'allocations.layoutError': 'Could not read the node list: {message}',
@@ -129,4 +130,4 @@ export const allocationsEn: Record<AllocationsKey, string> = {
   'allocations.history.strandedMemory': 'Stranded GPU memory (GiB)',
   'allocations.history.largestFit': 'Largest compute request that fits now (cards, one node)',
   'allocations.history.pending': 'Pending pods',
-};
+});

@@ -124,5 +124,3 @@ export const allocationsZhCN = {
   'allocations.history.largestFit': '现在还能放下的最大算力请求（卡，单节点）',
   'allocations.history.pending': '等待调度的 Pod',
 } as const;
-
-export type AllocationsKey = keyof typeof allocationsZhCN;
