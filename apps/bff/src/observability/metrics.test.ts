@@ -45,6 +45,15 @@ const scrape = async () => {
   return parseSamples(await response.text());
 };
 
+/** Creates the workload and waits for its pod's two mGPU instances (one per card). */
+async function createOnTwoCards(name: string, request: ReturnType<typeof seedRequest>) {
+  await harness.caller.workload.create({ request, clientRequestId: uniqueName('c'), lang: 'en' });
+  return eventually(() => {
+    const found = harness.bff.context.allocations.snapshot({ workload: name });
+    return found.length === 2 ? found : undefined;
+  }, 'the seed example on its two cards');
+}
+
 describe('/metrics', () => {
   it('is served on its own port, not on the console’s', async () => {
     expect(new URL(harness.bff.metricsUrl ?? '').port).not.toBe(new URL(harness.url).port);
@@ -56,15 +65,10 @@ describe('/metrics', () => {
     const name = uniqueName('metrics');
     // The seed's example on the A100 native-burst-share node, whose cards 4–7 the default
     // topology leaves empty (0–3 have 20 % left): its two cards hold only this pod's 60 %.
-    await harness.caller.workload.create({
-      request: seedRequest(name, {}, { ...SEED_GPU, model: 'NVIDIA-A100-SXM4-80GB' }),
-      clientRequestId: uniqueName('c'),
-      lang: 'en',
-    });
-    const records = await eventually(() => {
-      const found = harness.bff.context.allocations.snapshot({ workload: name });
-      return found.length === 2 ? found : undefined;
-    }, 'the seed example on its two cards');
+    const records = await createOnTwoCards(
+      name,
+      seedRequest(name, {}, { ...SEED_GPU, model: 'NVIDIA-A100-SXM4-80GB' }),
+    );
     const samples = await scrape();
     const compute = samples.filter((s) => s.name === 'mgpu_card_compute_allocated_percent');
     for (const record of records) {
@@ -106,15 +110,7 @@ describe('/metrics', () => {
 
   it('shows each mGPU instance’s own share, wherever the scheduler put it', async () => {
     const name = uniqueName('metrics');
-    await harness.caller.workload.create({
-      request: seedRequest(name),
-      clientRequestId: uniqueName('c'),
-      lang: 'en',
-    });
-    const records = await eventually(() => {
-      const found = harness.bff.context.allocations.snapshot({ workload: name });
-      return found.length === 2 ? found : undefined;
-    }, 'the seed example on its two cards');
+    const records = await createOnTwoCards(name, seedRequest(name));
     const samples = await scrape();
     for (const record of records) {
       const labels = {
