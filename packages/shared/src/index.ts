@@ -15,6 +15,7 @@ export * from './lint.js';
 export * from './manifest.js';
 export * from './messages.js';
 export * from './ownership.js';
+export * from './pending.js';
 export * from './placement/index.js';
 export * from './pools.js';
 export * from './quantity.js';

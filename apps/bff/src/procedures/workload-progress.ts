@@ -14,6 +14,7 @@ import {
 import { tracked } from '@trpc/server';
 import { z } from 'zod';
 import { currentNodeStates } from '../cluster/inventory.js';
+import { ChangeSignal } from '../live/change-signal.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
@@ -159,44 +160,6 @@ export function workloadProgress(
 export const WorkloadProgressInputSchema = WorkloadRefSchema.extend({
   lastEventId: z.string().nullish(),
 });
-
-/** Changes within this window are answered with one recomputed state. */
-const COALESCE_MS = 25;
-
-/**
- * Wakes one waiting loop however many changes arrived since it last looked: no queue that grows
- * when the cluster changes faster than the state is recomputed.
- */
-class ChangeSignal {
-  private dirty = false;
-  private wake: (() => void) | undefined;
-
-  notify(): void {
-    this.dirty = true;
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
-  }
-
-  /** Resolves once something changed (and a short window for its siblings passed), or on abort. */
-  async changed(signal: AbortSignal | undefined): Promise<boolean> {
-    if (signal?.aborted) return false;
-    if (!this.dirty) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          signal?.removeEventListener('abort', done);
-          resolve();
-        };
-        this.wake = done;
-        signal?.addEventListener('abort', done, { once: true });
-      });
-    }
-    if (signal?.aborted) return false;
-    await new Promise((resolve) => setTimeout(resolve, COALESCE_MS));
-    this.dirty = false;
-    return !signal?.aborted;
-  }
-}
 
 export const workloadProgressSubscription = publicProcedure
   .input(WorkloadProgressInputSchema)
