@@ -1,8 +1,9 @@
 import type { PodLike } from './allocations.js';
 import type { PendingPod, PoolSummary } from './api.js';
+import type { KubeContainerLike } from './ledger/read-pod.js';
 import { workloadOfPod } from './ownership.js';
 import { podDemandOf, podNeedsGpu } from './placement/demand.js';
-import { isTerminalPod, type KubeContainerLike } from './placement/node-state.js';
+import { isTerminalPod } from './placement/node-state.js';
 import { describeRejections, placePod } from './placement/place-pod.js';
 import type { CardPolicy, NodeState, RejectionReason } from './placement/types.js';
 import { poolOf } from './pools.js';
