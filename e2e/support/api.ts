@@ -1,7 +1,11 @@
-import type { Page } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
 
-/** A mutation of the BFF's HTTP API (spec §7, §8) with the console's own Origin, as a script sends it. */
-export async function mutate(page: Page, procedure: string, input: unknown) {
+/** Scripts call the API with the console's own Origin (README, "The console's HTTP API"). */
+export async function callApi(page: Page, procedure: string, body: unknown) {
   const origin = new URL(page.url()).origin;
-  return page.request.post(`/trpc/${procedure}`, { data: input, headers: { Origin: origin } });
+  const response = await page.request.post(`/trpc/${procedure}`, {
+    data: body,
+    headers: { Origin: origin },
+  });
+  expect(response.status(), await response.text()).toBe(200);
 }

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { mutate } from '../support/api.js';
+import { callApi } from '../support/api.js';
 import { seedRequest } from '../support/seed.js';
 
 async function verifiedAt(page: Page, percent: string) {
@@ -20,7 +20,7 @@ test('edit: the live values in the form, the change listed, applied, verified wi
 }) => {
   const name = `edit-${Date.now().toString(36)}`;
   await page.goto('/workloads/new');
-  expect((await mutate(page, 'workload.create', seedRequest(name))).ok()).toBe(true);
+  await callApi(page, 'workload.create', seedRequest(name));
   try {
     await page.goto(`/workloads/default/${name}`);
     await verifiedAt(page, '60');
@@ -58,7 +58,7 @@ test('edit: the live values in the form, the change listed, applied, verified wi
     await expect(page).toHaveURL(new RegExp(`/workloads/default/${name}$`));
     await verifiedAt(page, '80');
   } finally {
-    await mutate(page, 'workload.delete', { namespace: 'default', name });
+    await callApi(page, 'workload.delete', { namespace: 'default', name });
   }
 });
 
@@ -67,15 +67,13 @@ test('edit: someone else changed it meanwhile — conflict, the edits stay, relo
 }) => {
   const name = `conflict-${Date.now().toString(36)}`;
   await page.goto('/workloads/new');
-  expect((await mutate(page, 'workload.create', seedRequest(name))).ok()).toBe(true);
+  await callApi(page, 'workload.create', seedRequest(name));
   try {
     await page.goto(`/workloads/default/${name}/edit`);
     const compute = page.getByLabel('GPU 算力', { exact: true });
     await expect(compute).toHaveValue('1.2');
     // Another operator scales it while this form is open: the spec moved on.
-    expect(
-      (await mutate(page, 'workload.scale', { namespace: 'default', name, replicas: 0 })).ok(),
-    ).toBe(true);
+    await callApi(page, 'workload.scale', { namespace: 'default', name, replicas: 0 });
 
     await compute.fill('1.6');
     await page.getByRole('button', { name: '应用' }).click();
@@ -87,7 +85,7 @@ test('edit: someone else changed it meanwhile — conflict, the edits stay, relo
     await expect(compute).toHaveValue('1.2');
     await expect(page.getByLabel('副本数', { exact: true })).toHaveValue('0');
   } finally {
-    await mutate(page, 'workload.delete', { namespace: 'default', name });
+    await callApi(page, 'workload.delete', { namespace: 'default', name });
   }
 });
 
@@ -96,7 +94,7 @@ test('/workloads: the workload listed live with kind, shares and verification; a
 }) => {
   const name = `list-${Date.now().toString(36)}`;
   await page.goto('/workloads/new');
-  expect((await mutate(page, 'workload.create', seedRequest(name))).ok()).toBe(true);
+  await callApi(page, 'workload.create', seedRequest(name));
   try {
     await page.goto(`/workloads?q=${name}`);
     await expect(page.getByLabel('搜索名称', { exact: true })).toHaveValue(name);
@@ -113,6 +111,6 @@ test('/workloads: the workload listed live with kind, shares and verification; a
     await row.getByRole('link', { name }).click();
     await expect(page).toHaveURL(new RegExp(`/workloads/default/${name}$`));
   } finally {
-    await mutate(page, 'workload.delete', { namespace: 'default', name });
+    await callApi(page, 'workload.delete', { namespace: 'default', name });
   }
 });

@@ -1,5 +1,7 @@
 import { allocationsWatch } from './procedures/allocations-watch.js';
+import { clusterHistory } from './procedures/cluster-history.js';
 import { clusterNodes } from './procedures/cluster-nodes.js';
+import { clusterPending, clusterPendingWatch } from './procedures/cluster-pending.js';
 import { clusterSummary } from './procedures/cluster-summary.js';
 import { gpuModels } from './procedures/gpu-models.js';
 import { workloadCreate } from './procedures/workload-create.js';
@@ -14,7 +16,13 @@ import { router } from './trpc/init.js';
 
 /** The BFF's procedures (spec §7); the names are a contract with outside scripts. */
 export const appRouter = router({
-  cluster: router({ summary: clusterSummary, nodes: clusterNodes }),
+  cluster: router({
+    summary: clusterSummary,
+    nodes: clusterNodes,
+    pending: clusterPending,
+    pendingWatch: clusterPendingWatch,
+    history: clusterHistory,
+  }),
   gpu: router({ models: gpuModels }),
   workload: router({
     preview: workloadPreview,

@@ -383,6 +383,76 @@ export const WorkloadProgressSchema = z.object({
   records: z.array(AllocationRecordSchema),
 });
 
+/**
+ * One mGPU pod the scheduler has not placed (spec §8 `cluster.pending`): since when it waits, its
+ * workload, and the placement asked again now — why each node group turns it down (codes the
+ * browser words in the operator's language) and, for pools that lack only room, the largest
+ * request each still fits (exact: the same `largestFit` the pool overview shows).
+ */
+export const PendingPodSchema = z.object({
+  namespace: z.string(),
+  pod: z.string(),
+  /** The owning workload (a Deployment's name for its pods), null for a bare pod. */
+  workload: z.string().nullable(),
+  /** When the pod was created (ISO 8601): it has waited since. */
+  since: z.string(),
+  /** What the pod asks per GPU container, as the scheduler reads it. */
+  containers: z.array(
+    z.object({
+      name: z.string(),
+      type: z.enum(['mgpu', 'nvidia']),
+      cards: z.number(),
+      perCardCompute: z.number(),
+      perCardMemoryMiB: z.number().nullable(),
+    }),
+  ),
+  /** Empty while some node would take it now (the scheduler has not got to it yet). */
+  rejections: z.array(RejectionSchema),
+  /** The same verdict in the scheduler's English (kube-scheduler style), empty when none. */
+  message: z.string(),
+  /** The pool of the node that would take it now, if one would; else null. */
+  fitsNow: z.string().nullable(),
+  /** Pools whose nodes turn the pod down only for lack of room, with what still fits there. */
+  largestFits: z.array(
+    z.object({ pool: z.string(), largestFit: PoolSummarySchema.shape.largestFit }),
+  ),
+});
+
+export const PendingInputSchema = z.object({ namespace: z.string().optional() }).optional();
+
+export const PendingWatchInputSchema = z.object({
+  namespace: z.string().optional(),
+  /** tRPC passes the SSE `Last-Event-ID` here; the list is a state, so a reconnect gets it whole. */
+  lastEventId: z.string().nullish(),
+});
+
+export const PendingPodsSchema = z.array(PendingPodSchema);
+
+/** One pool's figures at one sample of the history (issue 18): what the dashboard charts. */
+export const PoolSampleSchema = z.object({
+  pool: z.string(),
+  computeAllocatedPercent: z.number(),
+  computeAllocatablePercent: z.number(),
+  memoryAllocatedMiB: z.number(),
+  memoryAllocatableMiB: z.number(),
+  strandedComputePercent: z.number(),
+  strandedMemoryMiB: z.number(),
+  largestFitComputePercent: z.number(),
+  pendingPods: z.number(),
+});
+
+/**
+ * `cluster.history`: per-pool figures sampled every `intervalMs`, the newest last, kept for
+ * `retentionMs` in the BFF's memory. `startedAt` is when this BFF began sampling: a restart
+ * empties the history (Prometheus, with `--metrics-port`, keeps the long one).
+ */
+export const ClusterHistorySchema = z.object({
+  startedAt: z.string(),
+  intervalMs: z.number(),
+  retentionMs: z.number(),
+  samples: z.array(z.object({ at: z.string(), pools: z.array(PoolSampleSchema) })),
+});
+
 export type PreviewResult = z.infer<typeof PreviewResultSchema>;
 export type CreateResult = z.infer<typeof CreateResultSchema>;
 export type WorkloadSummary = z.infer<typeof WorkloadSummarySchema>;
@@ -398,3 +468,6 @@ export type AllocationFilter = z.infer<typeof AllocationFilterSchema>;
 export type AllocationEvent = z.infer<typeof AllocationEventSchema>;
 export type WorkloadProgress = z.infer<typeof WorkloadProgressSchema>;
 export type ProgressStage = z.infer<typeof ProgressStageSchema>;
+export type PendingPod = z.infer<typeof PendingPodSchema>;
+export type PoolSample = z.infer<typeof PoolSampleSchema>;
+export type ClusterHistory = z.infer<typeof ClusterHistorySchema>;

@@ -13,7 +13,7 @@ import {
   PreviewResultSchema,
   placePod,
   podDemandOf,
-  readPodAllocation,
+  readPodClaims,
   releaseAllocation,
   type WorkloadRequest,
 } from '@mgpu/shared';
@@ -74,8 +74,8 @@ function statesWithout(
     // The shared states are read-only: the node is cloned before its cards are given back.
     const released = structuredClone(state);
     for (const pod of here) {
-      const allocation = readPodAllocation(pod);
-      if (allocation) releaseAllocation(released, allocation);
+      const claims = readPodClaims(pod);
+      if (claims) releaseAllocation(released, claims);
     }
     return released;
   });

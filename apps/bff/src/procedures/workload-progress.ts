@@ -2,12 +2,11 @@ import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import type { SharedInformer } from '@mgpu/kube-client';
 import {
   type AllocationRecord,
-  gpuIndexAnnotation,
   type ProgressStage,
-  parseCardIndexes,
   placePod,
   podDemandOf,
   type Rejection,
+  schedulerCards,
   type WorkloadProgress,
   WorkloadProgressSchema,
   WorkloadRefSchema,
@@ -17,6 +16,7 @@ import { tracked } from '@trpc/server';
 import { z } from 'zod';
 import { currentNodeStates } from '../cluster/inventory.js';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
+import { ChangeSignal } from '../live/change-signal.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
@@ -78,10 +78,9 @@ export function workloadProgress(
     .snapshot({ namespace })
     .filter((record) => podNames.has(record.pod));
   const podViews = pods.map((pod) => {
-    const annotations = pod.metadata?.annotations ?? {};
     const cards: Record<string, number[]> = {};
     for (const container of pod.spec?.containers ?? []) {
-      const indexes = parseCardIndexes(annotations[gpuIndexAnnotation(container.name)]);
+      const indexes = schedulerCards(pod, container.name);
       if (indexes) cards[container.name] = indexes;
     }
     const unschedulable = unschedulableReason(pod);
@@ -169,44 +168,6 @@ export function workloadProgress(
 export const WorkloadProgressInputSchema = WorkloadRefSchema.extend({
   lastEventId: z.string().nullish(),
 });
-
-/** Changes within this window are answered with one recomputed state. */
-const COALESCE_MS = 25;
-
-/**
- * Wakes one waiting loop however many changes arrived since it last looked: no queue that grows
- * when the cluster changes faster than the state is recomputed.
- */
-class ChangeSignal {
-  private dirty = false;
-  private wake: (() => void) | undefined;
-
-  notify(): void {
-    this.dirty = true;
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
-  }
-
-  /** Resolves once something changed (and a short window for its siblings passed), or on abort. */
-  async changed(signal: AbortSignal | undefined): Promise<boolean> {
-    if (signal?.aborted) return false;
-    if (!this.dirty) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          signal?.removeEventListener('abort', done);
-          resolve();
-        };
-        this.wake = done;
-        signal?.addEventListener('abort', done, { once: true });
-      });
-    }
-    if (signal?.aborted) return false;
-    await new Promise((resolve) => setTimeout(resolve, COALESCE_MS));
-    this.dirty = false;
-    return !signal?.aborted;
-  }
-}
 
 export const workloadProgressSubscription = publicProcedure
   .input(WorkloadProgressInputSchema)

@@ -12,7 +12,6 @@ export * from './controller.js';
 export * from './deployment-controller.js';
 export * from './event-recorder.js';
 export * from './job-controller.js';
-export * from './mgpu-node.js';
 export * from './node-agent.js';
 export * from './replicaset-controller.js';
 export * from './rolling-update.js';
