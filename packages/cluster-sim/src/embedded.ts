@@ -9,8 +9,8 @@ import { startDeploymentController } from './controllers/deployment-controller.j
 import { startJobController } from './controllers/job-controller.js';
 import { startNodeAgents } from './controllers/node-agent.js';
 import { startReplicaSetController } from './controllers/replicaset-controller.js';
-import { startStatefulSetController } from './controllers/statefulset-controller.js';
 import { type SchedulerOptions, startScheduler } from './controllers/scheduler.js';
+import { startStatefulSetController } from './controllers/statefulset-controller.js';
 import {
   loadTopology,
   type Topology,

@@ -109,8 +109,6 @@ const wrapBare = (input: unknown): unknown => {
   return { request, lang, clientRequestId };
 };
 
-
-
 export const CreateInputSchema = z.preprocess(
   wrapBare,
   z.object({

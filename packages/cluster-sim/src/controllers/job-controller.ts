@@ -1,5 +1,4 @@
 import type { KubeConfig, V1Job, V1JobCondition, V1Pod } from '@kubernetes/client-node';
-import { isPodReady } from './replicaset-controller.js';
 import {
   isNotFound,
   type KubeClients,
@@ -9,6 +8,7 @@ import {
   startInformer,
 } from '@mgpu/kube-client';
 import { Controller, type RunningController } from './controller.js';
+import { isPodReady } from './replicaset-controller.js';
 
 /** Created pods not seen within this long are forgotten (the watch lost them). */
 const EXPECTATION_TTL_MS = 10_000;

@@ -1,7 +1,4 @@
 import type { KubeConfig, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import { isTerminalPod } from '@mgpu/shared';
-import { podTemplateHash } from './deployment-controller.js';
-import { isPodReady } from './replicaset-controller.js';
 import {
   isConflict,
   isNotFound,
@@ -11,7 +8,10 @@ import {
   splitKey,
   startInformer,
 } from '@mgpu/kube-client';
+import { isTerminalPod } from '@mgpu/shared';
 import { Controller, type RunningController } from './controller.js';
+import { podTemplateHash } from './deployment-controller.js';
+import { isPodReady } from './replicaset-controller.js';
 
 export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
 export const STATEFULSET_POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
