@@ -14,6 +14,7 @@ export * from './messages.js';
 export * from './mgpu-node.js';
 export * from './placement/index.js';
 export * from './pools.js';
+export * from './quota.js';
 export * from './read-workload.js';
 export * from './request.js';
 export * from './rules.js';
