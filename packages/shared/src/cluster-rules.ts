@@ -61,6 +61,8 @@ function evaluateQuotas(
         params: {
           namespace: quota.namespace,
           quota: quota.name,
+          container: first?.share.name ?? '',
+          field,
           resource,
           replicas,
           perPod: charge,

@@ -78,6 +78,7 @@ const zhList = (items: readonly (string | number)[], word = '或') =>
   items.length <= 1
     ? items.join('')
     : `${items.slice(0, -1).join('、')} ${word} ${items[items.length - 1]}`;
+const QUOTA_FIELD_LABEL = { compute: 'compute', memoryGiB: 'memory', cards: 'cards' } as const;
 /** A quota amount in its unit: mgpu-core is percent of one card, mgpu-memory MiB. */
 const quotaEn = (resource: string, n: number) =>
   resource === QUOTA_CORE
@@ -318,7 +319,7 @@ const english: Catalog = {
     fix: 'Set requests and limits to the same value.',
   }),
   'quota-exceeded': (p) => ({
-    message: `ResourceQuota "${p.quota}" of ${en.namespace} "${p.namespace}" limits ${p.resource} to ${quotaEn(p.resource, p.limit)} and ${quotaEn(p.resource, p.used)} is used; ${p.replicas === 1 ? 'this pod asks for' : `${p.replicas} replicas × ${p.perPod} ask for`} ${quotaEn(p.resource, p.requested)} more.`,
+    message: `ResourceQuota "${p.quota}" of ${en.namespace} "${p.namespace}" limits ${p.resource} to ${quotaEn(p.resource, p.limit)} and ${quotaEn(p.resource, p.used)} is used; ${p.replicas === 1 ? 'this pod asks for' : `${p.replicas} replicas × ${p.perPod} ask for`} ${quotaEn(p.resource, p.requested)} more (${enOf(en[QUOTA_FIELD_LABEL[p.field]], p.container)}).`,
     fix:
       p.maxPerPod > 0
         ? `Ask for at most ${quotaEn(p.resource, p.maxPerPod)} per pod${p.replicas > 1 && p.maxReplicas > 0 ? `, or run at most ${p.maxReplicas} replicas` : ''}, or have the quota raised (kubectl describe resourcequota ${p.quota} -n ${p.namespace}).`
@@ -539,7 +540,7 @@ const chinese: Catalog = {
     fix: '请将 requests 与 limits 设为相同的值。',
   }),
   'quota-exceeded': (p) => ({
-    message: `${zh.namespace} ${p.namespace} 的资源配额 ${p.quota} 将 ${p.resource} 限制为 ${quotaZh(p.resource, p.limit)}，已使用 ${quotaZh(p.resource, p.used)}；${p.replicas === 1 ? '本 Pod 还需' : `${p.replicas} 个副本 × ${p.perPod} 还需`} ${quotaZh(p.resource, p.requested)}，超出配额。`,
+    message: `${zh.namespace} ${p.namespace} 的资源配额 ${p.quota} 将 ${p.resource} 限制为 ${quotaZh(p.resource, p.limit)}，已使用 ${quotaZh(p.resource, p.used)}；${p.replicas === 1 ? '本 Pod 还需' : `${p.replicas} 个副本 × ${p.perPod} 还需`} ${quotaZh(p.resource, p.requested)}（${zhOf(zh[QUOTA_FIELD_LABEL[p.field]], p.container)}），超出配额。`,
     fix:
       p.maxPerPod > 0
         ? `每个 Pod 最多申请 ${quotaZh(p.resource, p.maxPerPod)}${p.replicas > 1 && p.maxReplicas > 0 ? `，或最多运行 ${p.maxReplicas} 个副本` : ''}，或请管理员提高配额（kubectl describe resourcequota ${p.quota} -n ${p.namespace}）。`

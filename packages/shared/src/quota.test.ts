@@ -158,6 +158,8 @@ describe('quota-exceeded: the request against its namespace quotas', () => {
       params: {
         namespace: 'team-a',
         quota: 'gpu',
+        container: 'worker',
+        field: 'compute',
         resource: QUOTA_CORE,
         replicas: 1,
         perPod: 120,
@@ -202,7 +204,7 @@ describe('quota-exceeded: the request against its namespace quotas', () => {
       {
         path: 'containers.0.gpu.compute',
         rule: 'quota-exceeded',
-        message: `ResourceQuota "gpu" of Namespace "team-a" limits ${QUOTA_CORE} to 400 (4 cards) and 100 (1 card) is used; 3 replicas × 120 ask for 360 (3.6 cards) more.`,
+        message: `ResourceQuota "gpu" of Namespace "team-a" limits ${QUOTA_CORE} to 400 (4 cards) and 100 (1 card) is used; 3 replicas × 120 ask for 360 (3.6 cards) more (GPU compute of container "worker").`,
         fix: 'Ask for at most 100 (1 card) per pod, or run at most 2 replicas, or have the quota raised (kubectl describe resourcequota gpu -n team-a).',
       },
     ]);

@@ -228,6 +228,9 @@ export interface RuleParams {
     namespace: string;
     /** The ResourceQuota's name. */
     quota: string;
+    /** The first container that asks for the resource, and the field it is typed into. */
+    container: string;
+    field: 'compute' | 'memoryGiB' | 'cards';
     /** The quota resource, e.g. `requests.vke.volcengine.com/mgpu-core`. */
     resource: string;
     replicas: number;
