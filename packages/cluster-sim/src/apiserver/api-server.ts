@@ -7,6 +7,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { DEFAULT_EVENT_TTL_MS, EventExpiry } from './event-expiry.js';
 import { ObjectStore } from './object-store.js';
+import { QuotaStatus } from './quota-status.js';
 import { Registry } from './registry.js';
 import { requestWarnings } from './request-options.js';
 import { findResource, findResourceByKind } from './resource-table.js';
@@ -70,6 +71,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     options.eventTtlMs ?? DEFAULT_EVENT_TTL_MS,
   );
   eventExpiry.start();
+  const quotaStatus = new QuotaStatus(store);
+  quotaStatus.start();
   const stateWriter = options.stateFile
     ? new StateFileWriter(
         options.stateFile,
@@ -128,6 +131,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     registry,
     close: async () => {
       eventExpiry.stop();
+      quotaStatus.stop();
       registry.stop();
       watches.closeAll();
       app.server.closeAllConnections();

@@ -216,3 +216,21 @@ export const eventColumns: TableColumn[] = [
 
 /** Node-agent reports are free-form, so only the generic columns a CRD without printer columns gets. */
 export const mgpuNodeColumns: TableColumn[] = [nameColumn, ageColumn];
+
+/** printResourceQuota: `<resource>: <used>/<hard>` by sorted name, limits.* in a column of their own. */
+function quotaCell(quota: KubeObject, limits: boolean): string {
+  const hard = recordAt(quota, 'status', 'hard') ?? {};
+  const used = recordAt(quota, 'status', 'used') ?? {};
+  return Object.keys(hard)
+    .sort()
+    .filter((name) => name.startsWith('limits.') === limits)
+    .map((name) => `${name}: ${String(used[name] ?? '0')}/${String(hard[name])}`)
+    .join(', ');
+}
+
+export const resourceQuotaColumns: TableColumn[] = [
+  nameColumn,
+  ageColumn,
+  column('Request', (quota) => quotaCell(quota, false)),
+  column('Limit', (quota) => quotaCell(quota, true)),
+];

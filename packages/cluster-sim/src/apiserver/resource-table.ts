@@ -24,6 +24,7 @@ import {
   nodeColumns,
   podColumns,
   replicaSetColumns,
+  resourceQuotaColumns,
   type TableColumn,
 } from './printers.js';
 import type { StatusCause } from './status.js';
@@ -175,6 +176,19 @@ export const RESOURCES: readonly ResourceDefinition[] = [
     ],
     returnsDeletedObject: true,
     columns: eventColumns,
+  }),
+  resource({
+    group: '',
+    version: 'v1',
+    kind: 'ResourceQuota',
+    plural: 'resourcequotas',
+    namespaced: true,
+    shortNames: ['quota'],
+    statusSubresource: true,
+    // Status is the quota controller's (quota-status.ts); a create starts with none, as upstream.
+    initialStatus: () => ({}),
+    returnsDeletedObject: true,
+    columns: resourceQuotaColumns,
   }),
   resource({
     group: 'apps',
