@@ -116,9 +116,8 @@ export function admitPodQuota(
       (name) => (used[name] ?? 0) + (usage[name] ?? 0) > (hard[name] ?? 0),
     );
     if (exceeded.length === 0) continue;
-    // Name generation has not happened yet upstream: a generateName pod is named by its prefix.
-    const metadata = (body as { metadata?: { name?: string; generateName?: string } }).metadata;
-    const name = metadata?.name || metadata?.generateName || 'Unknown';
+    // kube-apiserver generates the name before admission: a generateName pod is refused by it.
+    const name = pod.metadata.name ?? '';
     throw new ApiError(
       403,
       'Forbidden',

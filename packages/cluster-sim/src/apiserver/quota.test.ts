@@ -102,12 +102,14 @@ describe('ResourceQuota on mGPU resources', () => {
       details: { name: 'over', kind: 'pods' },
       message: `pods "over" is forbidden: exceeded quota: gpu, requested: ${QUOTA_CORE}=100, used: ${QUOTA_CORE}=120, limited: ${QUOTA_CORE}=200`,
     });
-    // Both resources over: both named, in sorted order; a generateName pod by its prefix.
+    // Both resources over: both named, in sorted order; a generateName pod by the name it got.
     const both = await expectStatus(
       core.createNamespacedPod({ namespace, body: gpuPod({ generateName: 'gen-' }, 100, 12288) }),
     );
+    const generated = both.details?.name ?? '';
+    expect(generated).toMatch(/^gen-[a-z0-9]{5}$/);
     expect(both.message).toBe(
-      `pods "gen-" is forbidden: exceeded quota: gpu, requested: ${QUOTA_CORE}=100,${QUOTA_MEMORY}=12288, used: ${QUOTA_CORE}=120,${QUOTA_MEMORY}=8192, limited: ${QUOTA_CORE}=200,${QUOTA_MEMORY}=16384`,
+      `pods "${generated}" is forbidden: exceeded quota: gpu, requested: ${QUOTA_CORE}=100,${QUOTA_MEMORY}=12288, used: ${QUOTA_CORE}=120,${QUOTA_MEMORY}=8192, limited: ${QUOTA_CORE}=200,${QUOTA_MEMORY}=16384`,
     );
 
     // Exactly up to the limit is allowed; a pod without GPU requests is not charged.
