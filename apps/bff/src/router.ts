@@ -1,5 +1,6 @@
 import { allocationsWatch } from './procedures/allocations-watch.js';
 import { clusterNodes } from './procedures/cluster-nodes.js';
+import { clusterQuotas } from './procedures/cluster-quotas.js';
 import { clusterSummary } from './procedures/cluster-summary.js';
 import { gpuModels } from './procedures/gpu-models.js';
 import { workloadCreate } from './procedures/workload-create.js';
@@ -12,7 +13,7 @@ import { router } from './trpc/init.js';
 
 /** The BFF's procedures (spec §7); the names are a contract with outside scripts. */
 export const appRouter = router({
-  cluster: router({ summary: clusterSummary, nodes: clusterNodes }),
+  cluster: router({ summary: clusterSummary, nodes: clusterNodes, quotas: clusterQuotas }),
   gpu: router({ models: gpuModels }),
   workload: router({
     preview: workloadPreview,

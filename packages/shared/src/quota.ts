@@ -160,3 +160,23 @@ export function formatQuotaAmount(amount: number): string {
   }
   return `${value}${suffixes[exponent]}`;
 }
+
+/** A quota's mGPU resources as `cluster.quotas` and the form show them; undefined without any. */
+export function mgpuQuotaUsage(quota: NamespaceQuota):
+  | {
+      namespace: string;
+      name: string;
+      resources: { resource: string; used: number; limit: number }[];
+    }
+  | undefined {
+  const resources = MGPU_QUOTA_RESOURCES.filter(
+    (resource) => quota.hard[resource] !== undefined,
+  ).map((resource) => ({
+    resource,
+    used: quota.used[resource] ?? 0,
+    limit: quota.hard[resource] ?? 0,
+  }));
+  return resources.length > 0
+    ? { namespace: quota.namespace, name: quota.name, resources }
+    : undefined;
+}

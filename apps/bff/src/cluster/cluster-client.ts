@@ -7,6 +7,7 @@ import {
   type V1Deployment,
   type V1Node,
   type V1Pod,
+  type V1ResourceQuota,
   VersionApi,
 } from '@kubernetes/client-node';
 import { makeClients } from '@mgpu/cluster-sim';
@@ -27,6 +28,8 @@ export class ClusterClient {
   readonly nodes: SharedInformer<V1Node>;
   readonly deployments: SharedInformer<V1Deployment>;
   readonly mgpuNodes: SharedInformer<MgpuNodeObject>;
+  /** ResourceQuotas of every namespace: the `quota-exceeded` rule and the used / limit figures. */
+  readonly resourceQuotas: SharedInformer<V1ResourceQuota>;
 
   constructor(readonly kubeConfig: KubeConfig) {
     // Keep-alive connections with the kubeconfig's credentials: client-node alone opens a new
@@ -42,6 +45,9 @@ export class ClusterClient {
     this.nodes = new SharedInformer(kubeConfig, '/api/v1/nodes', () => this.core.listNode());
     this.deployments = new SharedInformer(kubeConfig, '/apis/apps/v1/deployments', () =>
       this.apps.listDeploymentForAllNamespaces(),
+    );
+    this.resourceQuotas = new SharedInformer(kubeConfig, '/api/v1/resourcequotas', () =>
+      this.core.listResourceQuotaForAllNamespaces(),
     );
     const { group, version, plural } = MGPU_NODE_RESOURCE;
     this.mgpuNodes = new SharedInformer<MgpuNodeObject>(
@@ -71,6 +77,7 @@ export class ClusterClient {
       this.nodes.start(),
       this.deployments.start(),
       this.mgpuNodes.start(),
+      this.resourceQuotas.start(),
     ]);
   }
 
@@ -80,6 +87,7 @@ export class ClusterClient {
       this.nodes.stop(),
       this.deployments.stop(),
       this.mgpuNodes.stop(),
+      this.resourceQuotas.stop(),
     ]);
   }
 
