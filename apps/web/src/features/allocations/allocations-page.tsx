@@ -27,6 +27,7 @@ import { InstanceList } from './instance-list.js';
 import { NodeList } from './node-list.js';
 import { NodeView } from './node-view.js';
 import { PoolOverview } from './pool-overview.js';
+import { QuotaOverview } from './quota-overview.js';
 import { StreamBanner, StreamFreshness } from './stream-status.js';
 import { useAllocationStream } from './use-allocation-stream.js';
 import { useModelVersion, useThrottledModelVersion } from './use-model-version.js';
@@ -236,6 +237,13 @@ export function AllocationsPage() {
           <LiveChart model={model} filters={filters} />
         </section>
       </div>
+
+      <section className="alloc-panel" aria-labelledby="alloc-quotas-title">
+        <h2 id="alloc-quotas-title" className="section-title">
+          {t('allocations.quotas.title')}
+        </h2>
+        <QuotaOverview namespace={filters.namespace} />
+      </section>
 
       {state.instance ? (
         <LiveInstanceDetail model={model} id={state.instance} linkTo={linkTo} />

@@ -6,6 +6,7 @@ import { NativeSelect } from '../../components/native-select.js';
 import { TextInput } from '../../components/text-input.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { FieldFrame, TextField } from './field-frame.js';
+import { NamespaceQuota } from './namespace-quota.js';
 
 interface WorkloadFieldsProps {
   control: Control<WorkloadRequestInput>;
@@ -34,6 +35,7 @@ function WorkloadFieldsView({ control }: WorkloadFieldsProps) {
           )}
         </FieldFrame>
       </div>
+      <NamespaceQuota />
       <FieldFrame
         control={control}
         path="computePolicy"
