@@ -4,7 +4,7 @@ import { type ContainerShare, largestWholeGiB } from './card-shares.js';
 import type { GpuInventory, GpuPool } from './inventory.js';
 import { knownModels } from './inventory.js';
 import { containerResources } from './manifest.js';
-import { podQuotaUsage } from './quota.js';
+import { podQuotaUsage, QUOTA_CORE, QUOTA_MEMORY, quotaResourceOf } from './quota.js';
 import {
   type ComputePolicy,
   DEFAULT_NODE_POLICY,
@@ -17,9 +17,9 @@ import { MAX_INSTANCES_PER_CARD, VKE } from './vke.js';
 
 /** The request field each GPU quota resource is typed into. */
 const QUOTA_FIELDS: Record<string, 'compute' | 'memoryGiB' | 'cards'> = {
-  [`requests.${VKE.coreResource}`]: 'compute',
-  [`requests.${VKE.memoryResource}`]: 'memoryGiB',
-  [`requests.${VKE.nvidiaResource}`]: 'cards',
+  [QUOTA_CORE]: 'compute',
+  [QUOTA_MEMORY]: 'memoryGiB',
+  [quotaResourceOf(VKE.nvidiaResource)]: 'cards',
 };
 
 /**
