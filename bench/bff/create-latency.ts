@@ -8,7 +8,8 @@
 import http from 'node:http';
 import { loadavg } from 'node:os';
 import { embeddedConnection, startBff } from '@mgpu/bff';
-import { kubeConfigFor, makeClients } from '@mgpu/cluster-sim';
+import { kubeConfigFor } from '@mgpu/cluster-sim';
+import { makeClients } from '@mgpu/kube-client';
 import { checkRequest, WorkloadRequestSchema } from '@mgpu/shared';
 import { heading, median, percentile } from '../lib/report.js';
 import { startSimProcess } from '../lib/sim-process.js';
@@ -17,11 +18,11 @@ const ROUNDS = Number(process.env.ROUNDS ?? 150);
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 50);
 const cluster = await startSimProcess();
 const bff = await startBff({
-  connection: embeddedConnection(cluster.url),
+  connection: embeddedConnection(cluster),
   port: 0,
   logger: false,
 });
-const { apps } = makeClients(kubeConfigFor(cluster.url));
+const { apps } = makeClients(kubeConfigFor(cluster));
 // Zero replicas: this measures the create path, not scheduling.
 const request = (name: string) => ({
   name,

@@ -17,7 +17,7 @@ const HELD = Number(process.env.HELD ?? 200);
 
 const cluster = await startSimProcess();
 // The production timeouts (headers 10 s, whole request 30 s): the figures are what ships.
-const bff = await startBff({ connection: embeddedConnection(cluster.url), port: 0, logger: false });
+const bff = await startBff({ connection: embeddedConnection(cluster), port: 0, logger: false });
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const rssMiB = () => {

@@ -41,7 +41,7 @@ const proxy = net.createServer((client) => {
 await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
 const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
 const bff = await startBff({
-  connection: embeddedConnection(proxyUrl),
+  connection: embeddedConnection({ url: proxyUrl, token: cluster.token }),
   port: 0,
   logger: false,
 });

@@ -10,12 +10,11 @@
  *
  * `PODS=2000 NODES=200 pnpm bench scheduling` for a smaller run; EVENTS=0 writes none.
  */
+import { makeClients, startInformer } from '@mgpu/kube-client';
 import {
   generateTopology,
   kubeConfigFor,
-  makeClients,
   startApiServer,
-  startInformer,
   startNodeAgents,
   startScheduler,
 } from '../../packages/cluster-sim/src/index.js';
@@ -37,7 +36,7 @@ heading(
   '≥ 300 pods/s, 0 outcomes without an Event',
 );
 const server = await startApiServer({ port: 0, watchWindow: PODS * 8 });
-const kubeConfig = kubeConfigFor(server.url);
+const kubeConfig = kubeConfigFor(server);
 const { core } = makeClients(kubeConfig);
 const log = (message: string) => process.stderr.write(`${message}\n`);
 

@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApiServer } from '../../packages/cluster-sim/src/index.js';
+import { authorizationFor, startApiServer } from '../../packages/cluster-sim/src/index.js';
 import { heading, median, percentile } from '../lib/report.js';
 
 const CREATES = 200;
@@ -33,7 +33,7 @@ async function measure(stateFile: string | undefined, parallel: number): Promise
           const started = performance.now();
           const response = await fetch(`${server.url}/api/v1/namespaces/default/pods`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json' },
+            headers: { 'content-type': 'application/json', ...authorizationFor(server) },
             body: pod(name),
           });
           await response.text();

@@ -5,7 +5,7 @@
  * machine's 2 cores), so the figure is conservative. Figures only, no assertions.
  */
 import http from 'node:http';
-import { startApiServer } from '../../packages/cluster-sim/src/index.js';
+import { authorizationFor, startApiServer } from '../../packages/cluster-sim/src/index.js';
 import { heading, percentile } from '../lib/report.js';
 
 const WATCHERS = 100;
@@ -25,7 +25,11 @@ function request(
       {
         method,
         agent,
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...authorizationFor(server),
+        },
       },
       (response) => {
         let text = '';
@@ -49,7 +53,7 @@ function openWatch(
   return new Promise((resolve, reject) => {
     const outgoing = http.get(
       url,
-      { agent, headers: { accept: 'application/json' } },
+      { agent, headers: { accept: 'application/json', ...authorizationFor(server) } },
       (response) => {
         let buffered = '';
         response.setEncoding('utf8');

@@ -24,12 +24,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import {
-  generateTopology,
-  mergePatch,
-  SCHEDULER_NAME,
-  startInformer,
-} from '../../packages/cluster-sim/src/index.js';
+import { mergePatch, startInformer } from '@mgpu/kube-client';
+import { generateTopology, SCHEDULER_NAME } from '../../packages/cluster-sim/src/index.js';
 import {
   CLUSTER_ROLES_FILE,
   createFromFile,

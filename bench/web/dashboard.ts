@@ -28,11 +28,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { makeClients } from '@mgpu/kube-client';
 import type { Page } from 'playwright-core';
 import {
   generateTopology,
   kubeConfigFor,
-  makeClients,
   startApiServer,
   startNodeAgents,
   startScheduler,
@@ -202,7 +202,7 @@ async function main() {
   // The cluster in this process, like bench/cluster-sim: a watch window large enough that the
   // BFF's informers never fall behind it at this rate.
   const server = await startApiServer({ port: 0, watchWindow: 200_000 });
-  const kubeConfig = kubeConfigFor(server.url);
+  const kubeConfig = kubeConfigFor(server);
   // Connections kept alive, as the controllers keep theirs: client-node's own client opens a new
   // TCP connection per request, which cost the shared cores more than the API server's work.
   const { core } = makeClients(kubeConfig);

@@ -21,16 +21,23 @@ export function freePort(): Promise<number> {
  * A second console (built BFF on its own embedded cluster) for tests that stop and start it;
  * resolves once `/readyz` answers. The state file lets a restart keep what the test created.
  */
-export async function startConsole(
+export function startConsole(
   port: number,
   stateFile: string,
   extraArgs: readonly string[] = [],
 ): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [bffMain, '--embedded', '--port', String(port), '--state-file', stateFile, ...extraArgs],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  return runConsole(port, ['--embedded', '--state-file', stateFile, ...extraArgs]);
+}
+
+/** A console (built BFF) on a cluster of the test's own, through its kubeconfig. */
+export function startConsoleOn(port: number, kubeconfig: string): Promise<ChildProcess> {
+  return runConsole(port, ['--kubeconfig', kubeconfig]);
+}
+
+async function runConsole(port: number, args: readonly string[]): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [bffMain, '--port', String(port), ...args], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the console exited with ${child.exitCode}`);
     try {

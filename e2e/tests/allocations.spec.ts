@@ -1,19 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-
-/** The seed's example (spec §3/§6): 1.2 compute on 2 cards, 8 GiB → 60 % and 4096 MiB per card. */
-const seedRequest = (name: string) => ({
-  name,
-  namespace: 'default',
-  replicas: 1,
-  computePolicy: 'native-burst-share',
-  containers: [
-    {
-      name: 'worker',
-      image: 'nginx:1.27',
-      gpu: { type: 'mgpu', multiCard: true, compute: '1.2', memoryGiB: '8', cards: 2 },
-    },
-  ],
-});
+import { seedRequest } from '../support/seed.js';
 
 /** Scripts call the API with the console's own Origin (README, "The console's HTTP API"). */
 async function callApi(page: Page, procedure: string, body: unknown) {

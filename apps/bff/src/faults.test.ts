@@ -39,7 +39,7 @@ describe.runIf(onSim)('the API server restarts while dashboards watch', () => {
     const port = cluster.port;
     cleanups.push(() => cluster.stop());
     const bff: RunningBff = await startBff({
-      connection: embeddedConnection(cluster.url),
+      connection: embeddedConnection(cluster),
       port: 0,
       logger: false,
     });
@@ -68,7 +68,8 @@ describe.runIf(onSim)('the API server restarts while dashboards watch', () => {
     await eventually(() => recordsOf(before).length === 2, 'the first workload on the stream');
 
     await cluster.stop();
-    cluster = await startEmbeddedCluster({ port, stateFile, log: () => {} });
+    // Restarted as with the same flags: the same port, state file and token.
+    cluster = await startEmbeddedCluster({ port, stateFile, token: cluster.token, log: () => {} });
 
     const after = uniqueName('after');
     await eventually(async () => {
@@ -100,7 +101,7 @@ describe.runIf(onSim)('watch versions that expired', () => {
     let server = await startApiServer({ stateFile, watchWindow: 3 });
     const port = server.port;
     cleanups.push(() => server.close());
-    const kubeConfig = kubeConfigFor(server.url);
+    const kubeConfig = kubeConfigFor(server);
     const client = new ClusterClient(kubeConfig);
     cleanups.push(() => client.stopInformers());
     await client.pods.start();
@@ -116,7 +117,7 @@ describe.runIf(onSim)('watch versions that expired', () => {
 
     // While the informer is away, far more changes than the watch window keeps.
     await server.close();
-    server = await startApiServer({ port, stateFile, watchWindow: 3 });
+    server = await startApiServer({ port, stateFile, watchWindow: 3, token: server.token });
     for (let index = 0; index < 12; index++) {
       await core.createNamespacedPod({ namespace: 'default', body: pod(`later-${index}`) });
     }
@@ -170,7 +171,7 @@ describe.runIf(onSim)('a slow API server', () => {
     const proxy = await slowProxy(new URL(cluster.url));
     cleanups.push(() => proxy.close());
     const bff = await startBff({
-      connection: embeddedConnection(proxy.url),
+      connection: embeddedConnection({ url: proxy.url, token: cluster.token }),
       port: 0,
       logger: false,
     });

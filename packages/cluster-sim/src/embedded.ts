@@ -1,16 +1,14 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { chmod, writeFile } from 'node:fs/promises';
+import { type Cluster, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { isConflict } from '@mgpu/kube-client';
 import { parse, stringify } from 'yaml';
 import { type ApiServer, startApiServer } from './apiserver/api-server.js';
+import type { RunningController } from './controllers/controller.js';
 import { startDeploymentController } from './controllers/deployment-controller.js';
-import { isConflict } from './controllers/kube.js';
 import { startNodeAgents } from './controllers/node-agent.js';
-import {
-  type RunningController,
-  type SchedulerOptions,
-  startScheduler,
-} from './controllers/scheduler.js';
+import { startReplicaSetController } from './controllers/replicaset-controller.js';
+import { type SchedulerOptions, startScheduler } from './controllers/scheduler.js';
 import {
   loadTopology,
   type Topology,
@@ -31,31 +29,67 @@ export interface EmbeddedClusterOptions {
   eventTtlMs?: number;
   /** Where controller errors go; standard error by default. */
   log?: (message: string) => void;
+  /** The API's bearer token, e.g. an earlier start's so its clients keep working; random if absent. */
+  token?: string;
 }
 
-export interface EmbeddedCluster {
-  url: string;
+export interface EmbeddedCluster extends EmbeddedApi {
   port: number;
+  /** Plain HTTP with the token (`token`, which the written kubeconfig carries too). */
   kubeConfig: KubeConfig;
   topology: Topology;
-  /** Writes a kubeconfig for kubectl and other clients. */
+  /** Writes a kubeconfig for kubectl and other clients (TLS with the CA, the token; 0600). */
   writeKubeconfig(file: string): Promise<void>;
   /** Resolves once the controllers have nothing queued. */
   idle(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export function kubeConfigFor(url: string): KubeConfig {
+function simKubeConfig(cluster: Cluster, token: string): KubeConfig {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromOptions({
-    clusters: [{ name: 'mgpu-sim', server: url, skipTLSVerify: true }],
-    users: [{ name: 'mgpu-sim-admin' }],
+    clusters: [cluster],
+    users: [{ name: 'mgpu-sim-admin', token }],
     contexts: [
       { name: 'mgpu-sim', cluster: 'mgpu-sim', user: 'mgpu-sim-admin', namespace: 'default' },
     ],
     currentContext: 'mgpu-sim',
   });
   return kubeConfig;
+}
+
+/** Where the embedded API answers over plain HTTP, and the bearer token it wants. */
+export interface EmbeddedApi {
+  url: string;
+  token: string;
+}
+
+/** The header that authenticates a request to the embedded API (raw HTTP clients, tests). */
+export function authorizationFor(api: Pick<EmbeddedApi, 'token'>): { authorization: string } {
+  return { authorization: `Bearer ${api.token}` };
+}
+
+/**
+ * A kubeconfig for in-process clients (the console, the controllers) of the embedded API:
+ * plain HTTP, which costs no handshakes, with the server's bearer token.
+ */
+export function kubeConfigFor(api: EmbeddedApi): KubeConfig {
+  // client-node 1.x refuses plain http unless TLS verification is (vacuously) skipped.
+  return simKubeConfig({ name: 'mgpu-sim', server: api.url, skipTLSVerify: true }, api.token);
+}
+
+/**
+ * The kubeconfig for kubectl and other outside clients: TLS, verified against the CA the server
+ * made at start, since client-go sends a kubeconfig's token only over TLS.
+ */
+export function kubeConfigForClients(
+  server: Pick<ApiServer, 'httpsUrl' | 'token' | 'certificate'>,
+): KubeConfig {
+  const caData = Buffer.from(server.certificate.certificateAuthority).toString('base64');
+  return simKubeConfig(
+    { name: 'mgpu-sim', server: server.httpsUrl, caData, skipTLSVerify: false },
+    server.token,
+  );
 }
 
 /**
@@ -78,8 +112,9 @@ export async function startEmbeddedCluster(
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.stateFile !== undefined ? { stateFile: options.stateFile } : {}),
     ...(options.eventTtlMs !== undefined ? { eventTtlMs: options.eventTtlMs } : {}),
+    ...(options.token !== undefined ? { token: options.token } : {}),
   });
-  const kubeConfig = kubeConfigFor(server.url);
+  const kubeConfig = kubeConfigFor(server);
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const running: RunningController[] = [];
   const stop = async () => {
@@ -109,6 +144,7 @@ export async function startEmbeddedCluster(
       }
     }
     running.push(await startScheduler(kubeConfig, { log, ...options.scheduler }));
+    running.push(await startReplicaSetController(kubeConfig, { log }));
     running.push(await startDeploymentController(kubeConfig, { log }));
   } catch (error) {
     await stop();
@@ -117,10 +153,14 @@ export async function startEmbeddedCluster(
   return {
     url: server.url,
     port: server.port,
+    token: server.token,
     kubeConfig,
     topology,
     async writeKubeconfig(file) {
-      await writeFile(file, stringify(parse(kubeConfig.exportConfig())), { mode: 0o600 });
+      const text = stringify(parse(kubeConfigForClients(server).exportConfig()));
+      // mode applies only to a new file; an existing one is narrowed too, as it holds the token.
+      await writeFile(file, text, { mode: 0o600 });
+      await chmod(file, 0o600);
     },
     async idle() {
       for (const controller of running) await controller.idle();

@@ -12,11 +12,15 @@ export {
   type ResourceDefinition,
 } from './apiserver/resource-table.js';
 export { ApiError, type StatusCause, type StatusObject } from './apiserver/status.js';
+export type { ServingCertificate } from './apiserver/transport.js';
 export * from './controllers/index.js';
 export {
+  authorizationFor,
+  type EmbeddedApi,
   type EmbeddedCluster,
   type EmbeddedClusterOptions,
   kubeConfigFor,
+  kubeConfigForClients,
   startEmbeddedCluster,
 } from './embedded.js';
 export * from './topology/index.js';

@@ -2,10 +2,13 @@
  * `pnpm --silent sim`'s own flags, on the process an operator starts (the sim itself in both
  * tiers: these check its command line, not the cluster behind MGPU_TEST_KUBECONFIG).
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from './duration.js';
 import { eventually } from './test-support/controller-cluster.js';
-import { startSimProcess } from './test-support/sim-process.js';
+import { authorizationFrom, startSimProcess } from './test-support/sim-process.js';
 
 describe('parseDuration reads Go durations as kube-apiserver does', () => {
   it.each([
@@ -33,12 +36,14 @@ describe('pnpm sim --event-ttl', { timeout: 90_000 }, () => {
   });
 
   it('expires an Event that long after its last write', async () => {
-    const sim = startSimProcess(['--port', '0', '--event-ttl', '2s']);
+    const kubeconfig = join(mkdtempSync(join(tmpdir(), 'mgpu-sim-main-')), 'kubeconfig');
+    const sim = startSimProcess(['--port', '0', '--event-ttl', '2s', '--kubeconfig', kubeconfig]);
     try {
       const events = `${await sim.url}/api/v1/namespaces/default/events`;
+      const headers = authorizationFrom(kubeconfig);
       const created = await fetch(events, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...headers },
         body: JSON.stringify({
           apiVersion: 'v1',
           kind: 'Event',
@@ -51,9 +56,10 @@ describe('pnpm sim --event-ttl', { timeout: 90_000 }, () => {
       });
       expect(created.status).toBe(201);
       const createdAt = Date.now();
-      expect((await fetch(`${events}/short-lived`)).status).toBe(200);
+      expect((await fetch(`${events}/short-lived`, { headers })).status).toBe(200);
       await eventually(
-        async () => ((await fetch(`${events}/short-lived`)).status === 404 ? true : undefined),
+        async () =>
+          (await fetch(`${events}/short-lived`, { headers })).status === 404 ? true : undefined,
         20_000,
         'the Event to expire',
       );

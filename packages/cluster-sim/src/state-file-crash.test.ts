@@ -6,13 +6,15 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimProcess } from './test-support/sim-process.js';
+import { authorizationFrom, startSimProcess } from './test-support/sim-process.js';
 
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mgpu-state-crash-'));
 });
-afterAll(async () => rm(dir, { recursive: true, force: true }));
+// The sim outlives its launcher by up to half a second and writes its state file as it stops:
+// retry while its last temp file comes and goes.
+afterAll(async () => rm(dir, { recursive: true, force: true, maxRetries: 5 }));
 
 // Nobody serves this scheduler: the pods stay as created.
 const pod = (name: string) => ({
@@ -22,10 +24,12 @@ const pod = (name: string) => ({
   spec: { schedulerName: 'nobody', containers: [{ name: 'c', image: 'busybox' }] },
 });
 
+let headers = { authorization: '' };
+
 async function create(url: string, name: string): Promise<number> {
   const response = await fetch(`${url}/api/v1/namespaces/default/pods`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(pod(name)),
   });
   await response.text();
@@ -33,7 +37,7 @@ async function create(url: string, name: string): Promise<number> {
 }
 
 async function names(url: string): Promise<Set<string>> {
-  const response = await fetch(`${url}/api/v1/namespaces/default/pods`);
+  const response = await fetch(`${url}/api/v1/namespaces/default/pods`, { headers });
   const list = (await response.json()) as { items: { metadata: { name: string } }[] };
   return new Set(list.items.map((item) => item.metadata.name));
 }
@@ -47,8 +51,11 @@ describe.skipIf(process.env.MGPU_TEST_KUBECONFIG)(
     it('keeps every answered create across kill -9, also when killed during churn', async () => {
       const stateFile = join(dir, 'state.json');
       const answered = new Set<string>();
-      const sim = startSimProcess(['--port', '0', '--state-file', stateFile]);
+      const kubeconfig = join(dir, 'kubeconfig');
+      const args = ['--port', '0', '--state-file', stateFile, '--kubeconfig', kubeconfig];
+      const sim = startSimProcess(args);
       const url = await sim.url;
+      headers = authorizationFrom(kubeconfig);
       // A first round fully answered, then churn that the kill cuts short.
       await Promise.all(
         Array.from({ length: 20 }, async (_, i) => {
@@ -79,9 +86,10 @@ describe.skipIf(process.env.MGPU_TEST_KUBECONFIG)(
       expect(() => JSON.parse(text)).not.toThrow();
       expect((await stat(stateFile)).mode & 0o777).toBe(0o600);
 
-      const again = startSimProcess(['--port', '0', '--state-file', stateFile]);
+      const again = startSimProcess(args);
       try {
         const restartedUrl = await again.url;
+        headers = authorizationFrom(kubeconfig);
         const present = await names(restartedUrl);
         const missing = [...counted].filter((name) => !present.has(name));
         expect(missing).toEqual([]);

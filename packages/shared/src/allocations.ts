@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { evaluateRequest } from './check.js';
 import type { MgpuInstanceReport, MgpuNodeStatus } from './mgpu-node.js';
+import { type OwnerReferenceLike, workloadOfPod } from './ownership.js';
 import { parseCardIndexes, parseQuantity } from './placement/index.js';
 import { readWorkloadObject } from './read-workload.js';
 import { gpuIndexAnnotation, VKE } from './vke.js';
@@ -83,7 +84,7 @@ export interface PodLike {
     uid?: string;
     annotations?: Record<string, string>;
     labels?: Record<string, string>;
-    ownerReferences?: { kind?: string; name?: string }[];
+    ownerReferences?: OwnerReferenceLike[];
   };
   spec?: { nodeName?: string; containers?: unknown[] };
   status?: { phase?: string; containerStatuses?: { name: string; containerID?: string }[] };
@@ -106,17 +107,6 @@ const quantityOf = (container: ContainerLike, resource: string) =>
   parseQuantity(
     container.resources?.limits?.[resource] ?? container.resources?.requests?.[resource],
   );
-
-/** The Deployment behind a pod: its ReplicaSet's name without the pod-template hash. */
-function workloadOf(pod: PodLike): string | null {
-  const owner = pod.metadata?.ownerReferences?.[0];
-  if (owner?.name === undefined) return null;
-  const hash = pod.metadata?.labels?.['pod-template-hash'];
-  if (owner.kind === 'ReplicaSet' && hash && owner.name.endsWith(`-${hash}`)) {
-    return owner.name.slice(0, -hash.length - 1);
-  }
-  return owner.name;
-}
 
 /**
  * Compares what the node reports with what was asked (spec §6: "60 on both cards, matching the
@@ -159,7 +149,7 @@ export function podAllocationRecords(
   if (read === undefined) return [];
   const { shares } = evaluateRequest(read.request);
   const policy = read.computePolicy ?? null;
-  const workload = workloadOf(pod);
+  const workload = workloadOfPod(pod)?.name ?? null;
   const reported = new Map<string, MgpuInstanceReport>();
   for (const card of nodeReport?.cards ?? []) {
     for (const instance of card.instances) {

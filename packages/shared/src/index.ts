@@ -5,13 +5,16 @@ export { type CardShare, type ContainerShare, parseCards } from './card-shares.j
 export * from './check.js';
 export { podsClusterHolds } from './cluster-rules.js';
 export * from './decimal.js';
+export * from './i18n.js';
 export * from './image-reference.js';
 export * from './inventory.js';
+export * from './kube-failure.js';
 export * from './kubernetes-names.js';
 export * from './lint.js';
 export * from './manifest.js';
 export * from './messages.js';
 export * from './mgpu-node.js';
+export * from './ownership.js';
 export * from './placement/index.js';
 export * from './pools.js';
 export * from './quota.js';

@@ -1,4 +1,5 @@
 import { cardsText } from './card-shares.js';
+import { type Translate, translator } from './i18n.js';
 import { QUOTA_CORE, QUOTA_MEMORY } from './quota.js';
 import { MAX_CARDS } from './request.js';
 import type { Lang, RuleId, RuleParams, Violation } from './rules.js';
@@ -31,7 +32,12 @@ const IMAGE_PROBLEM_ZH: Record<RuleParams['image-reference']['problem'], string>
     '不是合法的镜像引用：路径各段为小写字母数字，以“/”分隔，段内用“.”、“_”、“__”或“-”连接。',
 };
 
-type Catalog = { [R in RuleId]: (params: RuleParams[R]) => RuleText };
+/**
+ * The rule messages on the console's one i18n mechanism (`i18n.ts`): one message per rule id, a
+ * function of that rule's own parameters (its wording chooses by them). Each language is typed
+ * by this, so a missing rule or translation does not compile.
+ */
+type RuleCatalog = { readonly [R in RuleId]: (params: RuleParams[R]) => RuleText };
 
 /** Field labels exactly as the form shows them (spec §7), so a message names what to change. */
 export const FIELD_LABELS = {
@@ -96,7 +102,7 @@ const cardsEn = (n: number) => (n === 1 ? '1 card' : `${n} cards`);
 /** Compute is counted in cards: "1 card", "1.2 cards". */
 const computeEn = (compute: string) => (compute.trim() === '1' ? '1 card' : `${compute} cards`);
 
-const english: Catalog = {
+const english: RuleCatalog = {
   'compute-format': ({ container, value, problem, suggestions }) => {
     const field = enOf(en.compute, container);
     const fix = suggestions.length > 0 ? `Try ${enList(suggestions)}.` : undefined;
@@ -329,7 +335,7 @@ const english: Catalog = {
 
 const zhCards = (n: number) => `${n} 张卡`;
 
-const chinese: Catalog = {
+const chinese: RuleCatalog = {
   'compute-format': ({ container, value, problem, suggestions }) => {
     const field = zhOf(zh.compute, container);
     const fix = suggestions.length > 0 ? `可改为 ${zhList(suggestions)}。` : undefined;
@@ -548,10 +554,12 @@ const chinese: Catalog = {
   }),
 };
 
-const CATALOGS: Record<Lang, Catalog> = { en: english, 'zh-CN': chinese };
+const RULE_TEXT: Record<Lang, Translate<RuleCatalog>> = {
+  en: translator<RuleCatalog>(english),
+  'zh-CN': translator<RuleCatalog>(chinese),
+};
 
 /** Puts a broken rule into words in the operator's language. */
 export function describeViolation(violation: Violation, lang: Lang): RuleText {
-  const render = CATALOGS[lang][violation.rule] as (params: Violation['params']) => RuleText;
-  return render(violation.params);
+  return RULE_TEXT[lang](violation.rule, violation.params);
 }

@@ -1,3 +1,10 @@
+import { type Translate, translator } from './i18n.js';
+import {
+  type ConsoleErrorCode,
+  consoleCodeOf,
+  type KubeStatus,
+  kubeFailureOf,
+} from './kube-failure.js';
 import type { WorkloadRequest } from './request.js';
 import type { Lang, RuleError } from './rules.js';
 import { VKE } from './vke.js';
@@ -63,70 +70,89 @@ export function requestPathOfObjectField(
   return '';
 }
 
-const TEXTS: Record<
-  Lang,
-  Record<
-    ServerRule,
-    (detail: string, request: WorkloadRequest) => { message: string; fix?: string }
-  >
-> = {
-  en: {
-    'name-taken': (_d, r) => ({
-      message: `A Deployment named "${r.name}" already exists in namespace "${r.namespace}".`,
-      fix: 'Choose another name, or delete the existing Deployment first.',
-    }),
-    'namespace-not-found': (_d, r) => ({
-      message: `Namespace "${r.namespace}" does not exist in the cluster.`,
-      fix: 'Choose an existing namespace, or create it first.',
-    }),
-    'kubernetes-invalid': (detail) => ({
-      message: `The Kubernetes API refused the object: ${detail}`,
-    }),
-    forbidden: (detail) => ({
-      message: `The console's cluster account may not do this: ${detail}`,
-      fix: 'Ask a cluster administrator for create permission on Deployments in this namespace.',
-    }),
-    'cluster-unavailable': (detail) => ({
-      message: `The Kubernetes API did not answer: ${detail}`,
-      fix: 'Try again in a moment; nothing was created.',
-    }),
-    'client-request-reused': (detail) => ({
-      message: `This submission id already made another workload (${detail}).`,
-      fix: 'Submit the form again: a changed request gets a new id.',
-    }),
-    'not-managed': (_d, r) => ({
-      message: `Deployment "${r.namespace}/${r.name}" was not created by this console (no label app.kubernetes.io/managed-by: mgpu-console).`,
-      fix: 'Delete it with kubectl, or confirm and send the delete again with "force": true.',
-    }),
-  },
-  'zh-CN': {
-    'name-taken': (_d, r) => ({
-      message: `命名空间“${r.namespace}”中已存在名为“${r.name}”的 Deployment。`,
-      fix: '请换一个名称，或先删除已有的 Deployment。',
-    }),
-    'namespace-not-found': (_d, r) => ({
-      message: `集群中不存在命名空间“${r.namespace}”。`,
-      fix: '请选择已有的命名空间，或先创建它。',
-    }),
-    'kubernetes-invalid': (detail) => ({ message: `Kubernetes API 拒绝了该对象：${detail}` }),
-    forbidden: (detail) => ({
-      message: `控制台使用的集群账号无权执行此操作：${detail}`,
-      fix: '请联系集群管理员授予该命名空间中 Deployment 的 create 权限。',
-    }),
-    'cluster-unavailable': (detail) => ({
-      message: `Kubernetes API 没有响应：${detail}`,
-      fix: '请稍后重试；没有创建任何对象。',
-    }),
-    'client-request-reused': (detail) => ({
-      message: `该提交编号已经创建过另一个工作负载（${detail}）。`,
-      fix: '请重新提交表单：修改后的请求会得到新的编号。',
-    }),
-    'not-managed': (_d, r) => ({
-      message: `Deployment“${r.namespace}/${r.name}”不是由本控制台创建的（没有标签 app.kubernetes.io/managed-by: mgpu-console）。`,
-      fix: '请用 kubectl 删除它，或确认后以 "force": true 再次删除。',
-    }),
-  },
+/**
+ * The server rules' messages, on the console's one i18n mechanism (`i18n.ts`): each a function
+ * of the API server's detail and the request; both languages are typed by this.
+ */
+type ServerRuleCatalog = {
+  readonly [R in ServerRule]: (params: { detail: string; request: WorkloadRequest }) => {
+    message: string;
+    fix?: string;
+  };
 };
+
+const english: ServerRuleCatalog = {
+  'name-taken': ({ request: r }) => ({
+    message: `A Deployment named "${r.name}" already exists in namespace "${r.namespace}".`,
+    fix: 'Choose another name, or delete the existing Deployment first.',
+  }),
+  'namespace-not-found': ({ request: r }) => ({
+    message: `Namespace "${r.namespace}" does not exist in the cluster.`,
+    fix: 'Choose an existing namespace, or create it first.',
+  }),
+  'kubernetes-invalid': ({ detail }) => ({
+    message: `The Kubernetes API refused the object: ${detail}`,
+  }),
+  forbidden: ({ detail }) => ({
+    message: `The console's cluster account may not do this: ${detail}`,
+    fix: 'Ask a cluster administrator for create permission on Deployments in this namespace.',
+  }),
+  'cluster-unavailable': ({ detail }) => ({
+    message: `The Kubernetes API did not answer: ${detail}`,
+    fix: 'Try again in a moment; nothing was created.',
+  }),
+  'client-request-reused': ({ detail }) => ({
+    message: `This submission id already made another workload (${detail}).`,
+    fix: 'Submit the form again: a changed request gets a new id.',
+  }),
+  'not-managed': ({ request: r }) => ({
+    message: `Deployment "${r.namespace}/${r.name}" was not created by this console (no label app.kubernetes.io/managed-by: mgpu-console).`,
+    fix: 'Delete it with kubectl, or confirm and send the delete again with "force": true.',
+  }),
+};
+
+const chinese: ServerRuleCatalog = {
+  'name-taken': ({ request: r }) => ({
+    message: `命名空间“${r.namespace}”中已存在名为“${r.name}”的 Deployment。`,
+    fix: '请换一个名称，或先删除已有的 Deployment。',
+  }),
+  'namespace-not-found': ({ request: r }) => ({
+    message: `集群中不存在命名空间“${r.namespace}”。`,
+    fix: '请选择已有的命名空间，或先创建它。',
+  }),
+  'kubernetes-invalid': ({ detail }) => ({ message: `Kubernetes API 拒绝了该对象：${detail}` }),
+  forbidden: ({ detail }) => ({
+    message: `控制台使用的集群账号无权执行此操作：${detail}`,
+    fix: '请联系集群管理员授予该命名空间中 Deployment 的 create 权限。',
+  }),
+  'cluster-unavailable': ({ detail }) => ({
+    message: `Kubernetes API 没有响应：${detail}`,
+    fix: '请稍后重试；没有创建任何对象。',
+  }),
+  'client-request-reused': ({ detail }) => ({
+    message: `该提交编号已经创建过另一个工作负载（${detail}）。`,
+    fix: '请重新提交表单：修改后的请求会得到新的编号。',
+  }),
+  'not-managed': ({ request: r }) => ({
+    message: `Deployment“${r.namespace}/${r.name}”不是由本控制台创建的（没有标签 app.kubernetes.io/managed-by: mgpu-console）。`,
+    fix: '请用 kubectl 删除它，或确认后以 "force": true 再次删除。',
+  }),
+};
+
+const SERVER_RULE_TEXT: Record<Lang, Translate<ServerRuleCatalog>> = {
+  en: translator<ServerRuleCatalog>(english),
+  'zh-CN': translator<ServerRuleCatalog>(chinese),
+};
+
+/**
+ * The sentence for an API server that did not answer a read or a delete (no form to put it on);
+ * `detail` is the network error.
+ */
+export const clusterUnavailableMessage = (detail: string, lang: Lang = 'en'): string =>
+  SERVER_RULE_TEXT[lang]('cluster-unavailable', { detail, request: NO_REQUEST }).message;
+
+/** The texts that read only their detail are given this for a request. */
+const NO_REQUEST: WorkloadRequest = { name: '', namespace: '', replicas: 1, containers: [] };
 
 export function describeServerError(
   rule: ServerRule,
@@ -135,5 +161,45 @@ export function describeServerError(
   request: WorkloadRequest,
   lang: Lang,
 ): ServerRuleError {
-  return { path, rule, ...TEXTS[lang][rule](detail, request) };
+  return { path, rule, ...SERVER_RULE_TEXT[lang](rule, { detail, request }) };
+}
+
+/**
+ * The API server's refusal of a create as the form shows it: each Status cause on the field it
+ * names, under the rule its failure kind means, with the console's code for that failure.
+ */
+export function describeKubeRefusal(
+  status: KubeStatus,
+  request: WorkloadRequest,
+  lang: Lang,
+): { code: ConsoleErrorCode; errors: ServerRuleError[] } {
+  const describe = (rule: ServerRule, path: string, detail: string) =>
+    describeServerError(rule, path, detail, request, lang);
+  const code = consoleCodeOf(status);
+  switch (kubeFailureOf(status)) {
+    case 'conflict':
+      return { code, errors: [describe('name-taken', 'name', status.message)] };
+    case 'forbidden':
+    case 'unauthorized':
+      return { code, errors: [describe('forbidden', '', status.message)] };
+    case 'not-found':
+      return { code, errors: [describe('namespace-not-found', 'namespace', status.message)] };
+    case 'bad-request':
+    case 'invalid': {
+      const causes = status.causes.length > 0 ? status.causes : [{ message: status.message }];
+      return {
+        code,
+        errors: causes.map((cause) =>
+          describe(
+            'kubernetes-invalid',
+            requestPathOfObjectField(cause.field, request),
+            `${cause.field ? `${cause.field}: ` : ''}${cause.message ?? status.message}`,
+          ),
+        ),
+      };
+    }
+    default:
+      // No answer, 429, 410 and 5xx: the cluster, not the request, is at fault.
+      return { code, errors: [describe('cluster-unavailable', '', status.message)] };
+  }
 }

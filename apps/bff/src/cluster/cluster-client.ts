@@ -10,10 +10,8 @@ import {
   type V1ResourceQuota,
   VersionApi,
 } from '@kubernetes/client-node';
-import { makeClients } from '@mgpu/cluster-sim';
+import { isNotFound, makeClients, SharedInformer, toKubeError } from '@mgpu/kube-client';
 import { MGPU_NODE_RESOURCE, type MgpuNodeObject } from '@mgpu/shared';
-import { toKubeError } from './kube-errors.js';
-import { SharedInformer } from './shared-informer.js';
 
 /**
  * The one module that touches the Kubernetes API: typed calls with Status errors turned into
@@ -62,8 +60,7 @@ export class ClusterClient {
             plural,
           })) as KubernetesListObject<MgpuNodeObject>;
         } catch (error) {
-          if (toKubeError(error).code === 404)
-            return { apiVersion: 'v1', kind: 'List', metadata: {}, items: [] };
+          if (isNotFound(error)) return { apiVersion: 'v1', kind: 'List', metadata: {}, items: [] };
           throw error;
         }
       },

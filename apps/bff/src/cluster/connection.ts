@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { kubeConfigFor } from '@mgpu/cluster-sim';
+import { type EmbeddedApi, kubeConfigFor } from '@mgpu/cluster-sim';
 
 /** Where the console's cluster comes from; the first log line says which. */
 export type ClusterSource =
@@ -78,15 +78,22 @@ export async function connectCluster(options: ConnectOptions = {}): Promise<Clus
     ...(options.embeddedOptions?.topology ? { topology: options.embeddedOptions.topology } : {}),
     ...(options.embeddedOptions?.stateFile ? { stateFile: options.embeddedOptions.stateFile } : {}),
   });
-  return embeddedConnection(cluster.url, () => cluster.stop());
+  return embeddedConnection(cluster, () => cluster.stop());
 }
 
-/** A connection to an embedded cluster's API at `url`; `stop` runs when the console closes it. */
+/**
+ * A connection to an embedded cluster's API (plain HTTP on loopback, with its bearer token);
+ * `stop` runs when the console closes it.
+ */
 export function embeddedConnection(
-  url: string,
+  api: EmbeddedApi,
   stop: () => Promise<void> = async () => {},
 ): ClusterConnection {
-  return { kubeConfig: kubeConfigFor(url), source: { kind: 'embedded', server: url }, close: stop };
+  return {
+    kubeConfig: kubeConfigFor(api),
+    source: { kind: 'embedded', server: api.url },
+    close: stop,
+  };
 }
 
 export function describeSource(source: ClusterSource): string {

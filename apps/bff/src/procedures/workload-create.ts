@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { V1Deployment } from '@kubernetes/client-node';
+import { type KubeError, toKubeError } from '@mgpu/kube-client';
 import {
   CreateInputSchema,
   CreateResultSchema,
+  describeKubeRefusal,
   describeServerError,
   type Lang,
   type RuleError,
-  requestPathOfObjectField,
-  type ServerRuleError,
   type WorkloadRequest,
 } from '@mgpu/shared';
 import type { TRPCError } from '@trpc/server';
-import { type KubeError, toKubeError } from '../cluster/kube-errors.js';
+
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { checkWithCluster } from './workload-preview.js';
@@ -19,38 +19,10 @@ import { checkWithCluster } from './workload-preview.js';
 /** Annotation that ties a Deployment to the form submission that made it (idempotent retries). */
 export const CLIENT_REQUEST_ANNOTATION = 'mgpu.console.io/client-request-id';
 
+/** The API server refused the create: its Status onto the form's fields. */
 function refusal(kube: KubeError, request: WorkloadRequest, lang: Lang): TRPCError {
-  const describe = (rule: ServerRuleError['rule'], path: string, detail: string) =>
-    describeServerError(rule, path, detail, request, lang);
-  switch (kube.code) {
-    case 409:
-      return ruleFailure('CONFLICT', [describe('name-taken', 'name', kube.message)]);
-    case 403:
-      return ruleFailure('FORBIDDEN', [describe('forbidden', '', kube.message)]);
-    case 404:
-      return ruleFailure('NOT_FOUND', [describe('namespace-not-found', 'namespace', kube.message)]);
-    case 401:
-      return ruleFailure('UNAUTHORIZED', [describe('forbidden', '', kube.message)]);
-    case 400:
-    case 422: {
-      const causes = kube.causes.length > 0 ? kube.causes : [{ message: kube.message }];
-      return ruleFailure(
-        kube.code === 422 ? 'UNPROCESSABLE_CONTENT' : 'BAD_REQUEST',
-        causes.map((cause) =>
-          describe(
-            'kubernetes-invalid',
-            requestPathOfObjectField(cause.field, request),
-            `${cause.field ? `${cause.field}: ` : ''}${cause.message ?? kube.message}`,
-          ),
-        ),
-      );
-    }
-    default:
-      // 0 (no answer), 429 and 5xx: the cluster, not the request, is at fault.
-      return ruleFailure(kube.code === 429 ? 'TOO_MANY_REQUESTS' : 'SERVICE_UNAVAILABLE', [
-        describe('cluster-unavailable', '', kube.message),
-      ]);
-  }
+  const { code, errors } = describeKubeRefusal(kube, request, lang);
+  return ruleFailure(code, errors);
 }
 
 /** Hash of the request a submission made, so a reused id with a changed request is caught. */

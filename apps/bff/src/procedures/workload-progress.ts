@@ -10,6 +10,7 @@ import {
   type WorkloadProgress,
   WorkloadProgressSchema,
   WorkloadRefSchema,
+  workloadOfPod,
 } from '@mgpu/shared';
 import { tracked } from '@trpc/server';
 import { z } from 'zod';
@@ -19,13 +20,11 @@ import { publicProcedure } from '../trpc/init.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
 
 function ownedBy(pod: V1Pod, deployment: V1Deployment): boolean {
-  const owner = pod.metadata?.ownerReferences?.find((ref) => ref.controller);
-  const hash = pod.metadata?.labels?.['pod-template-hash'];
+  const workload = workloadOfPod(pod);
   return (
     pod.metadata?.namespace === deployment.metadata?.namespace &&
-    owner?.kind === 'ReplicaSet' &&
-    hash !== undefined &&
-    owner.name === `${deployment.metadata?.name}-${hash}`
+    workload?.kind === 'Deployment' &&
+    workload.name === deployment.metadata?.name
   );
 }
 

@@ -55,7 +55,7 @@ export async function startHarness(
   } else {
     embedded = await startEmbeddedCluster({ log: () => {} });
     const cluster = embedded;
-    connection = embeddedConnection(cluster.url, () => cluster.stop());
+    connection = embeddedConnection(cluster, () => cluster.stop());
   }
   const bff = await startBff({ connection, port: 0, logger: false, ...options });
   return {

@@ -1,6 +1,7 @@
 import { Suspense } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import { useI18n } from '../i18n/i18n.js';
+import { DeletedNoticeBanner } from './deleted-notice.js';
 import { SessionGate } from './session-gate.js';
 
 const LANG_OPTIONS = [
@@ -39,6 +40,7 @@ export function Layout() {
         </fieldset>
       </header>
       <main id="main" className="shell-main">
+        <DeletedNoticeBanner />
         <SessionGate>
           <Suspense fallback={<p className="loading">…</p>}>
             <Outlet />

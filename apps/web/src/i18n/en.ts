@@ -1,10 +1,13 @@
-import { FIELD_LABELS } from '@mgpu/shared';
-import type { MessageKey } from './zh-cn.js';
+import { FIELD_LABELS, translationOf } from '@mgpu/shared';
+import type { zhCN } from './zh-cn.js';
 
 const labels = FIELD_LABELS.en;
 
-/** Every UI string in English; typed against the zh-CN catalog so a missing key does not compile. */
-export const en: Record<MessageKey, string> = {
+/**
+ * Every UI string in English, checked against the zh-CN catalog: a missing key, or a text with
+ * other placeholders than its zh-CN one, does not compile.
+ */
+export const en = translationOf<typeof zhCN>()({
   'app.title': 'mGPU Console',
   'app.skipToContent': 'Skip to main content',
   'nav.create': 'Create workload',
@@ -173,4 +176,17 @@ export const en: Record<MessageKey, string> = {
   'result.drift': '{pod}/{container} card {card}: {fields} differ from the request',
   'result.unreported': '{count} mGPU instance(s) not reported by a node yet',
   'result.instanceCount': '{count} mGPU instance(s)',
-};
+
+  'delete.button': 'Delete workload',
+  'delete.cancel': 'Cancel',
+  'delete.confirm.title': 'Delete {kind} {namespace}/{name}?',
+  'delete.confirm.body':
+    'This deletes {kind} {namespace}/{name} and its {pods} pod(s); the mGPU shares they hold on {cards} card(s) are freed. This cannot be undone.',
+  'delete.confirm.ok': 'Delete',
+  'delete.force.title': '{kind} {namespace}/{name} was not created by this console',
+  'delete.force.body':
+    'It may belong to someone else or another tool. A forced delete removes it and its {pods} pod(s) and frees the mGPU shares they hold on {cards} card(s). Force the delete?',
+  'delete.force.ok': 'Force delete',
+  'delete.failed': 'Delete failed: {message}',
+  'notice.deleted': '{kind} {namespace}/{name} was deleted.',
+});

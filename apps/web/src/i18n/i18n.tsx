@@ -1,27 +1,26 @@
-import type { Lang } from '@mgpu/shared';
+import {
+  type Lang,
+  type Translate as TranslateOf,
+  type Translation,
+  translator,
+} from '@mgpu/shared';
 import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from 'react';
 import { en } from './en.js';
-import { type MessageKey, zhCN } from './zh-cn.js';
+import { zhCN } from './zh-cn.js';
 
-export type { MessageKey };
+/** The console's strings as the zh-CN catalog (the source language) types them. */
+export type UiCatalog = typeof zhCN;
+export type MessageKey = keyof UiCatalog;
 
-export const CATALOGS: Record<Lang, Record<MessageKey, string>> = { 'zh-CN': zhCN, en };
+export const CATALOGS: Record<Lang, Translation<UiCatalog>> = { 'zh-CN': zhCN, en };
 
 /** localStorage key that remembers the operator's language across visits. */
 export const LANG_STORAGE_KEY = 'mgpu.lang';
 
-export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
+/** `t(key, params)`: keys checked, each message's parameters typed from its zh-CN template. */
+export type Translate = TranslateOf<UiCatalog>;
 
-export function translator(lang: Lang): Translate {
-  const catalog = CATALOGS[lang];
-  return (key, params) => {
-    const text = catalog[key];
-    if (!params) return text;
-    return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
-      name in params ? String(params[name]) : whole,
-    );
-  };
-}
+export const uiTranslator = (lang: Lang): Translate => translator<UiCatalog>(CATALOGS[lang]);
 
 /** The remembered language, else zh-CN (also where there is no storage: the build's prerender). */
 export function storedLang(): Lang {
@@ -55,7 +54,7 @@ export function I18nProvider({ children }: { children: ReactNode }) {
   const value = useMemo(() => {
     // Absent when the build prerenders the form; index.html already says zh-CN there.
     if (typeof document !== 'undefined') document.documentElement.lang = lang;
-    return { lang, setLang, t: translator(lang) };
+    return { lang, setLang, t: uiTranslator(lang) };
   }, [lang, setLang]);
   return <I18nContext value={value}>{children}</I18nContext>;
 }

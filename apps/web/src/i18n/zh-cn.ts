@@ -174,6 +174,17 @@ export const zhCN = {
   'result.drift': '{pod}/{container} 卡 {card}：{fields} 与申请不符',
   'result.unreported': '{count} 个 mGPU 实例尚未由节点上报',
   'result.instanceCount': '{count} 个 mGPU 实例',
-} as const;
 
-export type MessageKey = keyof typeof zhCN;
+  'delete.button': '删除负载',
+  'delete.cancel': '取消',
+  'delete.confirm.title': '删除 {kind} {namespace}/{name}？',
+  'delete.confirm.body':
+    '将删除 {kind} {namespace}/{name} 及其 {pods} 个 Pod；它们在 {cards} 张卡上占用的 mGPU 份额将被释放。此操作无法撤销。',
+  'delete.confirm.ok': '删除',
+  'delete.force.title': '{kind} {namespace}/{name} 不是由本控制台创建的',
+  'delete.force.body':
+    '它可能属于其他人或其他工具。强制删除会删除它及其 {pods} 个 Pod，并释放它们在 {cards} 张卡上占用的 mGPU 份额。确定要强制删除吗？',
+  'delete.force.ok': '强制删除',
+  'delete.failed': '删除失败：{message}',
+  'notice.deleted': '已删除 {kind} {namespace}/{name}。',
+} as const;

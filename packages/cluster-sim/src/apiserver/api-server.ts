@@ -5,6 +5,7 @@
  * verb, watch.ts serves watches, responses.ts and request-*.ts read requests and write answers.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import { startControllerManager } from '../controller-manager/index.js';
 import { DEFAULT_EVENT_TTL_MS, EventExpiry } from './event-expiry.js';
 import { ObjectStore } from './object-store.js';
 import { QuotaStatus } from './quota-status.js';
@@ -14,6 +15,7 @@ import { findResource, findResourceByKind } from './resource-table.js';
 import { sendError, sendPlainNotFound } from './responses.js';
 import { registerRoutes } from './routes.js';
 import { loadStateFile, StateFileWriter } from './state-file.js';
+import { createApiTransport, type ServingCertificate } from './transport.js';
 import { WatchStreams } from './watch.js';
 
 export interface ApiServerOptions {
@@ -35,11 +37,27 @@ export interface ApiServerOptions {
   stateFileDelayMs?: number;
   /** How long an Event is kept after its last write (kube-apiserver's `--event-ttl`, 1 h). */
   eventTtlMs?: number;
+  /** The bearer token every request must carry; a random one (32 bytes) if absent. */
+  token?: string;
+  /** The serving certificate (of an earlier start); a new CA and certificate if absent. */
+  certificate?: ServingCertificate;
+  /**
+   * Run the garbage collector and namespace controller beside the server (default on), as a
+   * cluster's kube-controller-manager would; off, deleted owners leave their dependents and
+   * terminating namespaces stay.
+   */
+  controllerManager?: boolean;
 }
 
 export interface ApiServer {
   url: string;
   port: number;
+  /** The same API over TLS on the same port (kubectl sends a token only over TLS). */
+  httpsUrl: string;
+  /** `Authorization: Bearer <token>` is required on every request but /healthz, /livez, /readyz. */
+  token: string;
+  /** Made at start (or given): its CA goes into kubeconfigs as `certificate-authority-data`. */
+  certificate: ServingCertificate;
   /** The operations behind the HTTP API, for in-process callers such as a topology loader. */
   registry: Registry;
   close(): Promise<void>;
@@ -63,6 +81,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const registry = new Registry(store);
   registry.ensureDefaultNamespaces();
   registry.resumeAfterRestore();
+  const controllerManager =
+    options.controllerManager === false ? undefined : startControllerManager(registry);
   const eventDefinition = findResource('', 'v1', 'events');
   if (!eventDefinition) throw new Error('events missing from the resource table');
   const eventExpiry = new EventExpiry(
@@ -85,7 +105,13 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     stateWriter.schedule();
   }
 
+  const transport = await createApiTransport({
+    host,
+    ...(options.token !== undefined ? { token: options.token } : {}),
+    ...(options.certificate !== undefined ? { certificate: options.certificate } : {}),
+  });
   const app: FastifyInstance = Fastify({
+    serverFactory: transport.serverFactory,
     bodyLimit: maxBodyBytes,
     forceCloseConnections: true,
     logger: false,
@@ -127,11 +153,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 
   return {
     url: `http://${host}:${port}`,
+    httpsUrl: `https://${host}:${port}`,
     port,
+    token: transport.token,
+    certificate: transport.certificate,
     registry,
     close: async () => {
       eventExpiry.stop();
       quotaStatus.stop();
+      await controllerManager?.stop();
       registry.stop();
       watches.closeAll();
       app.server.closeAllConnections();

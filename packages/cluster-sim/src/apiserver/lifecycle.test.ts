@@ -6,8 +6,9 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
+import { CoreV1Api, Watch } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { kubeConfigFor } from '../embedded.js';
 import { startApiServer } from './api-server.js';
 import { UNSCHEDULED } from './test-cluster.js';
 
@@ -15,15 +16,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-function clientFor(url: string): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromClusterAndUser(
-    { name: 'sim', server: url, skipTLSVerify: true },
-    { name: 'sim' },
-  );
-  return kubeConfig;
-}
 
 async function workDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'mgpu-apiserver-lifecycle-'));
@@ -40,7 +32,7 @@ describe('server lifecycle', () => {
   it('ends open watches on close and writes the state file whole', async () => {
     const stateFile = join(await workDir(), 'state.json');
     const server = await startApiServer({ stateFile });
-    const kubeConfig = clientFor(server.url);
+    const kubeConfig = kubeConfigFor(server);
     const core = kubeConfig.makeApiClient(CoreV1Api);
     const ended = new Promise<void>((resolve) => {
       void new Watch(kubeConfig).watch(
@@ -64,7 +56,7 @@ describe('server lifecycle', () => {
 
     const again = await startApiServer({ stateFile });
     cleanups.push(() => again.close());
-    const restored = await clientFor(again.url)
+    const restored = await kubeConfigFor(again)
       .makeApiClient(CoreV1Api)
       .readNamespacedPod({ name: 'kept', namespace: 'default' });
     expect(restored.metadata?.resourceVersion).toBeTruthy();
@@ -89,7 +81,7 @@ describe('server lifecycle', () => {
     await writeFile(stateFile, JSON.stringify({ resourceVersion: '7', objects: [orphan] }));
     const server = await startApiServer({ stateFile });
     cleanups.push(() => server.close());
-    const core = clientFor(server.url).makeApiClient(CoreV1Api);
+    const core = kubeConfigFor(server).makeApiClient(CoreV1Api);
     // The collector runs after start-up, like kube-controller-manager's after a restart.
     let left = 1;
     for (let attempt = 0; attempt < 100 && left > 0; attempt++) {
@@ -110,7 +102,7 @@ describe('server lifecycle', () => {
     cleanups.push(() => server.close());
     // The watch's done callback firing (within the test timeout) is the behaviour under test.
     const ended = await new Promise<boolean>((resolve) => {
-      void new Watch(clientFor(server.url)).watch(
+      void new Watch(kubeConfigFor(server)).watch(
         '/api/v1/namespaces',
         { timeoutSeconds: 1 },
         () => undefined,
@@ -124,7 +116,7 @@ describe('server lifecycle', () => {
     const ttlMs = 800;
     const server = await startApiServer({ eventTtlMs: ttlMs });
     cleanups.push(() => server.close());
-    const kubeConfig = clientFor(server.url);
+    const kubeConfig = kubeConfigFor(server);
     const core = kubeConfig.makeApiClient(CoreV1Api);
     const event = (name: string) => ({
       metadata: { name },

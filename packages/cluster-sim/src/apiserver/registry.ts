@@ -100,7 +100,10 @@ export type WatchStart = { expired: StatusObject } | { stop(): void };
 const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const PROTECTED_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-const FOREGROUND_FINALIZER = 'foregroundDeletion';
+/** The finalizer a Foreground delete puts on the owner until its dependents are gone. */
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+/** The finalizer an Orphan delete puts on an owner until its dependents no longer name it. */
+export const ORPHAN_FINALIZER = 'orphan';
 
 function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -153,12 +156,27 @@ function decodeContinue(encoded: string): ContinueToken {
 }
 
 export class Registry {
-  private garbageCollection: NodeJS.Immediate | undefined;
   private readonly graceTimers = new Map<string, NodeJS.Timeout>();
+  private readonly deletionWatchers = new Set<() => void>();
 
   constructor(readonly store: ObjectStore) {}
 
-  private namespaceDefinition(): ResourceDefinition {
+  /**
+   * Tells `watcher` after every write that may leave work for the garbage collector or the
+   * namespace controller (`../controller-manager/`): a delete, a finished finalizer, a namespace
+   * marked Terminating, a dependent created for an owner that is gone or going. Returns the
+   * function that stops telling it.
+   */
+  watchDeletions(watcher: () => void): () => void {
+    this.deletionWatchers.add(watcher);
+    return () => this.deletionWatchers.delete(watcher);
+  }
+
+  private deletionWork(): void {
+    for (const watcher of this.deletionWatchers) watcher();
+  }
+
+  namespaceDefinition(): ResourceDefinition {
     const definition = findResource('', 'v1', 'namespaces');
     if (!definition) throw new Error('namespaces missing from the resource table');
     return definition;
@@ -383,13 +401,13 @@ export class Registry {
     const created = this.store.commit(definition, 'ADDED', typed, undefined);
     // Like the real garbage collector, which watches every object: a dependent created after
     // its owner went (a controller acting on a stale cache) is collected too.
-    if (this.ownerGoneOrGoing(typed)) this.scheduleGarbageCollection();
+    if (this.ownerGoneOrGoing(typed)) this.deletionWork();
     return created;
   }
 
   /**
    * Whether a new dependent's owners are all gone, or one is being deleted in the foreground:
-   * only then does the collector have work. Looked up by owner name, so a create stays O(1)
+   * only then does the garbage collector have work. Looked up by owner name, so a create stays O(1)
    * rather than walking every object (10,000 pods made each create walk them all).
    */
   private ownerGoneOrGoing(object: KubeObject): boolean {
@@ -504,7 +522,7 @@ export class Registry {
       (typed.metadata.deletionGracePeriodSeconds ?? 0) === 0
     ) {
       const removed = this.store.commit(definition, 'DELETED', typed, existing);
-      this.scheduleGarbageCollection();
+      this.deletionWork();
       return removed;
     }
     return this.store.commit(definition, 'MODIFIED', typed, existing);
@@ -613,9 +631,7 @@ export class Registry {
       };
       existing = this.store.commit(definition, 'MODIFIED', marked, existing);
     }
-    const finalizers = [...(existing.metadata.finalizers ?? [])];
-    if (policy === 'Foreground' && !finalizers.includes(FOREGROUND_FINALIZER))
-      finalizers.push(FOREGROUND_FINALIZER);
+    const finalizers = this.deletionFinalizers(existing, policy);
     if (finalizers.length > 0) {
       if (
         existing.metadata.deletionTimestamp &&
@@ -634,13 +650,12 @@ export class Registry {
       };
       if (options.dryRun) return { object: marked, deleted: false };
       const stored = this.store.commit(definition, 'MODIFIED', marked, existing);
-      this.scheduleGarbageCollection();
+      this.deletionWork();
       return { object: stored, deleted: false };
     }
     if (options.dryRun) return { object: existing, deleted: true };
-    if (policy === 'Orphan') this.orphanDependents(existing.metadata.uid ?? '');
     const removed = this.store.commit(definition, 'DELETED', { ...existing }, existing);
-    this.scheduleGarbageCollection();
+    this.deletionWork();
     return { object: removed, deleted: true };
   }
 
@@ -666,9 +681,7 @@ export class Registry {
     if (existing.metadata.deletionTimestamp && pending !== undefined && pending <= grace) {
       return { object: existing, deleted: false };
     }
-    const finalizers = [...(existing.metadata.finalizers ?? [])];
-    if (policy === 'Foreground' && !finalizers.includes(FOREGROUND_FINALIZER))
-      finalizers.push(FOREGROUND_FINALIZER);
+    const finalizers = this.deletionFinalizers(existing, policy);
     const metadata: ObjectMeta = {
       ...existing.metadata,
       deletionTimestamp: new Date(Date.now() + grace * 1000)
@@ -679,8 +692,8 @@ export class Registry {
     if (finalizers.length > 0) metadata.finalizers = finalizers;
     const marked: KubeObject = { ...existing, metadata };
     if (options.dryRun) return { object: marked, deleted: false };
-    if (policy === 'Orphan') this.orphanDependents(existing.metadata.uid ?? '');
     const stored = this.store.commit(definition, 'MODIFIED', marked, existing);
+    if (finalizers.length > 0) this.deletionWork();
     const uid = existing.metadata.uid ?? '';
     const previousTimer = this.graceTimers.get(uid);
     if (previousTimer) clearTimeout(previousTimer);
@@ -729,7 +742,7 @@ export class Registry {
     };
     if (options.dryRun) return { object: terminating, deleted: false };
     const stored = this.store.commit(definition, 'MODIFIED', terminating, existing);
-    this.scheduleGarbageCollection();
+    this.deletionWork();
     return { object: stored, deleted: false };
   }
 
@@ -755,121 +768,26 @@ export class Registry {
     return successStatus();
   }
 
-  private orphanDependents(ownerUid: string): void {
-    for (const uid of this.store.dependentsOf(ownerUid)) {
-      const found = this.store.findByUid(uid);
-      if (!found) continue;
-      const { definition, object } = found;
-      const references = object.metadata.ownerReferences ?? [];
-      const remaining = references.filter((reference) => reference.uid !== ownerUid);
-      const metadata: ObjectMeta = { ...object.metadata, ownerReferences: remaining };
-      if (remaining.length === 0) delete metadata.ownerReferences;
-      this.store.commit(definition, 'MODIFIED', { ...object, metadata }, object);
-    }
-  }
-
-  private *allObjects(): Generator<[ResourceDefinition, KubeObject]> {
-    for (const definition of this.store.definitions()) {
-      // A copy, so a pass may commit changes while it walks the objects.
-      for (const object of [...this.store.state(definition).objects.values()])
-        yield [definition, object];
-    }
-  }
-
-  private scheduleGarbageCollection(): void {
-    if (this.garbageCollection) return;
-    // Like kube-controller-manager's garbage collector, this runs after the request returns.
-    this.garbageCollection = setImmediate(() => {
-      this.garbageCollection = undefined;
-      this.collectGarbage();
-    });
-  }
-
   /**
-   * One level-triggered pass, repeated until nothing changes: delete dependents whose owners
-   * are all gone (background), delete dependents of foreground-deleting owners, finish
-   * foreground deletions without dependents, and empty then remove terminating namespaces.
+   * The finalizers an object keeps while it is deleted with `policy`: a Foreground delete waits
+   * for its dependents to go, an Orphan delete (of an object with dependents) for the garbage
+   * collector to take its ownerReferences off them.
    */
-  collectGarbage(): void {
-    for (let pass = 0; pass < 100; pass += 1) {
-      if (!this.collectGarbageOnce()) return;
-    }
-  }
-
-  private collectGarbageOnce(): boolean {
-    let changed = false;
-    // Through the store's owner graph: only dependents of owners that are gone or deleting in
-    // the foreground can have work, so a pass costs the owners, not every object (a pass
-    // follows every delete; walking 10,000 objects each time was most of the server's CPU).
-    const candidates = new Set<string>();
-    for (const ownerUid of this.store.ownerUids()) {
-      const owner = this.store.findByUid(ownerUid)?.object;
-      if (owner === undefined || owner.metadata.finalizers?.includes(FOREGROUND_FINALIZER)) {
-        for (const uid of this.store.dependentsOf(ownerUid)) candidates.add(uid);
-      }
-    }
-    for (const uid of candidates) {
-      const found = this.store.findByUid(uid);
-      if (!found || found.object.metadata.deletionTimestamp) continue;
-      const { definition, object } = found;
-      const owners = (object.metadata.ownerReferences ?? []).map(
-        (reference) => this.store.findByUid(reference.uid)?.object,
-      );
-      const gone = owners.every((owner) => owner === undefined);
-      const foregroundOwner = owners.some((owner) =>
-        owner?.metadata.finalizers?.includes(FOREGROUND_FINALIZER),
-      );
-      if (gone || foregroundOwner) {
-        this.delete(definition, object.metadata.namespace, object.metadata.name ?? '', {
-          dryRun: false,
-          propagationPolicy: foregroundOwner ? 'Foreground' : 'Background',
-        });
-        changed = true;
-      }
-    }
-    for (const uid of this.store.finalizingUids()) {
-      const found = this.store.findByUid(uid);
-      if (!found) continue;
-      const { definition, object } = found;
-      const finalizers = object.metadata.finalizers ?? [];
-      if (!finalizers.includes(FOREGROUND_FINALIZER) || this.store.dependentsOf(uid).length > 0)
-        continue;
-      const remaining = finalizers.filter((finalizer) => finalizer !== FOREGROUND_FINALIZER);
-      const metadata: ObjectMeta = { ...object.metadata, finalizers: remaining };
-      if (remaining.length === 0) {
-        delete metadata.finalizers;
-        this.store.commit(definition, 'DELETED', { ...object, metadata }, object);
-      } else {
-        this.store.commit(definition, 'MODIFIED', { ...object, metadata }, object);
-      }
-      changed = true;
-    }
-    const namespaces = this.namespaceDefinition();
-    for (const namespace of [...this.store.state(namespaces).objects.values()]) {
-      if (!namespace.metadata.deletionTimestamp) continue;
-      let empty = true;
-      for (const [definition, object] of this.allObjects()) {
-        if (!definition.namespaced || object.metadata.namespace !== namespace.metadata.name)
-          continue;
-        empty = false;
-        if (!object.metadata.deletionTimestamp) {
-          this.delete(definition, object.metadata.namespace, object.metadata.name ?? '', {
-            dryRun: false,
-          });
-          changed = true;
-        }
-      }
-      if (empty) {
-        this.store.commit(namespaces, 'DELETED', namespace, namespace);
-        changed = true;
-      }
-    }
-    return changed;
+  private deletionFinalizers(existing: KubeObject, policy: PropagationPolicy): string[] {
+    const finalizers = [...(existing.metadata.finalizers ?? [])];
+    const add = (finalizer: string) => {
+      if (!finalizers.includes(finalizer)) finalizers.push(finalizer);
+    };
+    if (policy === 'Foreground') add(FOREGROUND_FINALIZER);
+    if (policy === 'Orphan' && this.store.dependentsOf(existing.metadata.uid ?? '').length > 0)
+      add(ORPHAN_FINALIZER);
+    return finalizers;
   }
 
   /**
-   * After loading a state file: finish what was in flight — garbage collection, namespaces
-   * being terminated, and graceful deletions whose grace period runs out (or already has).
+   * After loading a state file: finish graceful deletions whose grace period runs out (or
+   * already has). The garbage collector and namespace controller pick up the rest when they
+   * start, as kube-controller-manager's do after a restart.
    */
   resumeAfterRestore(): void {
     for (const definition of this.store.definitions()) {
@@ -899,14 +817,12 @@ export class Registry {
         this.graceTimers.set(uid, timer);
       }
     }
-    this.scheduleGarbageCollection();
   }
 
   stop(): void {
     for (const timer of this.graceTimers.values()) clearTimeout(timer);
     this.graceTimers.clear();
-    if (this.garbageCollection) clearImmediate(this.garbageCollection);
-    this.garbageCollection = undefined;
+    this.deletionWatchers.clear();
   }
 
   scale(definition: ResourceDefinition, namespace: string | undefined, name: string): KubeObject {

@@ -12,6 +12,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiException, KubeConfig } from '@kubernetes/client-node';
+import { kubeConfigForClients } from '../embedded.js';
 import { type ApiServerOptions, startApiServer } from './api-server.js';
 import type { StatusObject } from './status.js';
 
@@ -60,22 +61,6 @@ export const UNSCHEDULED = 'mgpu-test-unscheduled';
 
 export const KUBECTL = process.env.MGPU_TEST_KUBECTL ?? '/usr/bin/kubectl';
 
-function kubeconfigFor(url: string): string {
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    // client-node 1.x refuses plain http unless TLS verification is (vacuously) skipped.
-    `- name: mgpu-sim\n  cluster:\n    server: ${url}\n    insecure-skip-tls-verify: true`,
-    'users:',
-    '- name: mgpu-sim\n  user: {}',
-    'contexts:',
-    '- name: mgpu-sim\n  context:\n    cluster: mgpu-sim\n    user: mgpu-sim\n    namespace: default',
-    'current-context: mgpu-sim',
-    '',
-  ].join('\n');
-}
-
 export async function startTestCluster(simOptions: ApiServerOptions = {}): Promise<TestCluster> {
   const workDir = await mkdtemp(join(tmpdir(), 'mgpu-apiserver-test-'));
   const external = process.env.MGPU_TEST_KUBECONFIG;
@@ -87,7 +72,8 @@ export async function startTestCluster(simOptions: ApiServerOptions = {}): Promi
   } else {
     server = await startApiServer({ ...simOptions, stateFile });
     kubeconfigPath = join(workDir, 'kubeconfig');
-    await writeFile(kubeconfigPath, kubeconfigFor(server.url));
+    // The kubeconfig `pnpm sim` writes: kubectl and client-node over TLS, with the token.
+    await writeFile(kubeconfigPath, kubeConfigForClients(server).exportConfig());
   }
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(await readFile(kubeconfigPath, 'utf8'));
@@ -185,7 +171,9 @@ export async function startTestCluster(simOptions: ApiServerOptions = {}): Promi
       if (!server) throw new Error('restart needs the embedded sim');
       const port = server.port;
       await server.close();
-      server = await startApiServer({ ...simOptions, stateFile, port });
+      // The same token and certificate, as a kube-apiserver restarted with the same flags.
+      const { token, certificate } = server;
+      server = await startApiServer({ ...simOptions, stateFile, port, token, certificate });
     },
     close: async () => {
       if (!server) {

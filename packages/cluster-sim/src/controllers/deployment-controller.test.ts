@@ -5,11 +5,11 @@ import {
   type V1Pod,
   type V1ReplicaSet,
 } from '@kubernetes/client-node';
+import { isNotFound } from '@mgpu/kube-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ControllerCluster,
   eventually,
-  isNotFoundError,
   startControllerCluster,
 } from '../test-support/controller-cluster.js';
 
@@ -184,7 +184,7 @@ describe('deployment controller', { timeout: 60_000 }, () => {
     );
     await expect(
       cluster.apps.readNamespacedDeployment({ name: 'web', namespace }).catch((error) => {
-        throw isNotFoundError(error) ? new Error('gone') : error;
+        throw isNotFound(error) ? new Error('gone') : error;
       }),
     ).rejects.toThrow('gone');
   });

@@ -4,11 +4,11 @@
  * before it ever gives up an object's first Event (and says so when it must).
  */
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import { type KubeClients, makeClients } from '@mgpu/kube-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestCluster, type TestCluster } from '../apiserver/test-cluster.js';
 import { eventually } from '../test-support/controller-cluster.js';
 import { EventRecorder } from './event-recorder.js';
-import { type KubeClients, makeClients } from './kube.js';
 
 // The rate-limited writes take a second or two; a loaded machine takes longer.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });

@@ -1,6 +1,6 @@
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import { isConflict, isNotFound, type KubeClients, mergePatch } from '@mgpu/kube-client';
 import { EventCorrelator, type EventCorrelatorOptions } from './event-correlator.js';
-import { isConflict, isNotFound, type KubeClients, mergePatch } from './kube.js';
 import { TokenBucket } from './token-bucket.js';
 
 export interface EventRecorderOptions {

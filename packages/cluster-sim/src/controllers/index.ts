@@ -1,14 +1,18 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Topology } from '../topology/topology.js';
+import type { RunningController } from './controller.js';
 import { startDeploymentController } from './deployment-controller.js';
 import { startNodeAgents } from './node-agent.js';
-import { type RunningController, type SchedulerOptions, startScheduler } from './scheduler.js';
+import { startReplicaSetController } from './replicaset-controller.js';
+import { type SchedulerOptions, startScheduler } from './scheduler.js';
 
+export * from './controller.js';
 export * from './deployment-controller.js';
 export * from './event-recorder.js';
-export * from './kube.js';
 export * from './mgpu-node.js';
 export * from './node-agent.js';
+export * from './replicaset-controller.js';
+export * from './rolling-update.js';
 export * from './scheduler.js';
 export * from './work-queue.js';
 
@@ -20,7 +24,10 @@ export const startMgpuScheduler = (
 
 export interface ControllersOptions {
   topology: Topology;
-  /** Off when kube-controller-manager runs the deployment controller (a real control plane). */
+  /**
+   * Off when kube-controller-manager runs the deployment and replicaset controllers (a real
+   * control plane).
+   */
   deploymentController?: boolean;
   scheduler?: SchedulerOptions;
   log?: (message: string) => void;
@@ -37,6 +44,7 @@ export async function startControllers(
     running.push(await startNodeAgents(kubeConfig, { topology: options.topology, log }));
     running.push(await startScheduler(kubeConfig, { log, ...options.scheduler }));
     if (options.deploymentController !== false) {
+      running.push(await startReplicaSetController(kubeConfig, { log }));
       running.push(await startDeploymentController(kubeConfig, { log }));
     }
   } catch (error) {

@@ -1,15 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import {
-  DEFAULT_NODE_POLICY,
-  isTerminalPod,
-  MAX_INSTANCES_PER_CARD,
-  nodeStateFromNode,
-  readPodAllocation,
-  VKE,
-} from '@mgpu/shared';
-import { type Topology, type TopologyNode, topologyNodes } from '../topology/topology.js';
-import {
   isConflict,
   isNotFound,
   type KubeClients,
@@ -18,8 +9,17 @@ import {
   objectKey,
   splitKey,
   startInformer,
-  type WatchedCache,
-} from './kube.js';
+} from '@mgpu/kube-client';
+import {
+  DEFAULT_NODE_POLICY,
+  isTerminalPod,
+  MAX_INSTANCES_PER_CARD,
+  nodeStateFromNode,
+  readPodAllocation,
+  VKE,
+} from '@mgpu/shared';
+import { type Topology, type TopologyNode, topologyNodes } from '../topology/topology.js';
+import { Controller, type RunningController } from './controller.js';
 import {
   MGPU_NODE,
   MGPU_NODE_API_VERSION,
@@ -28,7 +28,6 @@ import {
   type MgpuNodeObject,
   type MgpuNodeStatus,
 } from './mgpu-node.js';
-import type { RunningController } from './scheduler.js';
 import { WorkQueue } from './work-queue.js';
 
 /** A node the agents run, as the cluster's topology describes it. */
@@ -382,10 +381,6 @@ export async function startNodeAgents(
 
   async function reconcilePod(key: string): Promise<void> {
     const { namespace, name } = splitKey(key);
-    if (pods === undefined) {
-      podQueue.addAfter(key, 50);
-      return;
-    }
     const pod = pods.get(name, namespace);
     const agent = pod?.spec?.nodeName ? agents.get(pod.spec.nodeName) : undefined;
     if (!pod || !agent || isTerminalPod(pod)) {
@@ -456,10 +451,7 @@ export async function startNodeAgents(
     }
   }
 
-  const podQueue = new WorkQueue(reconcilePod, {
-    workers: 8,
-    onError: (key, error) => log(`node agent: pod ${key}: ${String(error)}`),
-  });
+  const podQueue = new Controller('node agent: pod', { workers: 8, log });
 
   // Register in parallel, a few at a time: a 1,000-node cluster comes up in seconds.
   const pending = [...agents.values()];
@@ -474,20 +466,20 @@ export async function startNodeAgents(
     if ((pod.spec?.nodeName && agents.has(pod.spec.nodeName)) || podNode.has(key))
       podQueue.add(key);
   };
-  let pods: WatchedCache<V1Pod> | undefined;
-  pods = await startInformer<V1Pod>(
-    kubeConfig,
-    '/api/v1/pods',
-    () => clients.core.listPodForAllNamespaces(),
-    { add: enqueue, update: enqueue, delete: (pod) => podQueue.add(objectKey(pod)) },
+  const pods = await podQueue.informer(
+    startInformer<V1Pod>(kubeConfig, '/api/v1/pods', () => clients.core.listPodForAllNamespaces(), {
+      add: enqueue,
+      update: enqueue,
+      delete: (pod) => podQueue.add(objectKey(pod)),
+    }),
   );
+  await podQueue.run(reconcilePod);
   for (const agent of agents.values()) scheduleReport(agent.name);
 
   return {
     async stop() {
-      podQueue.stop();
       reports.stop();
-      await pods?.stop();
+      await podQueue.stop();
     },
     async idle() {
       await podQueue.idle();

@@ -1,5 +1,15 @@
 import type { KubeConfig, V1Node, V1Pod } from '@kubernetes/client-node';
 import {
+  isConflict,
+  isNotFound,
+  type KubeClients,
+  makeClients,
+  mergePatch,
+  objectKey,
+  splitKey,
+  startInformer,
+} from '@mgpu/kube-client';
+import {
   allocationOf,
   applyAllocation,
   type CardPolicy,
@@ -16,23 +26,12 @@ import {
   releaseAllocation,
   VKE,
 } from '@mgpu/shared';
+import { Controller, type RunningController } from './controller.js';
 import {
   EventRecorder,
   type EventRecorderOptions,
   type EventRecorderStats,
 } from './event-recorder.js';
-import {
-  isConflict,
-  isNotFound,
-  type KubeClients,
-  makeClients,
-  mergePatch,
-  objectKey,
-  splitKey,
-  startInformer,
-  type WatchedCache,
-} from './kube.js';
-import { WorkQueue } from './work-queue.js';
 
 export const SCHEDULER_NAME = 'mgpu-scheduler';
 
@@ -55,12 +54,6 @@ export interface SchedulerOptions {
   /** Bounds and rate of the event writes (EventRecorder's defaults otherwise). */
   events?: Omit<EventRecorderOptions, 'component' | 'log'>;
   log?: (message: string) => void;
-}
-
-export interface RunningController {
-  stop(): Promise<void>;
-  /** Resolves once the controller has nothing queued or in flight. */
-  idle(): Promise<void>;
 }
 
 /** The scheduler also says what became of its events (the throughput bench prints it). */
@@ -297,11 +290,6 @@ export async function startScheduler(
   async function schedule(key: string): Promise<void> {
     if (assumed.has(key)) return;
     const { namespace, name } = splitKey(key);
-    if (pods === undefined) {
-      // Still listing: keys queued by the first list wait for the cache.
-      queue.addAfter(key, 50);
-      return;
-    }
     const pod = pods.get(name, namespace);
     if (pod === undefined || !isPending(pod)) {
       unschedulable.delete(key);
@@ -332,35 +320,34 @@ export async function startScheduler(
   }
 
   // Decisions are serial (one worker): each sees every earlier booking.
-  const queue = new WorkQueue(schedule, {
-    workers: 1,
-    onError: (key, error) => log(`scheduler: ${key}: ${String(error)}`),
-  });
-
-  const nodes: WatchedCache<V1Node> = await startInformer<V1Node>(
-    kubeConfig,
-    '/api/v1/nodes',
-    () => clients.core.listNode(),
-    { add: onNode, update: onNode, delete: onNodeDeleted },
+  const queue = new Controller('scheduler', { workers: 1, log });
+  // Nodes first: the pods' first decisions see every node.
+  await queue.informer(
+    startInformer<V1Node>(kubeConfig, '/api/v1/nodes', () => clients.core.listNode(), {
+      add: onNode,
+      update: onNode,
+      delete: onNodeDeleted,
+    }),
   );
-  let pods: WatchedCache<V1Pod> | undefined;
-  pods = await startInformer<V1Pod>(
-    kubeConfig,
-    '/api/v1/pods',
-    () => clients.core.listPodForAllNamespaces(),
-    { add: onPod, update: onPod, delete: onPodDeleted },
+  const pods = await queue.informer(
+    startInformer<V1Pod>(kubeConfig, '/api/v1/pods', () => clients.core.listPodForAllNamespaces(), {
+      add: onPod,
+      update: onPod,
+      delete: onPodDeleted,
+    }),
   );
-  // Pods listed before the cache existed were queued by `onPod`; nothing else to do.
+  // Pods listed before the cache existed were queued by `onPod`; the workers start now.
   log(`scheduler: ${nodeStates.size} nodes, ${allocations.size} bound pods`);
+  await queue.run(schedule);
 
   return {
     eventStats: () => events.stats(),
     async stop() {
-      queue.stop();
+      const stopping = queue.stop();
       events.stop();
       if (retryTimer) clearTimeout(retryTimer);
       await Promise.allSettled([...inFlight]);
-      await Promise.allSettled([nodes.stop(), pods?.stop()]);
+      await stopping;
     },
     async idle() {
       for (;;) {

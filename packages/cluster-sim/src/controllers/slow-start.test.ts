@@ -5,7 +5,7 @@ import {
   eventually,
   startControllerCluster,
 } from '../test-support/controller-cluster.js';
-import { BURST_REPLICAS, slowStartBatch, slowStartBatchSizes } from './deployment-controller.js';
+import { BURST_REPLICAS, slowStartBatch, slowStartBatchSizes } from './replicaset-controller.js';
 
 describe('slow start arithmetic', () => {
   it('doubles from the initial batch and cuts the last one short', () => {

@@ -29,6 +29,16 @@ export class TokenBucket {
     return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / this.qps) * 1000);
   }
 
+  /**
+   * Reserve (client-go's rate.Limiter.Reserve): takes a token even when none is there yet, going
+   * into debt, and says how many milliseconds until that token will have been refilled.
+   */
+  reserve(): number {
+    this.refill();
+    this.tokens -= 1;
+    return this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.qps;
+  }
+
   private refill(): void {
     const now = this.now();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) / 1000) * this.qps);

@@ -1,3 +1,95 @@
+import { TokenBucket } from './token-bucket.js';
+
+/**
+ * How long a failed key waits before its retry: client-go's `workqueue.RateLimiter`. `when` is
+ * asked once per failure, `forget` once the key succeeds.
+ */
+export interface RateLimiter {
+  when(key: string): number;
+  forget(key: string): void;
+  /** Failures of `key` since it last succeeded. */
+  retries(key: string): number;
+}
+
+/** Per key: `baseDelayMs` × 2^(failures − 1), capped (client-go's ItemExponentialFailureRateLimiter). */
+export class ItemExponentialBackoff implements RateLimiter {
+  private readonly failures = new Map<string, number>();
+
+  constructor(
+    private readonly baseDelayMs: number,
+    private readonly maxDelayMs: number,
+  ) {}
+
+  when(key: string): number {
+    const failures = (this.failures.get(key) ?? 0) + 1;
+    this.failures.set(key, failures);
+    return Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (failures - 1));
+  }
+
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  retries(key: string): number {
+    return this.failures.get(key) ?? 0;
+  }
+}
+
+/**
+ * Over all keys: a token bucket of `burst` retries refilled at `perSecond` (client-go's
+ * BucketRateLimiter), so a broken API server is not hammered by every failing key at once.
+ */
+export class OverallRateLimit implements RateLimiter {
+  private readonly bucket: TokenBucket;
+
+  constructor(perSecond: number, burst: number, clock: () => number = () => performance.now()) {
+    this.bucket = new TokenBucket(perSecond, burst, clock);
+  }
+
+  /** Reserves a token, possibly one not yet refilled: the wait is until it will be. */
+  when(): number {
+    return this.bucket.reserve();
+  }
+
+  forget(): void {}
+
+  retries(): number {
+    return 0;
+  }
+}
+
+/** The longest wait any of the limiters asks for (client-go's MaxOfRateLimiter). */
+export class MaxOfRateLimiters implements RateLimiter {
+  private readonly limiters: readonly RateLimiter[];
+
+  constructor(...limiters: RateLimiter[]) {
+    this.limiters = limiters;
+  }
+
+  when(key: string): number {
+    return Math.max(0, ...this.limiters.map((limiter) => limiter.when(key)));
+  }
+
+  forget(key: string): void {
+    for (const limiter of this.limiters) limiter.forget(key);
+  }
+
+  retries(key: string): number {
+    return Math.max(0, ...this.limiters.map((limiter) => limiter.retries(key)));
+  }
+}
+
+/**
+ * client-go's DefaultControllerRateLimiter (per-key exponential backoff, and 10 retries a
+ * second with bursts of 100 over all keys), with this cluster's shorter per-key delays: its
+ * controllers share a process with the API server, so a retry after 20 ms is cheap.
+ */
+export const defaultControllerRateLimiter = (baseDelayMs = 20, maxDelayMs = 5000): RateLimiter =>
+  new MaxOfRateLimiters(
+    new ItemExponentialBackoff(baseDelayMs, maxDelayMs),
+    new OverallRateLimit(10, 100),
+  );
+
 /**
  * A work queue in the manner of client-go's: keys (namespace/name) are deduplicated while they
  * wait, a key is never processed by two workers at once (a key added while it is processed
@@ -9,8 +101,16 @@
 export interface WorkQueueOptions {
   /** Keys processed at once. */
   workers?: number;
+  /** The per-key backoff of the default rate limiter. */
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** How long failed keys wait (default: `defaultControllerRateLimiter`). */
+  rateLimiter?: RateLimiter;
+  /**
+   * Hold keys until `start()`: a controller queues what its informers list and starts its
+   * workers only once every cache has synced.
+   */
+  paused?: boolean;
   /** Called when a reconcile throws; the key is retried with backoff. */
   onError?: (key: string, error: unknown) => void;
 }
@@ -23,23 +123,30 @@ export class WorkQueue {
   private readonly waiting = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly dirty = new Set<string>();
-  private readonly failures = new Map<string, number>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private active = 0;
   private stopped = false;
+  private paused: boolean;
   private pumping: NodeJS.Immediate | undefined;
   private idleResolvers: (() => void)[] = [];
   private readonly workers: number;
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
+  private readonly rateLimiter: RateLimiter;
 
   constructor(
     private readonly reconcile: Reconcile,
     private readonly options: WorkQueueOptions = {},
   ) {
     this.workers = options.workers ?? 4;
-    this.baseDelayMs = options.baseDelayMs ?? 20;
-    this.maxDelayMs = options.maxDelayMs ?? 5000;
+    this.rateLimiter =
+      options.rateLimiter ?? defaultControllerRateLimiter(options.baseDelayMs, options.maxDelayMs);
+    this.paused = options.paused ?? false;
+  }
+
+  /** Starts the workers of a queue made `paused`. */
+  start(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.schedulePump();
   }
 
   add(key: string): void {
@@ -51,6 +158,26 @@ export class WorkQueue {
     if (this.waiting.has(key)) return;
     this.waiting.add(key);
     this.queue.push(key);
+    this.schedulePump();
+  }
+
+  /** Adds the key after its rate limiter's delay (client-go's AddRateLimited). */
+  addRateLimited(key: string): void {
+    this.addAfter(key, this.rateLimiter.when(key));
+  }
+
+  /** The key succeeded: its next failure starts the backoff afresh. */
+  forget(key: string): void {
+    this.rateLimiter.forget(key);
+  }
+
+  /** Failures of `key` since it last succeeded. */
+  retries(key: string): number {
+    return this.rateLimiter.retries(key);
+  }
+
+  private schedulePump(): void {
+    if (this.paused) return;
     this.pumping ??= setImmediate(() => {
       this.pumping = undefined;
       this.pump();
@@ -108,7 +235,7 @@ export class WorkQueue {
   }
 
   private pump(): void {
-    while (!this.stopped && this.active < this.workers) {
+    while (!this.stopped && !this.paused && this.active < this.workers) {
       const key = this.next();
       if (key === undefined) break;
       this.waiting.delete(key);
@@ -126,12 +253,10 @@ export class WorkQueue {
   private async run(key: string): Promise<void> {
     try {
       await this.reconcile(key);
-      this.failures.delete(key);
+      this.forget(key);
     } catch (error) {
-      const failures = (this.failures.get(key) ?? 0) + 1;
-      this.failures.set(key, failures);
       this.options.onError?.(key, error);
-      this.addAfter(key, Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (failures - 1)));
+      this.addRateLimited(key);
     } finally {
       this.processing.delete(key);
       this.active -= 1;

@@ -9,13 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  ApiException,
-  AppsV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  KubeConfig,
-} from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { type EmbeddedCluster, startEmbeddedCluster } from '../embedded.js';
 
 export interface ControllerCluster {
@@ -111,6 +105,3 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
-
-export const isNotFoundError = (error: unknown) =>
-  error instanceof ApiException && error.code === 404;

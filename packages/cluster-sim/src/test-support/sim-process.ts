@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node';
+import { authorizationFor } from '../embedded.js';
 
 const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 
@@ -12,6 +14,15 @@ export interface SimProcess {
   stop(): void;
   /** SIGKILL to the launcher and everything under it at once: a crash, no shutdown code runs. */
   killHard(): void;
+}
+
+/** The Authorization header for the sim that wrote `kubeconfig` (`--kubeconfig FILE`). */
+export function authorizationFrom(kubeconfig: string): { authorization: string } {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfig);
+  const token = config.getCurrentUser()?.token;
+  if (!token) throw new Error(`no token in ${kubeconfig}`);
+  return authorizationFor({ token });
 }
 
 /** The pids under `root` (from /proc, Linux). */

@@ -2,7 +2,7 @@ import { type AllocationRecord, NODE_SIDE_FIELDS, type NodeSideField } from '@mg
 import { memo } from 'react';
 import { Link } from 'react-router';
 import { formatMiB, formatPercent } from './format.js';
-import { type DashboardKey, useDashboardI18n } from './i18n/dashboard-i18n.js';
+import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 import { VerificationBadge } from './verification-badge.js';
 
 type Source = 'node-agent' | 'pod-status' | 'scheduler-annotation' | 'pod-spec' | 'none';
@@ -54,7 +54,7 @@ export const InstanceDetail = memo(function InstanceDetail({
   linkTo(change: { instance?: string; node?: string }): string;
 }) {
   const { t } = useDashboardI18n();
-  const source = (value: Source) => t(`allocations.source.${value}` as DashboardKey);
+  const source = (value: Source) => t(`allocations.source.${value}`);
   return (
     <section
       className="alloc-panel"
@@ -74,7 +74,7 @@ export const InstanceDetail = memo(function InstanceDetail({
           <p>
             <VerificationBadge record={record} />{' '}
             <span className="muted">
-              {t(`allocations.instance.verification.${record.verification}` as DashboardKey)}
+              {t(`allocations.instance.verification.${record.verification}`)}
             </span>
           </p>
           <div className="alloc-scroll-x">

@@ -9,8 +9,9 @@ import { useSubscription } from '@trpc/tanstack-react-query';
 import { Alert, Table, type TableColumnsType, Tag, Timeline } from 'antd';
 import { Link, useParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
-import { type MessageKey, type Translate, useI18n } from '../../i18n/i18n.js';
+import { type Translate, useI18n } from '../../i18n/i18n.js';
 import { rejectionText } from '../../i18n/rejection-text.js';
+import { DeleteWorkload } from './delete-workload.js';
 
 const STATE_COLOR: Record<ProgressStage['state'], string> = {
   done: 'green',
@@ -195,8 +196,7 @@ function ProgressTimeline({ progress }: { progress: WorkloadProgress }) {
           color: STATE_COLOR[state],
           content: (
             <div data-testid={`stage-${name}`} data-state={state}>
-              <strong>{t(`result.stage.${name}` as MessageKey)}</strong>{' '}
-              <span>{t(`result.state.${state}` as MessageKey)}</span>
+              <strong>{t(`result.stage.${name}`)}</strong> <span>{t(`result.state.${state}`)}</span>
               {stage ? <StageDetail name={name} state={state} progress={progress} t={t} /> : null}
             </div>
           ),
@@ -231,7 +231,10 @@ export function WorkloadResultPage() {
 
   return (
     <section className="result-page">
-      <h1 className="page-title">{t('result.title', { namespace, name })}</h1>
+      <div className="result-header">
+        <h1 className="page-title">{t('result.title', { namespace, name })}</h1>
+        {progress ? <DeleteWorkload progress={progress} /> : null}
+      </div>
       {subscription.error ? (
         <Alert
           type="error"
@@ -255,7 +258,7 @@ export function WorkloadResultPage() {
                     : 'blue'
               }
             >
-              {t(`result.outcome.${progress.outcome}` as MessageKey)}
+              {t(`result.outcome.${progress.outcome}`)}
             </Tag>{' '}
             {t('result.replicas', progress.replicas)}
           </p>

@@ -1,37 +1,26 @@
-import type { Lang } from '@mgpu/shared';
+import { type Lang, type Translate, type Translation, translator } from '@mgpu/shared';
 import { useMemo } from 'react';
-import { type MessageKey, useI18n } from '../../../i18n/i18n.js';
+import { CATALOGS, type UiCatalog, useI18n } from '../../../i18n/i18n.js';
 import { allocationsEn } from './en.js';
-import { type AllocationsKey, allocationsZhCN } from './zh-cn.js';
+import { allocationsZhCN } from './zh-cn.js';
 
-export type DashboardKey = MessageKey | AllocationsKey;
+/** The console's strings and the dashboard's own, typed by their zh-CN catalogs. */
+export type DashboardCatalog = UiCatalog & typeof allocationsZhCN;
+export type DashboardKey = keyof DashboardCatalog;
 
-export const DASHBOARD_CATALOGS: Record<Lang, Record<AllocationsKey, string>> = {
+export const DASHBOARD_CATALOGS: Record<Lang, Translation<typeof allocationsZhCN>> = {
   'zh-CN': allocationsZhCN,
   en: allocationsEn,
 };
 
-const isDashboardKey = (key: string): key is AllocationsKey => key in allocationsZhCN;
-
-/** The console's translator, plus the dashboard's own strings (which load with its chunk). */
-export function useDashboardI18n(): {
-  lang: Lang;
-  t(key: DashboardKey, params?: Record<string, string | number>): string;
-} {
-  const { lang, t } = useI18n();
-  return useMemo(() => {
-    const catalog = DASHBOARD_CATALOGS[lang];
-    return {
+/** The console's translator over both catalogs: the dashboard's strings load with its chunk. */
+export function useDashboardI18n(): { lang: Lang; t: Translate<DashboardCatalog> } {
+  const { lang } = useI18n();
+  return useMemo(
+    () => ({
       lang,
-      t: (key, params) => {
-        if (!isDashboardKey(key)) return t(key, params);
-        const text = catalog[key];
-        return params
-          ? text.replace(/\{(\w+)\}/g, (whole, name: string) =>
-              name in params ? String(params[name]) : whole,
-            )
-          : text;
-      },
-    };
-  }, [lang, t]);
+      t: translator<DashboardCatalog>({ ...CATALOGS[lang], ...DASHBOARD_CATALOGS[lang] }),
+    }),
+    [lang],
+  );
 }

@@ -1,7 +1,8 @@
-import type { AllocationsKey } from './zh-cn.js';
+import { translationOf } from '@mgpu/shared';
+import type { allocationsZhCN } from './zh-cn.js';
 
-/** The allocation dashboard's strings in en (keys as in zh-cn.ts). */
-export const allocationsEn: Record<AllocationsKey, string> = {
+/** The allocation dashboard's strings in en, checked against zh-cn.ts (keys and placeholders). */
+export const allocationsEn = translationOf<typeof allocationsZhCN>()({
   'allocations.title': 'Allocations',
   'allocations.loading': 'Reading the cluster’s nodes and allocations…',
   'allocations.layoutError': 'Could not read the node list: {message}',
@@ -105,4 +106,4 @@ export const allocationsEn: Record<AllocationsKey, string> = {
   'allocations.source.scheduler-annotation': 'scheduler annotation (gpu-index-container-<name>)',
   'allocations.source.pod-spec': 'pod’s requests and annotations',
   'allocations.source.none': 'not reported',
-};
+});

@@ -102,5 +102,3 @@ export const allocationsZhCN = {
   'allocations.source.pod-spec': 'Pod 的资源申请和注解',
   'allocations.source.none': '未上报',
 } as const;
-
-export type AllocationsKey = keyof typeof allocationsZhCN;

@@ -1,16 +1,15 @@
 /**
- * Kubernetes Status errors as the rest of the BFF sees them. Procedures never parse Status
- * objects themselves: they get a `KubeError` with the code, reason and field causes.
+ * Kubernetes Status errors as the rest of the console sees them: code, reason and field causes
+ * in a `KubeError`. Nothing else parses Status objects; what a code means and the console's
+ * answer to it are `kubeFailureOf` and `consoleCodeOf` in @mgpu/shared (pure, beside the texts).
  */
-export interface KubeCause {
-  reason?: string;
-  message?: string;
-  field?: string;
-}
+import { ApiException } from '@kubernetes/client-node';
+import type { KubeCause, KubeStatus } from '@mgpu/shared';
 
-export class KubeError extends Error {
+export class KubeError extends Error implements KubeStatus {
   override readonly name = 'KubeError';
   constructor(
+    /** The HTTP status of the Status; 0 when the API server did not answer. */
     readonly code: number,
     readonly reason: string,
     message: string,
@@ -41,7 +40,8 @@ const parseStatus = (body: unknown): StatusLike | undefined => {
 
 /**
  * Turns what `@kubernetes/client-node` throws (an ApiException with `code` and a Status `body`,
- * or a network error) into a `KubeError`; code 0 means the API server did not answer.
+ * or a network error) into a `KubeError`; code 0 means the API server did not answer, and its
+ * message is then the network error's (the sentence around it is the caller's, in its language).
  */
 export function toKubeError(error: unknown): KubeError {
   if (error instanceof KubeError) return error;
@@ -59,6 +59,15 @@ export function toKubeError(error: unknown): KubeError {
       status?.details?.causes ?? [],
     );
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new KubeError(0, 'ServiceUnavailable', `the Kubernetes API did not answer: ${message}`);
+  return new KubeError(
+    0,
+    'ServiceUnavailable',
+    error instanceof Error ? error.message : String(error),
+  );
 }
+
+/** The HTTP status of an API answer; undefined for anything that is not one (a network error). */
+export const statusCode = (error: unknown): number | undefined =>
+  error instanceof ApiException || error instanceof KubeError ? error.code || undefined : undefined;
+export const isNotFound = (error: unknown) => statusCode(error) === 404;
+export const isConflict = (error: unknown) => statusCode(error) === 409;

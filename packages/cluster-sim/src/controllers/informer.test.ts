@@ -5,6 +5,7 @@
  * on these pods (and the garbage collector finds every owner alive).
  */
 import { CoreV1Api, type V1OwnerReference, type V1Pod } from '@kubernetes/client-node';
+import { mergePatch, startInformer, type WatchedCache } from '@mgpu/kube-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   eventually,
@@ -12,7 +13,6 @@ import {
   type TestCluster,
   UNSCHEDULED,
 } from '../apiserver/test-cluster.js';
-import { mergePatch, startInformer, type WatchedCache } from './kube.js';
 
 let cluster: TestCluster;
 let namespace: string;

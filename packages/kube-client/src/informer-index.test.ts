@@ -1,6 +1,6 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { InformerIndex } from './shared-informer.js';
+import { InformerIndex } from './informer.js';
 
 const deployment = (name: string, request?: string, namespace = 'default'): V1Deployment => ({
   metadata: {

@@ -1,0 +1,124 @@
+import type { RuleError, WorkloadProgress } from '@mgpu/shared';
+import { useMutation } from '@tanstack/react-query';
+import { TRPCClientError } from '@trpc/client';
+import { Alert, Button, Modal } from 'antd';
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import type { DeletedNotice } from '../../app/deleted-notice.js';
+import { useTRPC } from '../../app/trpc.js';
+import { useI18n } from '../../i18n/i18n.js';
+
+/** `workload.progress` follows Deployments only, and `workload.delete` deletes only those. */
+const KIND = 'Deployment';
+
+/** Which confirmation is open: the ordinary one, or the second one before a forced delete. */
+type Step = 'closed' | 'confirm' | 'force';
+
+interface Refusal {
+  rule: string | undefined;
+  message: string;
+}
+
+/** The server's own words for a refused delete: its first rule error, else the error itself. */
+function refusalOf(error: unknown): Refusal {
+  if (error instanceof TRPCClientError) {
+    const first = (error.data as { ruleErrors?: RuleError[] } | undefined)?.ruleErrors?.[0];
+    if (first) return { rule: first.rule, message: first.message };
+  }
+  return { rule: undefined, message: error instanceof Error ? error.message : String(error) };
+}
+
+/** The mGPU cards the workload's instances sit on (one card can hold several of its instances). */
+const cardsHeld = (progress: WorkloadProgress) =>
+  new Set(progress.records.map((record) => `${record.node}/${record.card}`)).size;
+
+/**
+ * Delete, with a confirmation that names what goes. The BFF refuses objects the console did not
+ * make (rule `not-managed`, spec §8); only then a second, different confirmation offers `force`.
+ */
+export function DeleteWorkload({ progress }: { progress: WorkloadProgress }) {
+  const { t, lang } = useI18n();
+  const trpc = useTRPC();
+  const navigate = useNavigate();
+  const remove = useMutation(trpc.workload.delete.mutationOptions());
+  const [step, setStep] = useState<Step>('closed');
+  // The server's reason for the refusal that led to the second confirmation; the last failure.
+  const [notManagedReason, setNotManagedReason] = useState<string>();
+  const [failure, setFailure] = useState<string>();
+  const { namespace, name } = progress;
+  const what = {
+    kind: KIND,
+    namespace,
+    name,
+    pods: progress.pods.length,
+    cards: cardsHeld(progress),
+  };
+
+  const close = () => {
+    setStep('closed');
+    setNotManagedReason(undefined);
+    setFailure(undefined);
+    remove.reset();
+  };
+  const send = async (force: boolean) => {
+    setFailure(undefined);
+    try {
+      await remove.mutateAsync({ namespace, name, force, lang });
+    } catch (error) {
+      const answer = refusalOf(error);
+      if (!force && answer.rule === 'not-managed') {
+        setNotManagedReason(answer.message);
+        setStep('force');
+      } else setFailure(answer.message);
+      return;
+    }
+    const deleted: DeletedNotice = { kind: KIND, namespace, name };
+    // The dashboard shows the freed cards; the notice says what went.
+    navigate('/allocations', { state: { deleted } });
+  };
+
+  return (
+    <>
+      {/* Offered while the workload exists; a confirmation already open stays, so a delete
+          someone else made meanwhile is answered by the server, not by a vanishing dialog. */}
+      {progress.exists ? (
+        <Button danger onClick={() => setStep('confirm')}>
+          {t('delete.button')}
+        </Button>
+      ) : null}
+      <Modal
+        open={step === 'confirm'}
+        title={t('delete.confirm.title', what)}
+        okText={t('delete.confirm.ok')}
+        cancelText={t('delete.cancel')}
+        okButtonProps={{ danger: true }}
+        confirmLoading={remove.isPending}
+        onOk={() => void send(false)}
+        onCancel={close}
+        destroyOnHidden
+      >
+        <p>{t('delete.confirm.body', what)}</p>
+        {failure ? (
+          <Alert type="error" showIcon title={t('delete.failed', { message: failure })} />
+        ) : null}
+      </Modal>
+      <Modal
+        open={step === 'force'}
+        title={t('delete.force.title', what)}
+        okText={t('delete.force.ok')}
+        cancelText={t('delete.cancel')}
+        okButtonProps={{ danger: true, type: 'primary' }}
+        confirmLoading={remove.isPending}
+        onOk={() => void send(true)}
+        onCancel={close}
+        destroyOnHidden
+      >
+        {notManagedReason ? <Alert type="warning" showIcon title={notManagedReason} /> : null}
+        <p>{t('delete.force.body', what)}</p>
+        {failure ? (
+          <Alert type="error" showIcon title={t('delete.failed', { message: failure })} />
+        ) : null}
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,193 @@
+/**
+ * How clients reach the embedded API server: one loopback port that speaks both plain HTTP and
+ * TLS, and a bearer token on every request (issue 14: without it any local process could list
+ * and create around the console's `--token`).
+ *
+ * Both are needed because kubectl (client-go) sends a kubeconfig user's token only over TLS,
+ * while the in-process console and controllers are cheaper over plain HTTP. The first byte of a
+ * connection tells them apart: a TLS record starts with 0x16 (handshake), an HTTP request with a
+ * method's letter.
+ */
+import { createHmac, randomBytes, timingSafeEqual, webcrypto } from 'node:crypto';
+import {
+  Server as HttpServer,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { isIP, type Socket } from 'node:net';
+import * as x509 from '@peculiar/x509';
+import { ApiError } from './status.js';
+
+const TLS_HANDSHAKE_RECORD = 0x16;
+
+/**
+ * kube-apiserver lets anonymous requests reach its health checks (the `system:public-info-viewer`
+ * role), so probes need no credentials; they tell nothing about the cluster's objects.
+ */
+const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz']);
+
+export interface ApiTransportOptions {
+  /** The bearer token every request must carry; 32 random bytes if absent. */
+  token?: string;
+  /** The names the serving certificate is for. */
+  host: string;
+  /** The certificate of an earlier start, so that clients keep trusting a restarted server. */
+  certificate?: ServingCertificate;
+}
+
+export interface ApiTransport {
+  token: string;
+  certificate: ServingCertificate;
+  /** Fastify's `serverFactory`: a server that answers both HTTP and TLS on its one port. */
+  serverFactory(handler: RequestListener): HttpServer;
+}
+
+/** Whether `authorization` is `Bearer <token>`, compared as HMACs so the time tells nothing. */
+function bearerCheck(token: string): (authorization: string | undefined) => boolean {
+  const key = randomBytes(32);
+  const digest = (value: string) => createHmac('sha256', key).update(value).digest();
+  const expected = digest(`Bearer ${token}`);
+  return (authorization) => timingSafeEqual(digest(authorization ?? ''), expected);
+}
+
+const UNAUTHORIZED = JSON.stringify(new ApiError(401, 'Unauthorized', 'Unauthorized').toStatus());
+
+function refuse(response: ServerResponse): void {
+  response.writeHead(401, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(UNAUTHORIZED),
+  });
+  response.end(UNAUTHORIZED);
+}
+
+/** PEM texts; `certificateAuthority` is what a kubeconfig's `certificate-authority-data` holds. */
+export interface ServingCertificate {
+  certificateAuthority: string;
+  certificate: string;
+  key: string;
+}
+
+/**
+ * A CA of its own and a certificate it signs for the loopback names, made at every start: the
+ * kubeconfig carries the CA, so kubectl verifies the server instead of skipping verification.
+ */
+async function servingCertificate(host: string): Promise<ServingCertificate> {
+  const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const usages: webcrypto.KeyUsage[] = ['sign', 'verify'];
+  const [caKeys, serverKeys] = await Promise.all([
+    webcrypto.subtle.generateKey(algorithm, true, usages),
+    webcrypto.subtle.generateKey(algorithm, true, usages),
+  ]);
+  // A minute back, for clocks that disagree a little; a year ahead, longer than any sim runs.
+  const notBefore = new Date(Date.now() - 60_000);
+  const notAfter = new Date(Date.now() + 365 * 24 * 3600_000);
+  const serial = () =>
+    randomBytes(16)
+      .toString('hex')
+      .replace(/^[89a-f]/, '7');
+  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: 'CN=mgpu-sim-ca',
+    notBefore,
+    notAfter,
+    keys: caKeys,
+    signingAlgorithm: algorithm,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true),
+    ],
+  });
+  const names = new Set([host, '127.0.0.1', 'localhost']);
+  const server = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject: 'CN=mgpu-sim',
+    issuer: ca.subject,
+    notBefore,
+    notAfter,
+    publicKey: serverKeys.publicKey,
+    signingKey: caKeys.privateKey,
+    signingAlgorithm: algorithm,
+    extensions: [
+      new x509.SubjectAlternativeNameExtension(
+        [...names].map(
+          (name): x509.JsonGeneralName =>
+            isIP(name) ? { type: 'ip', value: name } : { type: 'dns', value: name },
+        ),
+      ),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+    ],
+  });
+  const key = await webcrypto.subtle.exportKey('pkcs8', serverKeys.privateKey);
+  return {
+    certificateAuthority: ca.toString('pem'),
+    certificate: server.toString('pem'),
+    key: x509.PemConverter.encode(key, 'PRIVATE KEY'),
+  };
+}
+
+/**
+ * The listening server: Fastify's plain HTTP server, whose connections are first sniffed; TLS
+ * ones go to an HTTPS server that never listens itself and serves the same handler.
+ */
+class DualProtocolServer extends HttpServer {
+  /** Connections still being sniffed or handed to TLS, which the HTTP server does not track. */
+  private readonly untracked = new Set<Socket>();
+
+  constructor(handler: RequestListener, tls: ServingCertificate) {
+    super(handler);
+    const https = createHttpsServer({ cert: tls.certificate, key: tls.key }, handler);
+    const plain = this.listeners('connection') as ((socket: Socket) => void)[];
+    this.removeAllListeners('connection');
+    this.on('connection', (socket: Socket) => {
+      this.untracked.add(socket);
+      socket.once('close', () => this.untracked.delete(socket));
+      // A client that resets before its first byte must not crash the process: no server
+      // listens for this socket's errors until it is handed over.
+      socket.on('error', () => socket.destroy());
+      socket.once('data', (first: Buffer) => {
+        // Put the byte back and let the chosen server read the connection from its start.
+        socket.pause();
+        socket.unshift(first);
+        if (first[0] === TLS_HANDSHAKE_RECORD) {
+          // The TLS socket reads what the raw socket has buffered before reading from its handle.
+          https.emit('connection', socket);
+        } else {
+          this.untracked.delete(socket);
+          for (const listener of plain) listener.call(this, socket);
+          socket.resume();
+        }
+      });
+    });
+  }
+
+  override closeAllConnections(): void {
+    super.closeAllConnections();
+    for (const socket of this.untracked) socket.destroy();
+    this.untracked.clear();
+  }
+}
+
+/** The transport of one API server start: a new token (unless given) and a new certificate. */
+export async function createApiTransport(options: ApiTransportOptions): Promise<ApiTransport> {
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const admits = bearerCheck(token);
+  const tls = options.certificate ?? (await servingCertificate(options.host));
+  const authenticated =
+    (handler: RequestListener): RequestListener =>
+    (request: IncomingMessage, response: ServerResponse) => {
+      const path = (request.url ?? '').split('?')[0] ?? '';
+      if (PUBLIC_PATHS.has(path) || admits(request.headers.authorization)) {
+        handler(request, response);
+      } else {
+        refuse(response);
+      }
+    };
+  return {
+    token,
+    certificate: tls,
+    serverFactory: (handler) => new DualProtocolServer(authenticated(handler), tls),
+  };
+}

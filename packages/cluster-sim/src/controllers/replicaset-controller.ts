@@ -1,0 +1,243 @@
+import type { KubeConfig, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import {
+  isNotFound,
+  type KubeClients,
+  makeClients,
+  mergePatch,
+  splitKey,
+  startInformer,
+} from '@mgpu/kube-client';
+import { isTerminalPod } from '@mgpu/shared';
+import { Controller, type RunningController } from './controller.js';
+
+/** Expected creations/deletions not seen within this long are forgotten (the watch lost them). */
+const EXPECTATION_TTL_MS = 10_000;
+/** kube-controller-manager's `BurstReplicas`: at most this many creates or deletes per sync. */
+export const BURST_REPLICAS = 500;
+/** kube-controller-manager's `SlowStartInitialBatchSize`. */
+const SLOW_START_INITIAL_BATCH_SIZE = 1;
+
+/** The batch sizes slow start tries for `count` calls: 1, 2, 4, … with the last one cut short. */
+export function slowStartBatchSizes(count: number, initialBatchSize = 1): number[] {
+  const sizes: number[] = [];
+  let remaining = count;
+  for (let size = Math.min(remaining, initialBatchSize); size > 0; ) {
+    sizes.push(size);
+    remaining -= size;
+    size = Math.min(2 * size, remaining);
+  }
+  return sizes;
+}
+
+/**
+ * `slowStartBatch` from the ReplicaSet controller: calls `fn` `count` times in batches of
+ * 1, 2, 4, …, stops after the first batch with a failure, and returns how many calls succeeded
+ * (and the first error). Between batches it yields to the event loop so the API server it runs
+ * next to keeps answering; `stopped` ends it early once the controller stops.
+ */
+export async function slowStartBatch(
+  count: number,
+  initialBatchSize: number,
+  fn: () => Promise<void>,
+  stopped: () => boolean = () => false,
+): Promise<{ successes: number; error?: unknown }> {
+  let successes = 0;
+  for (const size of slowStartBatchSizes(count, initialBatchSize)) {
+    if (stopped()) break;
+    const results = await Promise.allSettled(Array.from({ length: size }, fn));
+    successes += results.filter((result) => result.status === 'fulfilled').length;
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) return { successes, error: failed.reason };
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return { successes };
+}
+
+export const isPodReady = (pod: V1Pod) =>
+  pod.status?.conditions?.some(
+    (condition) => condition.type === 'Ready' && condition.status === 'True',
+  ) ?? false;
+
+const created = (object: { metadata?: { creationTimestamp?: Date | string } }) =>
+  new Date(object.metadata?.creationTimestamp ?? 0).getTime();
+
+interface Expectations {
+  adds: Map<string, number>;
+  deletes: Map<string, number>;
+}
+
+/**
+ * The ReplicaSet controller, as kube-controller-manager's: keeps `spec.replicas` pods of the
+ * template (created in slow-start batches of at most BURST_REPLICAS a sync, surplus deleted
+ * unscheduled-first, then pending, unready, newest) and the set's status. Level-triggered:
+ * every reconcile reads the caches and converges; expectations stop it from creating twice
+ * while its own creations are still on their way through the watch.
+ */
+export async function startReplicaSetController(
+  kubeConfig: KubeConfig,
+  options: { log?: (message: string) => void } = {},
+): Promise<RunningController> {
+  const clients: KubeClients = makeClients(kubeConfig);
+  const expectations = new Map<string, Expectations>();
+  let stopped = false;
+  const controller = new Controller('replicaset controller', {
+    workers: 4,
+    ...(options.log ? { log: options.log } : {}),
+  });
+
+  const expectationsOf = (key: string) => {
+    let entry = expectations.get(key);
+    if (!entry) {
+      entry = { adds: new Map(), deletes: new Map() };
+      expectations.set(key, entry);
+    }
+    return entry;
+  };
+
+  const onPod = controller.addControllerOf('ReplicaSet');
+  const onReplicaSet = controller.addObject;
+  const pods = await controller.informer(
+    startInformer<V1Pod>(
+      kubeConfig,
+      '/api/v1/pods',
+      () => clients.core.listPodForAllNamespaces(),
+      { add: onPod, update: onPod, delete: onPod },
+      { indexControllers: true },
+    ),
+  );
+  const replicaSets = await controller.informer(
+    startInformer<V1ReplicaSet>(
+      kubeConfig,
+      '/apis/apps/v1/replicasets',
+      () => clients.apps.listReplicaSetForAllNamespaces(),
+      { add: onReplicaSet, update: onReplicaSet, delete: onReplicaSet },
+    ),
+  );
+
+  async function reconcileReplicaSet(key: string): Promise<void> {
+    const { namespace, name } = splitKey(key);
+    const rs = replicaSets.get(name, namespace);
+    if (!rs || rs.metadata?.deletionTimestamp) {
+      // Its pods go through ownerReference garbage collection in the API server.
+      expectations.delete(key);
+      return;
+    }
+    const uid = rs.metadata?.uid;
+    const owned = uid === undefined ? [] : pods.controlledBy(uid);
+    const active = owned.filter((pod) => !isTerminalPod(pod) && !pod.metadata?.deletionTimestamp);
+    const activeNames = new Set(active.map((pod) => pod.metadata?.name ?? ''));
+    const ownedNames = new Set(owned.map((pod) => pod.metadata?.name ?? ''));
+    const expected = expectationsOf(key);
+    const now = Date.now();
+    for (const [pod, at] of expected.adds) {
+      if (ownedNames.has(pod) || now - at > EXPECTATION_TTL_MS) expected.adds.delete(pod);
+    }
+    for (const [pod, at] of expected.deletes) {
+      if (!activeNames.has(pod) || now - at > EXPECTATION_TTL_MS) expected.deletes.delete(pod);
+    }
+    const count = active.length + expected.adds.size - expected.deletes.size;
+    const desired = rs.spec?.replicas ?? 1;
+
+    if (count < desired) {
+      const template = rs.spec?.template;
+      const createOne = async () => {
+        const response = await clients.core.createNamespacedPod({
+          namespace,
+          body: {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: {
+              generateName: `${name}-`,
+              namespace,
+              labels: { ...template?.metadata?.labels },
+              ...(template?.metadata?.annotations
+                ? { annotations: { ...template.metadata.annotations } }
+                : {}),
+              ownerReferences: [
+                {
+                  apiVersion: 'apps/v1',
+                  kind: 'ReplicaSet',
+                  name,
+                  uid: rs.metadata?.uid ?? '',
+                  controller: true,
+                  blockOwnerDeletion: true,
+                },
+              ],
+            },
+            spec: template?.spec ?? { containers: [] },
+          },
+        });
+        const podName = response.metadata?.name;
+        if (podName && !pods?.get(podName, namespace)) expected.adds.set(podName, Date.now());
+      };
+      const missing = desired - count;
+      // Slow start, as the ReplicaSet controller does: a broken template fails one batch, not
+      // all; at most BURST_REPLICAS per sync, so replicas: 1e9 cannot starve the API server.
+      const { error } = await slowStartBatch(
+        Math.min(missing, BURST_REPLICAS),
+        SLOW_START_INITIAL_BATCH_SIZE,
+        createOne,
+        () => stopped,
+      );
+      if (error !== undefined) throw error;
+      if (missing > BURST_REPLICAS && !stopped) controller.addAfter(key, 0);
+    } else if (count > desired) {
+      const rank = (pod: V1Pod) =>
+        !pod.spec?.nodeName ? 0 : pod.status?.phase === 'Pending' ? 1 : !isPodReady(pod) ? 2 : 3;
+      const victims = active
+        .filter((pod) => !expected.deletes.has(pod.metadata?.name ?? ''))
+        .sort((a, b) => rank(a) - rank(b) || created(b) - created(a))
+        .slice(0, Math.min(count - desired, BURST_REPLICAS));
+      await Promise.all(
+        victims.map(async (pod) => {
+          const podName = pod.metadata?.name ?? '';
+          expected.deletes.set(podName, Date.now());
+          try {
+            await clients.core.deleteNamespacedPod({ name: podName, namespace });
+          } catch (error) {
+            if (!isNotFound(error)) {
+              expected.deletes.delete(podName);
+              throw error;
+            }
+          }
+        }),
+      );
+      if (count - desired > BURST_REPLICAS && !stopped) controller.addAfter(key, 0);
+    }
+
+    const ready = active.filter(isPodReady).length;
+    const status = {
+      replicas: active.length,
+      fullyLabeledReplicas: active.length,
+      readyReplicas: ready,
+      availableReplicas: ready,
+      observedGeneration: rs.metadata?.generation ?? 0,
+    };
+    const current = rs.status;
+    if (
+      current?.replicas !== status.replicas ||
+      (current.readyReplicas ?? 0) !== status.readyReplicas ||
+      (current.availableReplicas ?? 0) !== status.availableReplicas ||
+      (current.fullyLabeledReplicas ?? 0) !== status.fullyLabeledReplicas ||
+      (current.observedGeneration ?? 0) !== status.observedGeneration
+    ) {
+      try {
+        await clients.apps.patchNamespacedReplicaSetStatus(
+          { name, namespace, body: { status } },
+          mergePatch(),
+        );
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    }
+  }
+
+  await controller.run(reconcileReplicaSet);
+  return {
+    async stop() {
+      stopped = true;
+      await controller.stop();
+    },
+    idle: () => controller.idle(),
+  };
+}

@@ -1,0 +1,3 @@
+export * from './clients.js';
+export * from './errors.js';
+export * from './informer.js';
