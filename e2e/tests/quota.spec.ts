@@ -2,9 +2,10 @@
  * Issue 17 item 6 in the browser: a namespace with a ResourceQuota on mGPU resources. The form
  * shows its used / limit under 命名空间 and refuses, while typing, a request the API server would
  * refuse pod by pod; the dashboard lists the quota. The quota is made through the Kubernetes
- * API, so this spec runs its own standalone embedded cluster (`pnpm sim`) and a console on it.
+ * API (kubectl), so this spec runs its own standalone embedded cluster (`pnpm sim`) and a
+ * console on it.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,13 +36,26 @@ function printed(child: ChildProcess, word: string): Promise<void> {
   });
 }
 
-async function post(url: string, body: unknown): Promise<void> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(response.status, await response.clone().text()).toBe(201);
+/** The namespace and its quota, made as an administrator would: kubectl on the sim's kubeconfig. */
+function applyQuota(kubeconfig: string): void {
+  const objects = [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
+    {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'gpu', namespace },
+      spec: { hard: { [CORE]: '100', [MEMORY]: '16384' } },
+    },
+  ];
+  execFileSync(
+    process.env.MGPU_TEST_KUBECTL ?? 'kubectl',
+    ['--kubeconfig', kubeconfig, 'apply', '-f', '-'],
+    {
+      // One JSON document after the other: kubectl reads them as a stream.
+      input: objects.map((object) => JSON.stringify(object)).join('\n'),
+      stdio: ['pipe', 'ignore', 'inherit'],
+    },
+  );
 }
 
 test.beforeAll(async () => {
@@ -64,12 +78,7 @@ test.beforeAll(async () => {
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   await printed(cluster, 'ready');
-  const sim = `http://127.0.0.1:${simPort}`;
-  await post(`${sim}/api/v1/namespaces`, { metadata: { name: namespace } });
-  await post(`${sim}/api/v1/namespaces/${namespace}/resourcequotas`, {
-    metadata: { name: 'gpu' },
-    spec: { hard: { [CORE]: '100', [MEMORY]: '16384' } },
-  });
+  applyQuota(kubeconfig);
 
   const port = await freePort();
   consoleUrl = `http://127.0.0.1:${port}`;
