@@ -2,6 +2,7 @@ import { allocationsWatch } from './procedures/allocations-watch.js';
 import { clusterHistory } from './procedures/cluster-history.js';
 import { clusterNodes } from './procedures/cluster-nodes.js';
 import { clusterPending, clusterPendingWatch } from './procedures/cluster-pending.js';
+import { clusterQuotas } from './procedures/cluster-quotas.js';
 import { clusterSummary } from './procedures/cluster-summary.js';
 import { gpuModels } from './procedures/gpu-models.js';
 import { workloadCreate } from './procedures/workload-create.js';
@@ -22,6 +23,7 @@ export const appRouter = router({
     pending: clusterPending,
     pendingWatch: clusterPendingWatch,
     history: clusterHistory,
+    quotas: clusterQuotas,
   }),
   gpu: router({ models: gpuModels }),
   workload: router({

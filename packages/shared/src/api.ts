@@ -320,6 +320,22 @@ export const ClusterSummarySchema = z.object({
   pools: z.array(PoolSummarySchema),
 });
 
+/** `cluster.quotas`: one ResourceQuota's GPU resources, used / limit in the quota's units. */
+export const QuotaUsageSchema = z.object({
+  namespace: z.string(),
+  name: z.string(),
+  resources: z.array(
+    z.object({
+      /** `requests.vke.volcengine.com/mgpu-core` (percent of a card) or `…/mgpu-memory` (MiB). */
+      resource: z.string(),
+      used: z.number(),
+      limit: z.number(),
+    }),
+  ),
+});
+
+export const QuotasInputSchema = z.object({ namespace: z.string().optional() }).optional();
+
 export const GpuModelSchema = z.object({
   model: z.string(),
   memoryMiBPerCard: z.number(),
@@ -462,6 +478,7 @@ export type PoolSummary = z.infer<typeof PoolSummarySchema>;
 export type NodeView = z.infer<typeof NodeViewSchema>;
 export type ClusterSummary = z.infer<typeof ClusterSummarySchema>;
 export type GpuModel = z.infer<typeof GpuModelSchema>;
+export type QuotaUsage = z.infer<typeof QuotaUsageSchema>;
 export type AllocationFilter = z.infer<typeof AllocationFilterSchema>;
 export type AllocationEvent = z.infer<typeof AllocationEventSchema>;
 export type WorkloadProgress = z.infer<typeof WorkloadProgressSchema>;

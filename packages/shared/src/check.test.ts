@@ -1199,6 +1199,15 @@ describe('messages in zh-CN and en', () => {
         nodes: 1,
       },
     ],
+    // Only the corpus entry in this namespace is over it.
+    quotas: [
+      {
+        namespace: 'quota-test',
+        name: 'gpu',
+        hard: { 'requests.vke.volcengine.com/mgpu-core': 40 },
+        used: {},
+      },
+    ],
   };
   /** Cluster-aware cases carry the inventory; the others are checked without one. */
   const failing: { label: string; request: WorkloadRequest; inventory?: GpuInventory }[] = [
@@ -1294,6 +1303,11 @@ describe('messages in zh-CN and en', () => {
     {
       label: 'nvidia multi-card',
       request: requestOf({ type: 'nvidia', multiCard: true, cards: 2 }),
+    },
+    {
+      label: 'over the namespace quota',
+      request: requestOf(single('0.5', '8'), { namespace: 'quota-test' }),
+      inventory,
     },
     {
       label: 'different models',

@@ -3,6 +3,8 @@
 import { type ContainerShare, largestWholeGiB } from './card-shares.js';
 import type { GpuInventory, GpuPool } from './inventory.js';
 import { knownModels } from './inventory.js';
+import { containerResources } from './manifest.js';
+import { podQuotaUsage, QUOTA_CORE, QUOTA_MEMORY, quotaResourceOf } from './quota.js';
 import {
   type ComputePolicy,
   DEFAULT_NODE_POLICY,
@@ -11,7 +13,69 @@ import {
   type WorkloadRequest,
 } from './request.js';
 import type { Violation } from './rules.js';
-import { MAX_INSTANCES_PER_CARD } from './vke.js';
+import { MAX_INSTANCES_PER_CARD, VKE } from './vke.js';
+
+/** The request field each GPU quota resource is typed into. */
+const QUOTA_FIELDS: Record<string, 'compute' | 'memoryGiB' | 'cards'> = {
+  [QUOTA_CORE]: 'compute',
+  [QUOTA_MEMORY]: 'memoryGiB',
+  [quotaResourceOf(VKE.nvidiaResource)]: 'cards',
+};
+
+/**
+ * `quota-exceeded`: the replicas of this request, each charged what its manifest requests (the
+ * same function the embedded API server's admission uses), on top of what the namespace's quotas
+ * already have used. The API server refuses pod by pod, so a Deployment over quota is created
+ * and its pods never appear; the form says so before that.
+ */
+function evaluateQuotas(
+  request: WorkloadRequest,
+  shares: readonly ContainerShare[],
+  quotas: NonNullable<GpuInventory['quotas']>,
+  violations: Violation[],
+): void {
+  const replicas = request.replicas;
+  if (!Number.isInteger(replicas) || replicas <= 0) return;
+  const containers = shares.map((share) => ({
+    share,
+    resources: { requests: containerResources(share) },
+  }));
+  const perPod = podQuotaUsage({ containers });
+  for (const quota of quotas) {
+    if (quota.namespace !== request.namespace) continue;
+    for (const [resource, limit] of Object.entries(quota.hard)) {
+      const charge = perPod[resource];
+      const field = QUOTA_FIELDS[resource];
+      if (charge === undefined || charge === 0 || field === undefined) continue;
+      const used = quota.used[resource] ?? 0;
+      const requested = charge * replicas;
+      if (used + requested <= limit) continue;
+      const left = Math.max(limit - used, 0);
+      // The first container that asks for the resource carries the error: its field is the fix.
+      const first = containers.find(
+        (container) => (podQuotaUsage({ containers: [container] })[resource] ?? 0) > 0,
+      );
+      violations.push({
+        rule: 'quota-exceeded',
+        path: `containers.${first?.share.index ?? 0}.gpu.${field}`,
+        params: {
+          namespace: quota.namespace,
+          quota: quota.name,
+          container: first?.share.name ?? '',
+          field,
+          resource,
+          replicas,
+          perPod: charge,
+          requested,
+          used,
+          limit,
+          maxPerPod: Math.floor(left / replicas),
+          maxReplicas: Math.floor(left / charge),
+        },
+      });
+    }
+  }
+}
 
 /** The cluster-aware rules of spec §3 for one container whose own fields are valid. */
 function evaluateAgainstInventory(
@@ -161,6 +225,7 @@ export function evaluateAgainstCluster(
 ): void {
   const known = policy !== undefined && isComputePolicy(policy) ? policy : undefined;
   const unknownPolicy = policy !== undefined && known === undefined;
+  if (inventory.quotas !== undefined) evaluateQuotas(request, shares, inventory.quotas, violations);
   const before = violations.length;
   for (const share of shares)
     evaluateAgainstInventory(share, known, unknownPolicy, inventory, violations);

@@ -19,6 +19,7 @@ export * from './pending.js';
 export * from './placement/index.js';
 export * from './pools.js';
 export * from './quantity.js';
+export * from './quota.js';
 export * from './read-workload.js';
 export * from './request.js';
 export * from './rules.js';

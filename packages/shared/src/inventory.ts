@@ -1,3 +1,4 @@
+import type { NamespaceQuota } from './quota.js';
 import type { ComputePolicy } from './request.js';
 
 /**
@@ -17,6 +18,8 @@ export interface GpuPool {
 /** The cluster's GPU inventory: the input of the rules marked "cluster-aware only". */
 export interface GpuInventory {
   pools: GpuPool[];
+  /** ResourceQuotas on GPU resources (`quota-exceeded`); absent = not known, nothing checked. */
+  quotas?: readonly NamespaceQuota[];
 }
 
 export function knownModels(inventory: GpuInventory): string[] {

@@ -95,7 +95,8 @@ export const APP_LABEL = 'app.kubernetes.io/name';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'mgpu-console';
 
-function resourcesOf(share: ContainerShare): ResourceList {
+/** A GPU container's requests (= limits): what the API server and a ResourceQuota count. */
+export function containerResources(share: ContainerShare): ResourceList {
   if (share.type === 'nvidia') return { [VKE.nvidiaResource]: String(share.cards) };
   const resources: ResourceList = { [VKE.coreResource]: String(share.computePercent) };
   if (share.memoryMiB !== null) resources[VKE.memoryResource] = String(share.memoryMiB);
@@ -137,7 +138,7 @@ export function buildPodTemplate(
         : {}),
       containers: request.containers.map((container, index) => {
         const share = shareOf.get(index);
-        const resources = share ? resourcesOf(share) : undefined;
+        const resources = share ? containerResources(share) : undefined;
         return {
           name: container.name,
           image: container.image.trim(),

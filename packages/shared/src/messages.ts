@@ -1,4 +1,6 @@
+import { cardsText } from './card-shares.js';
 import { type Translate, translator } from './i18n.js';
+import { QUOTA_CORE, QUOTA_MEMORY } from './quota.js';
 import { MAX_CARDS } from './request.js';
 import type { Lang, RuleId, RuleParams, Violation } from './rules.js';
 import { MAX_IMAGE_NAME, PER_CARD_MEMORY_MAX_MIB, PER_CARD_MEMORY_MIN_MIB } from './rules.js';
@@ -82,6 +84,20 @@ const zhList = (items: readonly (string | number)[], word = '或') =>
   items.length <= 1
     ? items.join('')
     : `${items.slice(0, -1).join('、')} ${word} ${items[items.length - 1]}`;
+const QUOTA_FIELD_LABEL = { compute: 'compute', memoryGiB: 'memory', cards: 'cards' } as const;
+/** A quota amount in its unit: mgpu-core is percent of one card, mgpu-memory MiB. */
+const quotaEn = (resource: string, n: number) =>
+  resource === QUOTA_CORE
+    ? `${n} (${n === 100 ? '1 card' : `${cardsText(n)} cards`})`
+    : resource === QUOTA_MEMORY
+      ? `${n} MiB`
+      : String(n);
+const quotaZh = (resource: string, n: number) =>
+  resource === QUOTA_CORE
+    ? `${n}（${cardsText(n)} 张卡）`
+    : resource === QUOTA_MEMORY
+      ? `${n} MiB`
+      : String(n);
 const cardsEn = (n: number) => (n === 1 ? '1 card' : `${n} cards`);
 /** Compute is counted in cards: "1 card", "1.2 cards". */
 const computeEn = (compute: string) => (compute.trim() === '1' ? '1 card' : `${compute} cards`);
@@ -308,6 +324,13 @@ const english: RuleCatalog = {
     message: `Container "${container}" requests ${resource} differently from its limit; GPU requests must equal limits.`,
     fix: 'Set requests and limits to the same value.',
   }),
+  'quota-exceeded': (p) => ({
+    message: `ResourceQuota "${p.quota}" of ${en.namespace} "${p.namespace}" limits ${p.resource} to ${quotaEn(p.resource, p.limit)} and ${quotaEn(p.resource, p.used)} is used; ${p.replicas === 1 ? 'this pod asks for' : `${p.replicas} replicas × ${p.perPod} ask for`} ${quotaEn(p.resource, p.requested)} more (${enOf(en[QUOTA_FIELD_LABEL[p.field]], p.container)}).`,
+    fix:
+      p.maxPerPod > 0
+        ? `Ask for at most ${quotaEn(p.resource, p.maxPerPod)} per pod${p.replicas > 1 && p.maxReplicas > 0 ? `, or run at most ${p.maxReplicas} replicas` : ''}, or have the quota raised (kubectl describe resourcequota ${p.quota} -n ${p.namespace}).`
+        : `${p.maxReplicas > 0 ? `Run at most ${p.maxReplicas} replicas, free` : 'Nothing of it is left: free'} some of the quota, or have it raised (kubectl describe resourcequota ${p.quota} -n ${p.namespace}).`,
+  }),
 };
 
 const zhCards = (n: number) => `${n} 张卡`;
@@ -521,6 +544,13 @@ const chinese: RuleCatalog = {
   'requests-equal-limits': ({ container, resource }) => ({
     message: `容器 ${container} 的 ${resource} 请求值（requests）与限制值（limits）不同；GPU 资源的请求值必须等于限制值。`,
     fix: '请将 requests 与 limits 设为相同的值。',
+  }),
+  'quota-exceeded': (p) => ({
+    message: `${zh.namespace} ${p.namespace} 的资源配额 ${p.quota} 将 ${p.resource} 限制为 ${quotaZh(p.resource, p.limit)}，已使用 ${quotaZh(p.resource, p.used)}；${p.replicas === 1 ? '本 Pod 还需' : `${p.replicas} 个副本 × ${p.perPod} 还需`} ${quotaZh(p.resource, p.requested)}（${zhOf(zh[QUOTA_FIELD_LABEL[p.field]], p.container)}），超出配额。`,
+    fix:
+      p.maxPerPod > 0
+        ? `每个 Pod 最多申请 ${quotaZh(p.resource, p.maxPerPod)}${p.replicas > 1 && p.maxReplicas > 0 ? `，或最多运行 ${p.maxReplicas} 个副本` : ''}，或请管理员提高配额（kubectl describe resourcequota ${p.quota} -n ${p.namespace}）。`
+        : `${p.maxReplicas > 0 ? `最多运行 ${p.maxReplicas} 个副本，或` : '配额已用尽：请'}释放部分配额，或请管理员提高配额（kubectl describe resourcequota ${p.quota} -n ${p.namespace}）。`,
   }),
 };
 

@@ -38,6 +38,7 @@ export const KUBERNETES_RULES = [
   'image-reference',
   'name-too-long',
   'containers-max',
+  'quota-exceeded',
 ] as const;
 
 export type MgpuRuleId = (typeof MGPU_RULES)[number];
@@ -50,6 +51,7 @@ export const CLUSTER_AWARE_RULES: readonly RuleId[] = [
   'per-card-memory-exceeds-model',
   'cards-exceed-node',
   'replicas-exceed-cluster',
+  'quota-exceeded',
 ];
 
 export const LANGS = ['zh-CN', 'en'] as const;
@@ -222,6 +224,27 @@ export interface RuleParams {
   };
   'name-too-long': { value: string; length: number; max: number };
   'containers-max': { count: number; max: number };
+  'quota-exceeded': {
+    namespace: string;
+    /** The ResourceQuota's name. */
+    quota: string;
+    /** The first container that asks for the resource, and the field it is typed into. */
+    container: string;
+    field: 'compute' | 'memoryGiB' | 'cards';
+    /** The quota resource, e.g. `requests.vke.volcengine.com/mgpu-core`. */
+    resource: string;
+    replicas: number;
+    /** What one pod is charged (the manifest's requests, multi-card totals included). */
+    perPod: number;
+    /** replicas × perPod. */
+    requested: number;
+    used: number;
+    limit: number;
+    /** The most one pod may ask for at this replica count (limit − used) / replicas, rounded down. */
+    maxPerPod: number;
+    /** The most pods of this request the quota still takes. */
+    maxReplicas: number;
+  };
 }
 
 /** A rule broken at a path of the request, before it is put into words. */

@@ -56,6 +56,12 @@ describe.skipIf(!testKubeconfig)('RBAC of the mGPU console on the real API serve
     await kc.makeApiClient(CustomObjectsApi).listClusterCustomObject(MGPU);
   });
 
+  it('lets the console read resourcequotas, for quota-exceeded and the used / limit figures', async () => {
+    const core = kubeConfigAs('console').makeApiClient(CoreV1Api);
+    await core.listResourceQuotaForAllNamespaces();
+    await core.listNamespacedResourceQuota({ namespace, watch: false });
+  });
+
   it('lets the console create, get, list, watch, patch and delete its Deployments and record events', async () => {
     const kc = kubeConfigAs('console');
     const apps = kc.makeApiClient(AppsV1Api);

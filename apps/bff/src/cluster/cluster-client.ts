@@ -7,6 +7,7 @@ import {
   type V1Deployment,
   type V1Node,
   type V1Pod,
+  type V1ResourceQuota,
   VersionApi,
 } from '@kubernetes/client-node';
 import { isNotFound, makeClients, SharedInformer, toKubeError } from '@mgpu/kube-client';
@@ -28,6 +29,8 @@ export class ClusterClient {
   readonly mgpuNodes: SharedInformer<MgpuNodeObject>;
   /** StatefulSets and Jobs beside the Deployments: the kinds the console makes (spec §8). */
   readonly workloads: WorkloadObjects;
+  /** ResourceQuotas of every namespace: the `quota-exceeded` rule and the used / limit figures. */
+  readonly resourceQuotas: SharedInformer<V1ResourceQuota>;
 
   constructor(readonly kubeConfig: KubeConfig) {
     // Keep-alive connections with the kubeconfig's credentials: client-node alone opens a new
@@ -45,6 +48,9 @@ export class ClusterClient {
       this.apps.listDeploymentForAllNamespaces(),
     );
     this.workloads = new WorkloadObjects(kubeConfig, clients, this.deployments);
+    this.resourceQuotas = new SharedInformer(kubeConfig, '/api/v1/resourcequotas', () =>
+      this.core.listResourceQuotaForAllNamespaces(),
+    );
     const { group, version, plural } = MGPU_NODE_RESOURCE;
     this.mgpuNodes = new SharedInformer<MgpuNodeObject>(
       kubeConfig,
@@ -73,6 +79,7 @@ export class ClusterClient {
       this.deployments.start(),
       this.mgpuNodes.start(),
       this.workloads.start(),
+      this.resourceQuotas.start(),
     ]);
   }
 
@@ -83,6 +90,7 @@ export class ClusterClient {
       this.deployments.stop(),
       this.mgpuNodes.stop(),
       this.workloads.stop(),
+      this.resourceQuotas.stop(),
     ]);
   }
 

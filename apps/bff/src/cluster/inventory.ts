@@ -5,7 +5,9 @@ import {
   type GpuModel,
   type GpuPool,
   isComputePolicy,
+  type NamespaceQuota,
   type NodeState,
+  namespaceQuotaOf,
   type PoolSummary,
   poolOf,
   poolSummaries,
@@ -62,9 +64,23 @@ export function currentPools(ctx: BffContext): PoolSummary[] {
   return view.pools;
 }
 
-/** The cluster-aware rules' input: one entry per pool. */
-export function inventoryOf(pools: readonly PoolSummary[]): GpuInventory {
+/**
+ * The namespaces' ResourceQuotas from the informer, or undefined until it has listed once (not
+ * known is not "no quota": the rule then stays silent rather than guess).
+ */
+export function currentQuotas(ctx: BffContext): NamespaceQuota[] | undefined {
+  const informer = ctx.cluster.resourceQuotas;
+  if (!informer.health.synced) return undefined;
+  return informer.list().map(namespaceQuotaOf);
+}
+
+/** The cluster-aware rules' input: one entry per pool, and the quotas when they are known. */
+export function inventoryOf(
+  pools: readonly PoolSummary[],
+  quotas?: readonly NamespaceQuota[],
+): GpuInventory {
   return {
+    ...(quotas !== undefined ? { quotas } : {}),
     pools: pools.map(
       (pool): GpuPool => ({
         model: pool.model,

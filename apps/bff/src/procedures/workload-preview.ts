@@ -17,7 +17,12 @@ import {
   releaseAllocation,
   type WorkloadRequest,
 } from '@mgpu/shared';
-import { currentNodeStates, currentPools, inventoryOf } from '../cluster/inventory.js';
+import {
+  currentNodeStates,
+  currentPools,
+  currentQuotas,
+  inventoryOf,
+} from '../cluster/inventory.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
 import { ownedBy } from './workload-progress.js';
@@ -35,7 +40,7 @@ export function checkWithCluster(ctx: BffContext, request: WorkloadRequest, lang
   const options: CheckOptions = {
     lang,
     modelLabel: ctx.modelLabel,
-    ...(known ? { inventory: inventoryOf(currentPools(ctx)) } : {}),
+    ...(known ? { inventory: inventoryOf(currentPools(ctx), currentQuotas(ctx)) } : {}),
     ...(ctx.reservedNamespaces ? { reservedNamespaces: ctx.reservedNamespaces } : {}),
   };
   const check = checkRequest(request, options);

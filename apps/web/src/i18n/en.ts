@@ -52,6 +52,10 @@ export const en = translationOf<typeof zhCN>()({
   'form.gpuType.none': 'none (no GPU)',
   'form.gpuType.hint':
     'mGPU shares a card’s compute and memory in fractions; nvidia takes whole cards (nvidia.com/gpu).',
+  'form.quota': 'Quota {quota} of namespace {namespace}: {items}',
+  'form.quota.compute': 'compute {used} / {limit} cards used',
+  'form.quota.memory': 'memory {used} / {limit} MiB used',
+  'form.quota.separator': ', ',
   'form.policy.none': 'Not set',
   'form.policy.hint':
     'The exact semantics of the three policies are not public. By analogy with similar products (unverified): fixed-share is a fixed slice, guaranteed-burst-share a guaranteed slice that may burst into idle compute, native-burst-share native contention with memory isolation. Multi-card sharing needs native-burst-share.',

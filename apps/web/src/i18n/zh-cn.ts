@@ -51,6 +51,10 @@ export const zhCN = {
   'form.gpuType.nvidia': 'nvidia',
   'form.gpuType.none': '无（不使用 GPU）',
   'form.gpuType.hint': 'mGPU 按比例共享卡的算力和显存；nvidia 独占整卡（nvidia.com/gpu）。',
+  'form.quota': '命名空间 {namespace} 的配额 {quota}：{items}',
+  'form.quota.compute': '算力已用 {used} / {limit} 卡',
+  'form.quota.memory': '显存已用 {used} / {limit} MiB',
+  'form.quota.separator': '，',
   'form.policy.none': '不设置',
   'form.policy.hint':
     '三种策略的具体语义未公开：fixed-share 类似固定份额，guaranteed-burst-share 类似保底并可抢占空闲算力，native-burst-share 为原生争用并隔离显存（类比推测，未经验证）。多卡共享需要 native-burst-share。',

@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { startControllerManager } from '../controller-manager/index.js';
 import { DEFAULT_EVENT_TTL_MS, EventExpiry } from './event-expiry.js';
 import { ObjectStore } from './object-store.js';
+import { QuotaStatus } from './quota-status.js';
 import { Registry } from './registry.js';
 import { requestWarnings } from './request-options.js';
 import { findResource, findResourceByKind } from './resource-table.js';
@@ -90,6 +91,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     options.eventTtlMs ?? DEFAULT_EVENT_TTL_MS,
   );
   eventExpiry.start();
+  const quotaStatus = new QuotaStatus(store);
+  quotaStatus.start();
   const stateWriter = options.stateFile
     ? new StateFileWriter(
         options.stateFile,
@@ -157,6 +160,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     registry,
     close: async () => {
       eventExpiry.stop();
+      quotaStatus.stop();
       await controllerManager?.stop();
       registry.stop();
       watches.closeAll();

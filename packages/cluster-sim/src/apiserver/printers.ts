@@ -254,3 +254,21 @@ export const serviceColumns: TableColumn[] = [
   column('Cluster-IP', (service) => stringAt(service, 'spec', 'clusterIP') ?? '<none>'),
   ageColumn,
 ];
+
+/** printResourceQuota: `<resource>: <used>/<hard>` by sorted name, limits.* in a column of their own. */
+function quotaCell(quota: KubeObject, limits: boolean): string {
+  const hard = recordAt(quota, 'status', 'hard') ?? {};
+  const used = recordAt(quota, 'status', 'used') ?? {};
+  return Object.keys(hard)
+    .sort()
+    .filter((name) => name.startsWith('limits.') === limits)
+    .map((name) => `${name}: ${String(used[name] ?? '0')}/${String(hard[name])}`)
+    .join(', ');
+}
+
+export const resourceQuotaColumns: TableColumn[] = [
+  nameColumn,
+  ageColumn,
+  column('Request', (quota) => quotaCell(quota, false)),
+  column('Limit', (quota) => quotaCell(quota, true)),
+];

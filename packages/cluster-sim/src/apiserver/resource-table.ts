@@ -30,6 +30,7 @@ import {
   nodeColumns,
   podColumns,
   replicaSetColumns,
+  resourceQuotaColumns,
   serviceColumns,
   statefulSetColumns,
   type TableColumn,
@@ -183,6 +184,19 @@ export const RESOURCES: readonly ResourceDefinition[] = [
     ],
     returnsDeletedObject: true,
     columns: eventColumns,
+  }),
+  resource({
+    group: '',
+    version: 'v1',
+    kind: 'ResourceQuota',
+    plural: 'resourcequotas',
+    namespaced: true,
+    shortNames: ['quota'],
+    statusSubresource: true,
+    // Status is the quota controller's (quota-status.ts); a create starts with none, as upstream.
+    initialStatus: () => ({}),
+    returnsDeletedObject: true,
+    columns: resourceQuotaColumns,
   }),
   resource({
     group: 'apps',

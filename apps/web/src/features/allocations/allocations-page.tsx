@@ -29,6 +29,7 @@ import { NodeView } from './node-view.js';
 import { PendingCount, PendingPods } from './pending-pods.js';
 import { PoolHistorySection } from './pool-history.js';
 import { PoolOverview } from './pool-overview.js';
+import { QuotaOverview } from './quota-overview.js';
 import { StreamBanner, StreamFreshness } from './stream-status.js';
 import { useAllocationStream } from './use-allocation-stream.js';
 import { useModelVersion, useThrottledModelVersion } from './use-model-version.js';
@@ -241,6 +242,13 @@ export function AllocationsPage() {
       </div>
 
       <PendingPods />
+
+      <section className="alloc-panel" aria-labelledby="alloc-quotas-title">
+        <h2 id="alloc-quotas-title" className="section-title">
+          {t('allocations.quotas.title')}
+        </h2>
+        <QuotaOverview namespace={filters.namespace} />
+      </section>
 
       <PoolHistorySection />
 

@@ -6,6 +6,7 @@ import { NativeSelect } from '../../components/native-select.js';
 import { TextInput } from '../../components/text-input.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { FieldFrame, TextField } from './field-frame.js';
+import { NamespaceQuota } from './namespace-quota.js';
 
 interface WorkloadFieldsProps {
   control: Control<WorkloadRequestInput>;
@@ -62,6 +63,7 @@ function WorkloadFieldsView({ control, identityFixed }: WorkloadFieldsProps) {
           )}
         </FieldFrame>
       </div>
+      <NamespaceQuota />
       <FieldFrame
         control={control}
         path="computePolicy"

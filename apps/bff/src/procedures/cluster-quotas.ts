@@ -1,0 +1,19 @@
+import { mgpuQuotaUsage, QuotasInputSchema, QuotaUsageSchema } from '@mgpu/shared';
+import { z } from 'zod';
+import { currentQuotas } from '../cluster/inventory.js';
+import { publicProcedure } from '../trpc/init.js';
+
+/**
+ * `cluster.quotas`: the ResourceQuotas on mGPU resources, used / limit per namespace (as the
+ * quota's status says: what the API server charges), optionally of one namespace; by namespace,
+ * then name. Empty until the informer has listed.
+ */
+export const clusterQuotas = publicProcedure
+  .input(QuotasInputSchema)
+  .output(z.array(QuotaUsageSchema))
+  .query(({ ctx, input }) =>
+    (currentQuotas(ctx) ?? [])
+      .filter((quota) => input?.namespace === undefined || quota.namespace === input.namespace)
+      .flatMap((quota) => mgpuQuotaUsage(quota) ?? [])
+      .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name)),
+  );

@@ -1,0 +1,116 @@
+/**
+ * Issue 17 item 6 through the BFF: a namespace's ResourceQuota on mGPU resources is shown as
+ * used / limit (`cluster.quotas`), the preview reports `quota-exceeded` with the numbers, and a
+ * create over it is refused with nothing created (the API server would have taken the
+ * Deployment and refused its pods one by one, leaving a workload that never starts).
+ */
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { QUOTA_CORE, QUOTA_MEMORY } from '@mgpu/shared';
+import { TRPCError } from '@trpc/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BffHarness,
+  eventually,
+  seedRequest,
+  startHarness,
+  uniqueName,
+} from './test-support/bff-harness.js';
+import { RuleErrors } from './trpc/init.js';
+
+let harness: BffHarness;
+let core: CoreV1Api;
+let namespace: string;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  core = harness.adminKubeConfig.makeApiClient(CoreV1Api);
+  namespace = uniqueName('quota');
+  await core.createNamespace({ body: { metadata: { name: namespace } } });
+  await core.createNamespacedResourceQuota({
+    namespace,
+    body: {
+      metadata: { name: 'gpu' },
+      spec: { hard: { [QUOTA_CORE]: '100', [QUOTA_MEMORY]: '16384' } },
+    },
+  });
+});
+afterAll(async () => {
+  await core?.deleteNamespace({ name: namespace }).catch(() => undefined);
+  await harness?.close();
+});
+
+describe('ResourceQuota on mGPU resources', () => {
+  it('cluster.quotas shows used / limit of the namespace', async () => {
+    const quotas = await eventually(async () => {
+      const listed = await harness.caller.cluster.quotas({ namespace });
+      return listed.length > 0 ? listed : undefined;
+    }, 'the quota in the informer');
+    expect(quotas).toEqual([
+      {
+        namespace,
+        name: 'gpu',
+        resources: [
+          { resource: QUOTA_CORE, used: 0, limit: 100 },
+          { resource: QUOTA_MEMORY, used: 0, limit: 16384 },
+        ],
+      },
+    ]);
+  });
+
+  it('the preview counts the multi-card total against it and says the numbers and a fix', async () => {
+    await eventually(
+      async () => (await harness.caller.cluster.quotas({ namespace })).length > 0,
+      'the quota in the informer',
+    );
+    // The seed: compute 1.2 on 2 cards is charged 120 (60 per card × 2), over the 100 allowed.
+    const request = seedRequest(uniqueName('over'), { namespace });
+    const preview = await harness.caller.workload.preview({ request, lang: 'en' });
+    expect(preview.valid).toBe(false);
+    const errors = preview.errors.filter((error) => error.rule === 'quota-exceeded');
+    expect(errors).toEqual([
+      expect.objectContaining({ path: 'containers.0.gpu.compute', rule: 'quota-exceeded' }),
+    ]);
+    expect(errors[0]?.message).toContain(`limits ${QUOTA_CORE} to 100 (1 card)`);
+    expect(errors[0]?.message).toContain('120 (1.2 cards)');
+    expect(errors[0]?.fix).toContain('at most 100 (1 card) per pod');
+
+    const fits = await harness.caller.workload.preview({
+      request: seedRequest(
+        uniqueName('fits'),
+        { namespace },
+        {
+          type: 'mgpu',
+          multiCard: true,
+          compute: '1',
+          memoryGiB: '8',
+          cards: 2,
+        },
+      ),
+      lang: 'en',
+    });
+    expect(fits.errors.filter((error) => error.rule === 'quota-exceeded')).toEqual([]);
+  });
+
+  it('a create over the quota is refused and nothing is created', async () => {
+    const name = uniqueName('over');
+    const request = seedRequest(name, { namespace, replicas: 1 });
+    let failure: unknown;
+    try {
+      await harness.caller.workload.create({
+        request,
+        clientRequestId: uniqueName('c'),
+        lang: 'en',
+      });
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toBeInstanceOf(TRPCError);
+    const cause = (failure as TRPCError).cause;
+    expect(cause).toBeInstanceOf(RuleErrors);
+    expect((cause as RuleErrors).errors.map((error) => error.rule)).toContain('quota-exceeded');
+    const apps = harness.adminKubeConfig.makeApiClient(AppsV1Api);
+    await expect(apps.readNamespacedDeployment({ namespace, name })).rejects.toMatchObject({
+      code: 404,
+    });
+  });
+});
