@@ -9,6 +9,15 @@ export interface MgpuShape {
   cards: number;
 }
 
+/** Pod shapes: slices of each policy, and the seed's multi-card pod (native-burst-share only). */
+export const CHURN_SHAPES: readonly MgpuShape[] = [
+  { policy: 'native-burst-share', core: 30, memoryMiB: 6144, cards: 1 },
+  { policy: 'fixed-share', core: 50, memoryMiB: 10240, cards: 1 },
+  { policy: 'native-burst-share', core: 120, memoryMiB: 8192, cards: 2 },
+  { policy: 'guaranteed-burst-share', core: 20, memoryMiB: 4096, cards: 1 },
+  { policy: 'fixed-share', core: 10, memoryMiB: 2048, cards: 1 },
+];
+
 /**
  * The scheduling benchmarks' mix of slices and the seed's multi-card pod: 10,000 of them take
  * about half the compute of 1,000 nodes × 8 cards.

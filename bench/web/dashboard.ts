@@ -38,7 +38,7 @@ import {
   startScheduler,
 } from '../../packages/cluster-sim/src/index.js';
 import { freePort, haveBuiltConsole, launchChromium, startBuiltBff } from '../lib/console.js';
-import { type MgpuShape, mgpuPod } from '../lib/mgpu-pod.js';
+import { CHURN_SHAPES, mgpuPod } from '../lib/mgpu-pod.js';
 import { heading, median, percentile } from '../lib/report.js';
 
 const { values } = parseArgs({
@@ -68,17 +68,8 @@ for (const [name, value] of Object.entries({ MINUTES, RATE, NODES, PREFILL }))
   if (!Number.isFinite(value) || value <= 0)
     throw new Error(`--${name.toLowerCase()}: not a number`);
 
-/** Pod shapes: slices of each policy, and the seed's multi-card pod (native-burst-share only). */
-const SHAPES: readonly MgpuShape[] = [
-  { policy: 'native-burst-share', core: 30, memoryMiB: 6144, cards: 1 },
-  { policy: 'fixed-share', core: 50, memoryMiB: 10240, cards: 1 },
-  { policy: 'native-burst-share', core: 120, memoryMiB: 8192, cards: 2 },
-  { policy: 'guaranteed-burst-share', core: 20, memoryMiB: 4096, cards: 1 },
-  { policy: 'fixed-share', core: 10, memoryMiB: 2048, cards: 1 },
-];
-
 function podBody(index: number) {
-  const shape = SHAPES[index % SHAPES.length];
+  const shape = CHURN_SHAPES[index % CHURN_SHAPES.length];
   if (!shape) throw new Error('no pod shapes');
   return mgpuPod(`churn-${index}`, NAMESPACE, 'churn', shape);
 }

@@ -1,15 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
+import { callApi } from '../support/api.js';
 import { seedRequest } from '../support/seed.js';
-
-/** Scripts call the API with the console's own Origin (README, "The console's HTTP API"). */
-async function callApi(page: Page, procedure: string, body: unknown) {
-  const origin = new URL(page.url()).origin;
-  const response = await page.request.post(`/trpc/${procedure}`, {
-    data: body,
-    headers: { Origin: origin },
-  });
-  expect(response.status(), await response.text()).toBe(200);
-}
 
 interface NodeView {
   name: string;

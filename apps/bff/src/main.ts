@@ -24,6 +24,8 @@ const { values } = parseArgs({
     'model-label': { type: 'string' },
     'allowed-origin': { type: 'string', multiple: true },
     'reserved-namespace': { type: 'string', multiple: true },
+    'metrics-port': { type: 'string' },
+    'history-minutes': { type: 'string' },
   },
 });
 
@@ -33,6 +35,22 @@ const cardPolicy = (values['card-policy'] ??
   'binpack') as CardPolicy;
 if (cardPolicy !== 'binpack' && cardPolicy !== 'spread') {
   log.fatal(`--card-policy must be binpack or spread, not ${cardPolicy}`);
+  process.exit(2);
+}
+// Spec §8: Prometheus text at http://<host>:<port>/metrics, on a port of its own.
+const metricsPortText = values['metrics-port'] ?? process.env.MGPU_METRICS_PORT;
+const metricsPort = metricsPortText === undefined ? undefined : Number(metricsPortText);
+if (
+  metricsPort !== undefined &&
+  (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)
+) {
+  log.fatal(`--metrics-port must be a port number, not ${metricsPortText}`);
+  process.exit(2);
+}
+// How far back the dashboard's per-pool history reaches (sampled every 10 s, kept in memory).
+const historyMinutes = Number(values['history-minutes'] ?? process.env.MGPU_HISTORY_MINUTES ?? 60);
+if (!Number.isFinite(historyMinutes) || historyMinutes <= 0 || historyMinutes > 7 * 24 * 60) {
+  log.fatal('--history-minutes must be a number of minutes, above 0 and at most a week');
   process.exit(2);
 }
 
@@ -72,9 +90,12 @@ try {
     ...(token ? { token } : {}),
     ...(modelLabel ? { modelLabel } : {}),
     ...(reservedNamespaces.length > 0 ? { reservedNamespaces } : {}),
+    ...(metricsPort !== undefined ? { metricsPort } : {}),
+    history: { retentionMs: historyMinutes * 60_000 },
     logger: { level: process.env.LOG_LEVEL ?? 'info' },
   });
   log.info(`console ready at ${bff.url}`);
+  if (bff.metricsUrl) log.info(`metrics at ${bff.metricsUrl}`);
   const stop = async (signal: string) => {
     log.info(`${signal}: stopping`);
     // A stop must not wait on a busy cluster or a stuck connection (issue 14: under load SIGTERM

@@ -1,16 +1,15 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { VKE, type WorkloadProgress } from '@mgpu/shared';
-import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BffHarness,
   eventually,
+  ruleErrorsOf,
   SEED_GPU,
   seedRequest,
   startHarness,
   uniqueName,
 } from './test-support/bff-harness.js';
-import { RuleErrors } from './trpc/init.js';
 
 let harness: BffHarness;
 
@@ -23,18 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.close();
 });
-
-const ruleErrorsOf = async (promise: Promise<unknown>) => {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(TRPCError);
-    const cause = (error as TRPCError).cause;
-    expect(cause).toBeInstanceOf(RuleErrors);
-    return { code: (error as TRPCError).code, errors: (cause as RuleErrors).errors };
-  }
-  throw new Error('expected the call to fail');
-};
 
 describe('cluster.summary and gpu.models', () => {
   it('shows a native-burst-share pool with room, and every model with its card shape', async () => {

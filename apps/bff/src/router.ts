@@ -1,5 +1,7 @@
 import { allocationsWatch } from './procedures/allocations-watch.js';
+import { clusterHistory } from './procedures/cluster-history.js';
 import { clusterNodes } from './procedures/cluster-nodes.js';
+import { clusterPending, clusterPendingWatch } from './procedures/cluster-pending.js';
 import { clusterSummary } from './procedures/cluster-summary.js';
 import { gpuModels } from './procedures/gpu-models.js';
 import { workloadCreate } from './procedures/workload-create.js';
@@ -8,15 +10,25 @@ import { workloadGet } from './procedures/workload-get.js';
 import { workloadList } from './procedures/workload-list.js';
 import { workloadPreview } from './procedures/workload-preview.js';
 import { workloadProgressSubscription } from './procedures/workload-progress.js';
+import { workloadScale } from './procedures/workload-scale.js';
+import { workloadUpdate } from './procedures/workload-update.js';
 import { router } from './trpc/init.js';
 
 /** The BFF's procedures (spec §7); the names are a contract with outside scripts. */
 export const appRouter = router({
-  cluster: router({ summary: clusterSummary, nodes: clusterNodes }),
+  cluster: router({
+    summary: clusterSummary,
+    nodes: clusterNodes,
+    pending: clusterPending,
+    pendingWatch: clusterPendingWatch,
+    history: clusterHistory,
+  }),
   gpu: router({ models: gpuModels }),
   workload: router({
     preview: workloadPreview,
     create: workloadCreate,
+    update: workloadUpdate,
+    scale: workloadScale,
     list: workloadList,
     get: workloadGet,
     delete: workloadDelete,

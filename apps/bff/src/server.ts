@@ -4,7 +4,7 @@ import { join, resolve, sep } from 'node:path';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
-import { type CardPolicy, VKE } from '@mgpu/shared';
+import { type CardPolicy, PendingWatchInputSchema, VKE } from '@mgpu/shared';
 import type { TRPCError } from '@trpc/server';
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, {
@@ -17,6 +17,8 @@ import { z } from 'zod';
 import { ClusterClient } from './cluster/cluster-client.js';
 import { type ClusterConnection, describeSource } from './cluster/connection.js';
 import { AllocationFeed } from './live/allocation-feed.js';
+import { PoolHistory, type PoolHistoryOptions } from './live/pool-history.js';
+import { ConsoleMetrics, serveMetrics } from './observability/metrics.js';
 import { AllocationsWatchInputSchema } from './procedures/allocations-watch.js';
 import { WorkloadProgressInputSchema } from './procedures/workload-progress.js';
 import { type AppRouter, appRouter } from './router.js';
@@ -57,12 +59,18 @@ export interface BffOptions {
    * that trickles a body cannot hold a connection. A response, an SSE stream, is not limited.
    */
   timeouts?: { requestMs?: number; headersMs?: number };
+  /** Serve Prometheus `/metrics` on this port (0: any free one) of `host`; unset: no metrics. */
+  metricsPort?: number;
+  /** Per-pool history: sampling interval (default 10 s) and how long it reaches (default 1 h). */
+  history?: PoolHistoryOptions;
 }
 
 export interface RunningBff {
   app: FastifyInstance;
   url: string;
   context: BffContext;
+  /** `http://<host>:<port>/metrics` when `metricsPort` was given. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -182,6 +190,7 @@ class SignInThrottle {
 const SUBSCRIPTION_INPUTS: Record<string, z.ZodType> = {
   'allocations.watch': AllocationsWatchInputSchema,
   'workload.progress': WorkloadProgressInputSchema,
+  'cluster.pendingWatch': PendingWatchInputSchema,
 };
 
 // A subscription added without its schema here would stream before its input was checked.
@@ -399,10 +408,12 @@ const CONTENT_SECURITY_POLICY = {
 export async function startBff(options: BffOptions): Promise<RunningBff> {
   const cluster = new ClusterClient(options.connection.kubeConfig);
   const allocations = new AllocationFeed(cluster);
+  const history = new PoolHistory(() => context, options.history);
   const context: BffContext = {
     cluster,
     source: options.connection.source,
     allocations,
+    history,
     cardPolicy: options.cardPolicy ?? 'binpack',
     modelLabel: options.modelLabel ?? VKE.defaultModelLabel,
     ...(options.reservedNamespaces ? { reservedNamespaces: options.reservedNamespaces } : {}),
@@ -488,6 +499,16 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     },
   });
 
+  const metrics =
+    options.metricsPort === undefined
+      ? undefined
+      : new ConsoleMetrics({
+          context,
+          router: appRouter,
+          sseSubscribers: () => subscriptions.streams,
+        });
+  if (metrics) app.addHook('onResponse', metrics.onResponse);
+
   // The guard sits in the same scope as tRPC's routes, so it runs on whatever URL spelling
   // Fastify routes to them (`/%74rpc/…` included).
   await app.register(async (scope) => {
@@ -554,18 +575,26 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
 
   await cluster.startInformers();
   allocations.start();
+  history.start();
   const host = options.host ?? '127.0.0.1';
   const address = await app.listen({ port: options.port ?? 8080, host });
   const known = allowedOrigins(new URL(address).port, host, options.allowedOrigins ?? []);
   for (const name of known.hosts) allowed.hosts.add(name);
   for (const origin of known.origins) allowed.origins.add(origin);
+  const metricsServer =
+    metrics && options.metricsPort !== undefined
+      ? await serveMetrics(metrics, options.metricsPort, host)
+      : undefined;
   return {
     app,
     url: address,
     context,
+    ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
     close: async () => {
+      await metricsServer?.close();
       subscriptions.close();
       allocations.stop();
+      history.stop();
       await app.close();
       await cluster.stopInformers();
     },

@@ -6,9 +6,11 @@ import { parse, stringify } from 'yaml';
 import { type ApiServer, startApiServer } from './apiserver/api-server.js';
 import type { RunningController } from './controllers/controller.js';
 import { startDeploymentController } from './controllers/deployment-controller.js';
+import { startJobController } from './controllers/job-controller.js';
 import { startNodeAgents } from './controllers/node-agent.js';
 import { startReplicaSetController } from './controllers/replicaset-controller.js';
 import { type SchedulerOptions, startScheduler } from './controllers/scheduler.js';
+import { startStatefulSetController } from './controllers/statefulset-controller.js';
 import {
   loadTopology,
   type Topology,
@@ -146,6 +148,8 @@ export async function startEmbeddedCluster(
     running.push(await startScheduler(kubeConfig, { log, ...options.scheduler }));
     running.push(await startReplicaSetController(kubeConfig, { log }));
     running.push(await startDeploymentController(kubeConfig, { log }));
+    running.push(await startStatefulSetController(kubeConfig, { log }));
+    running.push(await startJobController(kubeConfig, { log }));
   } catch (error) {
     await stop();
     throw error;

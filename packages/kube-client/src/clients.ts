@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import {
   AppsV1Api,
+  BatchV1Api,
   CoreV1Api,
   CustomObjectsApi,
   createConfiguration,
@@ -19,6 +20,8 @@ export interface KubeClients {
   kubeConfig: KubeConfig;
   core: CoreV1Api;
   apps: AppsV1Api;
+  /** Jobs (spec §8 kinds). */
+  batch: BatchV1Api;
   custom: CustomObjectsApi;
 }
 
@@ -56,6 +59,7 @@ export function makeClients(kubeConfig: KubeConfig): KubeClients {
     kubeConfig,
     core: new CoreV1Api(configuration),
     apps: new AppsV1Api(configuration),
+    batch: new BatchV1Api(configuration),
     custom: new CustomObjectsApi(configuration),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type PodLike, podAllocationRecords, verifyInstance } from './allocations.js';
-import type { MgpuNodeStatus } from './mgpu-node.js';
+import type { MgpuNodeStatus } from './ledger/mgpu-node.js';
 
 const seedPod = (annotations: Record<string, string>, limits: Record<string, string>): PodLike => ({
   metadata: {

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { evaluateRequest } from './check.js';
-import type { MgpuInstanceReport, MgpuNodeStatus } from './mgpu-node.js';
+import {
+  type MgpuInstanceReport,
+  MgpuInstanceReportSchema,
+  type MgpuNodeStatus,
+} from './ledger/mgpu-node.js';
+import { type KubePodLike, readRequestedClaims } from './ledger/read-pod.js';
 import { type OwnerReferenceLike, workloadOfPod } from './ownership.js';
-import { parseCardIndexes, parseQuantity } from './placement/index.js';
-import { readWorkloadObject } from './read-workload.js';
-import { gpuIndexAnnotation, VKE } from './vke.js';
 
 /** The node-side fields of spec §6, in their snake_case names; null = no node reported it. */
 export const NODE_SIDE_FIELDS = [
@@ -24,6 +25,18 @@ export const NODE_SIDE_FIELDS = [
   'vmem_limit',
 ] as const;
 export type NodeSideField = (typeof NODE_SIDE_FIELDS)[number];
+
+type ReportedShape = typeof MgpuInstanceReportSchema.shape;
+/**
+ * The node-side fields of a record: the `MgpuNode` schema's own fields, null where no node
+ * reported them (the report leaves them out), so the two never disagree on a field's type.
+ */
+const nodeSideFields = Object.fromEntries(
+  NODE_SIDE_FIELDS.map((field) => [
+    field,
+    MgpuInstanceReportSchema.shape[field].unwrap().nullable(),
+  ]),
+) as { [Field in NodeSideField]: z.ZodNullable<ReturnType<ReportedShape[Field]['unwrap']>> };
 
 export const VerificationSchema = z.enum(['verified', 'drift', 'unreported']);
 /** Whether the node gave an instance what its pod asked for (spec §6 结果验证). */
@@ -45,25 +58,7 @@ export const AllocationRecordSchema = z.object({
   /** What the pod asked for on this card: compute percent and MiB (null for whole cards). */
   requested: z.object({ computePercent: z.number(), memoryMiB: z.number().nullable() }),
   phase: z.string().nullable(),
-  container_id: z.string().nullable(),
-  device_id: z.union([z.string(), z.number()]).nullable(),
-  instance_id: z.union([z.string(), z.number()]).nullable(),
-  pod_uid: z.string().nullable(),
-  compute_priority: z.number().nullable(),
-  compute_qos_enable: z.boolean().nullable(),
-  compute_weight: z.number().nullable(),
-  compute_weight_native_burst: z.number().nullable(),
-  compute_weight_online: z.number().nullable(),
-  minor: z.number().nullable(),
-  online: z.boolean().nullable(),
-  tasks: z.array(z.number()).nullable(),
-  vmem_info: z
-    .object({
-      free_mib: z.number(),
-      used: z.array(z.object({ pid: z.number(), used_mib: z.number() })),
-    })
-    .nullable(),
-  vmem_limit: z.number().nullable(),
+  ...nodeSideFields,
   /** Where the values came from: the card choice is always the scheduler's annotation. */
   sources: z.object({
     card: z.literal('scheduler-annotation'),
@@ -77,36 +72,14 @@ export const AllocationRecordSchema = z.object({
 export type AllocationRecord = z.infer<typeof AllocationRecordSchema>;
 
 /** The parts of a Pod the records are built from (a V1Pod fits). */
-export interface PodLike {
-  metadata?: {
-    name?: string;
-    namespace?: string;
+export interface PodLike extends KubePodLike {
+  metadata?: KubePodLike['metadata'] & {
     uid?: string;
-    annotations?: Record<string, string>;
     labels?: Record<string, string>;
     ownerReferences?: OwnerReferenceLike[];
   };
-  spec?: { nodeName?: string; containers?: unknown[] };
   status?: { phase?: string; containerStatuses?: { name: string; containerID?: string }[] };
 }
-
-interface ContainerLike {
-  name: string;
-  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-}
-
-const containersOf = (pod: PodLike): ContainerLike[] =>
-  (pod.spec?.containers ?? []).filter(
-    (container): container is ContainerLike =>
-      typeof container === 'object' &&
-      container !== null &&
-      typeof (container as ContainerLike).name === 'string',
-  );
-
-const quantityOf = (container: ContainerLike, resource: string) =>
-  parseQuantity(
-    container.resources?.limits?.[resource] ?? container.resources?.requests?.[resource],
-  );
 
 /**
  * Compares what the node reports with what was asked (spec §6: "60 on both cards, matching the
@@ -131,8 +104,8 @@ export function verifyInstance(
 }
 
 /**
- * Every mGPU instance of one scheduled pod: the cards from the scheduler's annotations, the
- * shares from the pod's own requests, container IDs from the pod status, and the node-side
+ * Every mGPU instance of one scheduled pod: the ledger's claims as asked (the cards from the
+ * scheduler's annotations, the shares from the pod's own requests), container IDs from the pod status, and the node-side
  * fields from the node agent's report where the node has one.
  */
 export function podAllocationRecords(
@@ -140,15 +113,13 @@ export function podAllocationRecords(
   nodeReport: MgpuNodeStatus | undefined,
 ): AllocationRecord[] {
   const metadata = pod.metadata ?? {};
-  const annotations = metadata.annotations ?? {};
   const node = pod.spec?.nodeName;
   const namespace = metadata.namespace ?? 'default';
   const podName = metadata.name;
   if (node === undefined || podName === undefined) return [];
-  const read = readWorkloadObject({ ...pod, kind: 'Pod' });
-  if (read === undefined) return [];
-  const { shares } = evaluateRequest(read.request);
-  const policy = read.computePolicy ?? null;
+  const reading = readRequestedClaims(pod);
+  if (reading === undefined) return [];
+  const policy = reading.computePolicy ?? null;
   const workload = workloadOfPod(pod)?.name ?? null;
   const reported = new Map<string, MgpuInstanceReport>();
   for (const card of nodeReport?.cards ?? []) {
@@ -163,31 +134,19 @@ export function podAllocationRecords(
   );
 
   const records: AllocationRecord[] = [];
-  for (const container of containersOf(pod)) {
-    const cards = parseCardIndexes(annotations[gpuIndexAnnotation(container.name)]);
-    if (cards === undefined || cards.length === 0) continue;
-    // The console's reading of the container when its rules accept it; otherwise what the pod
-    // really asks, split over the cards the scheduler gave it (the cluster took it anyway).
-    const share = shares.find((candidate) => candidate.name === container.name);
-    if (share?.type === 'nvidia') continue;
-    const core = quantityOf(container, VKE.coreResource);
-    if (share === undefined && Number.isNaN(core)) continue;
-    const memory = quantityOf(container, VKE.memoryResource);
-    const requested = share
-      ? { computePercent: share.perCard.computePercent, memoryMiB: share.perCard.memoryMiB }
-      : {
-          computePercent: core / cards.length,
-          memoryMiB: Number.isNaN(memory) ? null : memory / cards.length,
-        };
-    for (const card of cards) {
-      const report = reported.get(`${container.name}/${card}`);
-      const statusId = statusIds.get(container.name);
+  for (const claim of reading.claims.containers) {
+    // Whole nvidia cards are not mGPU instances: no record.
+    if (claim.type === 'nvidia') continue;
+    const requested = { computePercent: claim.perCardCompute, memoryMiB: claim.perCardMemoryMiB };
+    for (const card of claim.cards) {
+      const report = reported.get(`${claim.name}/${card}`);
+      const statusId = statusIds.get(claim.name);
       const containerId = report?.container_id ?? statusId ?? null;
       records.push({
-        id: `${namespace}/${podName}/${container.name}/${card}`,
+        id: `${namespace}/${podName}/${claim.name}/${card}`,
         namespace,
         pod: podName,
-        container: container.name,
+        container: claim.name,
         node,
         card,
         workload,

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { AllocationRecordSchema } from './allocations.js';
 import { isDns1123Label, isDns1123Subdomain } from './kubernetes-names.js';
 import { REJECTION_CODES, type RejectionParams } from './placement/rejections.js';
-import { WorkloadRequestSchema } from './request.js';
-import { LANGS } from './rules.js';
+import { WORKLOAD_KINDS } from './read-workload.js';
+import { CREATABLE_KINDS, WorkloadRequestSchema } from './request.js';
+import { LANGS, MAX_REPLICAS } from './rules.js';
 
 /**
  * The BFF's procedure inputs and outputs (spec §7), declared once so the server validates what
@@ -108,15 +109,6 @@ const wrapBare = (input: unknown): unknown => {
   return { request, lang, clientRequestId };
 };
 
-export const PreviewInputSchema = z.preprocess(
-  wrapBare,
-  z.object({
-    request: WorkloadRequestSchema,
-    lang: LangSchema.default('zh-CN'),
-    clientRequestId: z.string().optional(),
-  }),
-);
-
 export const CreateInputSchema = z.preprocess(
   wrapBare,
   z.object({
@@ -149,11 +141,27 @@ export const WorkloadRefSchema = z.object({
     .refine(isDns1123Subdomain, 'A Deployment name is a DNS subdomain (a-z, 0-9, -, .).'),
 });
 
+export const PreviewInputSchema = z.preprocess(
+  wrapBare,
+  z.object({
+    request: WorkloadRequestSchema,
+    lang: LangSchema.default('zh-CN'),
+    clientRequestId: z.string().optional(),
+    /**
+     * The edit form's live object: the placement counts the pods its rolling update replaces
+     * as freed (all of a StatefulSet's or a Recreate Deployment's; a RollingUpdate Deployment's
+     * beyond its maxSurge, which must fit beside the old ones).
+     */
+    replacing: WorkloadRefSchema.optional(),
+  }),
+);
+
 /**
  * `workload.delete`: only Deployments labelled as made by the console (spec §8) unless `force`
  * says the operator confirmed deleting someone else's.
  */
 export const DeleteInputSchema = WorkloadRefSchema.extend({
+  kind: z.enum(CREATABLE_KINDS).optional(),
   force: z.boolean().default(false),
   lang: LangSchema.default('zh-CN'),
 });
@@ -163,12 +171,67 @@ export const CreateResultSchema = WorkloadRefSchema.extend({
   /** False when this was a retry and the Deployment already existed from the same request. */
   created: z.boolean(),
   clientRequestId: z.string().nullable(),
-  /** The Deployment as the API server stored it. */
+  /** The object as the API server stored it (named `deployment` since §7; any kind of §8). */
   deployment: z.record(z.string(), z.unknown()),
+  kind: z.enum(CREATABLE_KINDS),
 });
 
-export const WorkloadSummarySchema = WorkloadRefSchema.extend({
+/**
+ * A workload by namespace and name, optionally with its kind; without one the console looks
+ * for a Deployment, then a StatefulSet, then a Job of that name (the order of `CREATABLE_KINDS`).
+ */
+export const WorkloadLookupSchema = WorkloadRefSchema.extend({
+  kind: z.enum(CREATABLE_KINDS).optional(),
+});
+
+/**
+ * `workload.update` (spec §8): the request the form edits, written onto the live object whose
+ * `resourceVersion` the form read. A stale one is refused with rule `conflict` (409).
+ */
+export const UpdateInputSchema = WorkloadRefSchema.extend({
+  resourceVersion: z.string().min(1),
+  request: WorkloadRequestSchema,
+  lang: LangSchema.default('zh-CN'),
+});
+
+export const RequestChangeSchema = z.object({
+  path: z.string(),
+  before: z.union([z.string(), z.number(), z.boolean(), z.null()]),
+  after: z.union([z.string(), z.number(), z.boolean(), z.null()]),
+});
+
+export const UpdateResultSchema = WorkloadRefSchema.extend({
+  kind: z.enum(CREATABLE_KINDS),
   uid: z.string(),
+  /** The object's new version: the next edit sends this one. */
+  resourceVersion: z.string(),
+  /** The form's fields that changed (empty: the object was already so, nothing was written). */
+  changes: z.array(RequestChangeSchema),
+});
+
+/**
+ * `workload.scale` (spec §8): a Deployment's or StatefulSet's replicas, a Job's parallelism
+ * (its pods at once; its completions cannot change).
+ */
+export const ScaleInputSchema = WorkloadLookupSchema.extend({
+  replicas: z.number().int().min(0).max(MAX_REPLICAS),
+  lang: LangSchema.default('zh-CN'),
+});
+
+export const ScaleResultSchema = WorkloadRefSchema.extend({
+  kind: z.enum(CREATABLE_KINDS),
+  replicas: z.number(),
+  resourceVersion: z.string(),
+});
+
+/** How a workload's mGPU instances compare with what it asked (from the allocation records). */
+export const WORKLOAD_VERIFICATIONS = ['verified', 'drift', 'unknown'] as const;
+
+export const WorkloadSummarySchema = WorkloadRefSchema.extend({
+  kind: z.enum(WORKLOAD_KINDS),
+  uid: z.string(),
+  /** Opaque; `workload.update` sends it back (spec §8). */
+  resourceVersion: z.string(),
   createdAt: z.string().nullable(),
   replicas: z.number(),
   readyReplicas: z.number(),
@@ -176,6 +239,11 @@ export const WorkloadSummarySchema = WorkloadRefSchema.extend({
   managedByConsole: z.boolean(),
   computePolicy: z.string().nullable(),
   containers: z.array(ContainerShareSchema),
+  /**
+   * `verified`: every instance the nodes report matches; `drift`: one does not; `unknown`:
+   * nothing reported yet (or no instances).
+   */
+  verification: z.enum(WORKLOAD_VERIFICATIONS),
 });
 
 /**
@@ -313,9 +381,82 @@ export const WorkloadProgressSchema = z.object({
   records: z.array(AllocationRecordSchema),
 });
 
+/**
+ * One mGPU pod the scheduler has not placed (spec §8 `cluster.pending`): since when it waits, its
+ * workload, and the placement asked again now — why each node group turns it down (codes the
+ * browser words in the operator's language) and, for pools that lack only room, the largest
+ * request each still fits (exact: the same `largestFit` the pool overview shows).
+ */
+export const PendingPodSchema = z.object({
+  namespace: z.string(),
+  pod: z.string(),
+  /** The owning workload (a Deployment's name for its pods), null for a bare pod. */
+  workload: z.string().nullable(),
+  /** When the pod was created (ISO 8601): it has waited since. */
+  since: z.string(),
+  /** What the pod asks per GPU container, as the scheduler reads it. */
+  containers: z.array(
+    z.object({
+      name: z.string(),
+      type: z.enum(['mgpu', 'nvidia']),
+      cards: z.number(),
+      perCardCompute: z.number(),
+      perCardMemoryMiB: z.number().nullable(),
+    }),
+  ),
+  /** Empty while some node would take it now (the scheduler has not got to it yet). */
+  rejections: z.array(RejectionSchema),
+  /** The same verdict in the scheduler's English (kube-scheduler style), empty when none. */
+  message: z.string(),
+  /** The pool of the node that would take it now, if one would; else null. */
+  fitsNow: z.string().nullable(),
+  /** Pools whose nodes turn the pod down only for lack of room, with what still fits there. */
+  largestFits: z.array(
+    z.object({ pool: z.string(), largestFit: PoolSummarySchema.shape.largestFit }),
+  ),
+});
+
+export const PendingInputSchema = z.object({ namespace: z.string().optional() }).optional();
+
+export const PendingWatchInputSchema = z.object({
+  namespace: z.string().optional(),
+  /** tRPC passes the SSE `Last-Event-ID` here; the list is a state, so a reconnect gets it whole. */
+  lastEventId: z.string().nullish(),
+});
+
+export const PendingPodsSchema = z.array(PendingPodSchema);
+
+/** One pool's figures at one sample of the history (issue 18): what the dashboard charts. */
+export const PoolSampleSchema = z.object({
+  pool: z.string(),
+  computeAllocatedPercent: z.number(),
+  computeAllocatablePercent: z.number(),
+  memoryAllocatedMiB: z.number(),
+  memoryAllocatableMiB: z.number(),
+  strandedComputePercent: z.number(),
+  strandedMemoryMiB: z.number(),
+  largestFitComputePercent: z.number(),
+  pendingPods: z.number(),
+});
+
+/**
+ * `cluster.history`: per-pool figures sampled every `intervalMs`, the newest last, kept for
+ * `retentionMs` in the BFF's memory. `startedAt` is when this BFF began sampling: a restart
+ * empties the history (Prometheus, with `--metrics-port`, keeps the long one).
+ */
+export const ClusterHistorySchema = z.object({
+  startedAt: z.string(),
+  intervalMs: z.number(),
+  retentionMs: z.number(),
+  samples: z.array(z.object({ at: z.string(), pools: z.array(PoolSampleSchema) })),
+});
+
 export type PreviewResult = z.infer<typeof PreviewResultSchema>;
 export type CreateResult = z.infer<typeof CreateResultSchema>;
 export type WorkloadSummary = z.infer<typeof WorkloadSummarySchema>;
+export type UpdateResult = z.infer<typeof UpdateResultSchema>;
+export type ScaleResult = z.infer<typeof ScaleResultSchema>;
+export type WorkloadVerification = (typeof WORKLOAD_VERIFICATIONS)[number];
 export type WorkloadDetail = z.infer<typeof WorkloadDetailSchema>;
 export type PoolSummary = z.infer<typeof PoolSummarySchema>;
 export type NodeView = z.infer<typeof NodeViewSchema>;
@@ -325,3 +466,6 @@ export type AllocationFilter = z.infer<typeof AllocationFilterSchema>;
 export type AllocationEvent = z.infer<typeof AllocationEventSchema>;
 export type WorkloadProgress = z.infer<typeof WorkloadProgressSchema>;
 export type ProgressStage = z.infer<typeof ProgressStageSchema>;
+export type PendingPod = z.infer<typeof PendingPodSchema>;
+export type PoolSample = z.infer<typeof PoolSampleSchema>;
+export type ClusterHistory = z.infer<typeof ClusterHistorySchema>;

@@ -1,7 +1,7 @@
+import { freeComputeOn, freeMemoryOn, hasInstanceSlot, isIdleCard } from './ledger/book.js';
 import type { CardState, NodeState } from './placement/types.js';
 import { MAX_CARDS } from './request.js';
 import { PER_CARD_MEMORY_MIN_MIB } from './rules.js';
-import { MAX_INSTANCES_PER_CARD } from './vke.js';
 
 /**
  * Capacity no request can use right now (issue 8's "stranded"): memory on a card whose 16
@@ -28,21 +28,16 @@ export interface LargestFit {
   cards: number;
 }
 
-const freeCompute = (card: CardState) => (card.wholeNvidia ? 0 : 100 - card.usedCompute);
-const freeMemory = (node: NodeState, card: CardState) =>
-  card.wholeNvidia ? 0 : node.memoryMiBPerCard - card.usedMemoryMiB;
-const hasSlot = (card: CardState) => !card.wholeNvidia && card.instances < MAX_INSTANCES_PER_CARD;
-
 /** What one card strands: everything free when its slots are full, else the unusable half. */
 export function strandedOnCard(
   node: NodeState,
   card: CardState,
 ): { computePercent: number; memoryMiB: number } {
-  const compute = freeCompute(card);
-  const memory = freeMemory(node, card);
+  const compute = freeComputeOn(card);
+  const memory = freeMemoryOn(card, node.memoryMiBPerCard);
   if (card.wholeNvidia || (compute === 0 && memory === 0))
     return { computePercent: 0, memoryMiB: 0 };
-  if (!hasSlot(card)) return { computePercent: compute, memoryMiB: memory };
+  if (!hasInstanceSlot(card)) return { computePercent: compute, memoryMiB: memory };
   return {
     computePercent: memory < PER_CARD_MEMORY_MIN_MIB ? compute : 0,
     memoryMiB: compute === 0 ? memory : 0,
@@ -82,19 +77,17 @@ export function largestFit(nodes: readonly NodeState[]): LargestFit {
     if (!node.schedulable) continue;
     const open = node.cards.filter(
       (card) =>
-        hasSlot(card) &&
-        freeCompute(card) >= 1 &&
-        freeMemory(node, card) >= PER_CARD_MEMORY_MIN_MIB,
+        hasInstanceSlot(card) &&
+        freeComputeOn(card) >= 1 &&
+        freeMemoryOn(card, node.memoryMiBPerCard) >= PER_CARD_MEMORY_MIN_MIB,
     );
-    fit.computePercent = Math.max(fit.computePercent, bestEqualSplit(open.map(freeCompute)));
+    fit.computePercent = Math.max(fit.computePercent, bestEqualSplit(open.map(freeComputeOn)));
     fit.memoryMiB = Math.max(
       fit.memoryMiB,
-      bestEqualSplit(open.map((card) => freeMemory(node, card))),
+      bestEqualSplit(open.map((card) => freeMemoryOn(card, node.memoryMiBPerCard))),
     );
     fit.cards = Math.max(fit.cards, Math.min(MAX_CARDS, open.length));
-    const idle = node.cards.filter(
-      (card) => card.instances === 0 && !card.wholeNvidia && card.usedCompute === 0,
-    );
+    const idle = node.cards.filter(isIdleCard);
     fit.idleCards = Math.max(fit.idleCards, idle.length);
   }
   return fit;

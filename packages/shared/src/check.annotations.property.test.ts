@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { checkRequest } from './check.js';
 import type { GpuInventory } from './inventory.js';
 import { isDns1123Label, isDns1123Subdomain } from './kubernetes-names.js';
+import type { DeploymentManifest } from './manifest.js';
 import { type WorkloadRequestInput, WorkloadRequestSchema } from './request.js';
 import { gpuIndexAnnotation, multiCardAnnotation, VKE } from './vke.js';
 
@@ -92,7 +93,8 @@ describe('every valid request writes only keys and names Kubernetes accepts', ()
         const result = checkRequest(parsed, withInventory ? { inventory } : {});
         if (!result.valid || result.manifest === undefined) return;
         valid++;
-        const deployment = result.manifest;
+        // A request without `kind` builds a Deployment.
+        const deployment = result.manifest as DeploymentManifest;
         const template = deployment.spec.template;
         expect(isDns1123Subdomain(deployment.metadata.name)).toBe(true);
         expect(isDns1123Label(deployment.metadata.namespace)).toBe(true);

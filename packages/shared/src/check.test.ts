@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { type CheckOptions, type CheckResult, checkRequest, evaluateRequest } from './check.js';
 import type { GpuInventory, GpuPool } from './inventory.js';
+import type { DeploymentManifest } from './manifest.js';
 import {
   type WorkloadRequest,
   type WorkloadRequestInput,
@@ -1006,7 +1007,7 @@ describe('the manifest (spec §4)', () => {
       perCard: { computePercent: 60, memoryMiB: 4096 },
     });
 
-    const manifest = result.manifest;
+    const manifest = result.manifest as DeploymentManifest | undefined;
     expect(manifest).toMatchObject({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -1130,7 +1131,7 @@ describe('the manifest (spec §4)', () => {
 
   it('replicas 0 is written as 0', () => {
     const result = checkRequest(requestOf(single('0.5', '8'), { replicas: 0 }));
-    expect(result.manifest?.spec.replicas).toBe(0);
+    expect((result.manifest as DeploymentManifest | undefined)?.spec.replicas).toBe(0);
   });
 
   it('mgpu-core is c × 100 exactly (or the request is refused), however large c is', () => {

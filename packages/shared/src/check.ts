@@ -7,7 +7,7 @@ import type { ContainerShare } from './card-shares.js';
 import { evaluateAgainstCluster } from './cluster-rules.js';
 import { evaluateContainers } from './container-rules.js';
 import type { GpuInventory } from './inventory.js';
-import { buildDeployment, type DeploymentManifest, type ManifestOptions } from './manifest.js';
+import { buildWorkload, type ManifestOptions, type WorkloadManifest } from './manifest.js';
 import { describeViolation } from './messages.js';
 import type { WorkloadRequest } from './request.js';
 import { evaluateMultiCardPolicy, evaluateRequestFields } from './request-rules.js';
@@ -18,7 +18,7 @@ export interface CheckResult {
   valid: boolean;
   errors: RuleError[];
   containers: ContainerShare[];
-  manifest?: DeploymentManifest;
+  manifest?: WorkloadManifest;
 }
 
 export interface CheckOptions extends ManifestOptions {
@@ -62,7 +62,7 @@ export function evaluateRequest(
   return { violations, shares };
 }
 
-/** Checks a workload request against every rule (spec §3) and builds its manifest when valid. */
+/** Checks a workload request against every rule (spec §3) and builds its manifest (of its kind) when valid. */
 export function checkRequest(request: WorkloadRequest, options: CheckOptions = {}): CheckResult {
   const lang = options.lang ?? 'en';
   const { violations, shares } = evaluateRequest(request, options.inventory, {
@@ -80,6 +80,6 @@ export function checkRequest(request: WorkloadRequest, options: CheckOptions = {
     valid,
     errors,
     containers: shares,
-    ...(valid ? { manifest: buildDeployment(request, shares, options) } : {}),
+    ...(valid ? { manifest: buildWorkload(request, shares, options) } : {}),
   };
 }

@@ -229,10 +229,14 @@ export function readWorkloadObject(
 
   const policyAnnotation = annotations[VKE.computePolicyAnnotation];
   const spec = objectAt(object, 'spec');
-  const replicas = spec.replicas;
+  // A Job has no replicas: the console's replicas are its pods at once (manifest.ts).
+  const replicasField = kind === 'Job' ? 'parallelism' : 'replicas';
+  const replicas = spec[replicasField];
   const name = typeof metadata.name === 'string' ? metadata.name : '';
   const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : 'default';
   const request: WorkloadRequest = {
+    // Only the kinds the form makes are carried; absent reads as Deployment (spec §8).
+    ...(kind === 'StatefulSet' || kind === 'Job' ? { kind } : {}),
     name,
     namespace,
     replicas: typeof replicas === 'number' ? replicas : replicas === undefined ? 1 : Number.NaN,
@@ -241,7 +245,7 @@ export function readWorkloadObject(
   };
   fieldPaths.set('name', 'metadata.name');
   fieldPaths.set('namespace', 'metadata.namespace');
-  fieldPaths.set('replicas', 'spec.replicas');
+  fieldPaths.set('replicas', `spec.${replicasField}`);
   fieldPaths.set('containers', `${prefix}spec.containers`);
   fieldPaths.set(
     'computePolicy',

@@ -17,6 +17,13 @@ export type GpuType = (typeof GPU_TYPES)[number];
 export const MAX_CARDS = 8;
 
 /**
+ * The kinds the console creates and edits (spec §8 `kind`). Absent means `Deployment`
+ * (`workloadKindOf`), so a request of §7 without the field keeps its meaning.
+ */
+export const CREATABLE_KINDS = ['Deployment', 'StatefulSet', 'Job'] as const;
+export type CreatableKind = (typeof CREATABLE_KINDS)[number];
+
+/**
  * Compute and memory are kept as the operator typed them: the rules judge the text exactly
  * (a JSON number is accepted and turned back into its shortest decimal text).
  */
@@ -52,6 +59,7 @@ export const ContainerRequestSchema = z.object({
 export type ContainerRequest = z.output<typeof ContainerRequestSchema>;
 
 export const WorkloadRequestSchema = z.object({
+  kind: nullAsAbsent(z.enum(CREATABLE_KINDS)),
   name: z.string(),
   namespace: z.string().default('default'),
   replicas: z.number().default(1),
@@ -75,4 +83,12 @@ export function newWorkloadRequest(): WorkloadRequest {
 
 export function isComputePolicy(value: string): value is ComputePolicy {
   return (COMPUTE_POLICIES as readonly string[]).includes(value);
+}
+
+/** The kind a request makes: `Deployment` when the request does not say (spec §8). */
+export const workloadKindOf = (request: { kind?: CreatableKind | undefined }): CreatableKind =>
+  request.kind ?? 'Deployment';
+
+export function isCreatableKind(value: unknown): value is CreatableKind {
+  return typeof value === 'string' && (CREATABLE_KINDS as readonly string[]).includes(value);
 }

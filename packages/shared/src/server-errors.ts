@@ -21,6 +21,8 @@ export const SERVER_RULES = [
   'cluster-unavailable',
   'client-request-reused',
   'not-managed',
+  'conflict',
+  'immutable-field',
 ] as const;
 export type ServerRule = (typeof SERVER_RULES)[number];
 
@@ -109,6 +111,14 @@ const english: ServerRuleCatalog = {
     message: `Deployment "${r.namespace}/${r.name}" was not created by this console (no label app.kubernetes.io/managed-by: mgpu-console).`,
     fix: 'Delete it with kubectl, or confirm and send the delete again with "force": true.',
   }),
+  conflict: ({ detail, request: r }) => ({
+    message: `"${r.namespace}/${r.name}" changed in the cluster after you opened it (${detail}); nothing was changed.`,
+    fix: 'Reload the live object, check what changed, and apply your edits again.',
+  }),
+  'immutable-field': ({ detail }) => ({
+    message: `Kubernetes does not allow this field to change on an existing object: ${detail}`,
+    fix: 'Change it back, or create a new workload with the new value (and delete the old one).',
+  }),
 };
 
 const chinese: ServerRuleCatalog = {
@@ -136,6 +146,14 @@ const chinese: ServerRuleCatalog = {
   'not-managed': ({ request: r }) => ({
     message: `Deployment“${r.namespace}/${r.name}”不是由本控制台创建的（没有标签 app.kubernetes.io/managed-by: mgpu-console）。`,
     fix: '请用 kubectl 删除它，或确认后以 "force": true 再次删除。',
+  }),
+  conflict: ({ detail, request: r }) => ({
+    message: `“${r.namespace}/${r.name}”在您打开后已在集群中被修改（${detail}）；没有做任何更改。`,
+    fix: '请重新加载集群中的最新对象，查看变化后再次应用您的修改。',
+  }),
+  'immutable-field': ({ detail }) => ({
+    message: `Kubernetes 不允许修改已有对象的该字段：${detail}`,
+    fix: '请改回原值，或用新值创建一个新的工作负载（并删除旧的）。',
   }),
 };
 

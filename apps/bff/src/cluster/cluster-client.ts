@@ -11,6 +11,7 @@ import {
 } from '@kubernetes/client-node';
 import { isNotFound, makeClients, SharedInformer, toKubeError } from '@mgpu/kube-client';
 import { MGPU_NODE_RESOURCE, type MgpuNodeObject } from '@mgpu/shared';
+import { WorkloadObjects } from './workload-objects.js';
 
 /**
  * The one module that touches the Kubernetes API: typed calls with Status errors turned into
@@ -25,6 +26,8 @@ export class ClusterClient {
   readonly nodes: SharedInformer<V1Node>;
   readonly deployments: SharedInformer<V1Deployment>;
   readonly mgpuNodes: SharedInformer<MgpuNodeObject>;
+  /** StatefulSets and Jobs beside the Deployments: the kinds the console makes (spec §8). */
+  readonly workloads: WorkloadObjects;
 
   constructor(readonly kubeConfig: KubeConfig) {
     // Keep-alive connections with the kubeconfig's credentials: client-node alone opens a new
@@ -41,6 +44,7 @@ export class ClusterClient {
     this.deployments = new SharedInformer(kubeConfig, '/apis/apps/v1/deployments', () =>
       this.apps.listDeploymentForAllNamespaces(),
     );
+    this.workloads = new WorkloadObjects(kubeConfig, clients, this.deployments);
     const { group, version, plural } = MGPU_NODE_RESOURCE;
     this.mgpuNodes = new SharedInformer<MgpuNodeObject>(
       kubeConfig,
@@ -68,6 +72,7 @@ export class ClusterClient {
       this.nodes.start(),
       this.deployments.start(),
       this.mgpuNodes.start(),
+      this.workloads.start(),
     ]);
   }
 
@@ -77,6 +82,7 @@ export class ClusterClient {
       this.nodes.stop(),
       this.deployments.stop(),
       this.mgpuNodes.stop(),
+      this.workloads.stop(),
     ]);
   }
 

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { type KubeError, toKubeError } from '@mgpu/kube-client';
 import {
+  buildHeadlessService,
+  type CreatableKind,
   CreateInputSchema,
   CreateResultSchema,
   describeKubeRefusal,
@@ -9,18 +11,19 @@ import {
   type Lang,
   type RuleError,
   type WorkloadRequest,
+  workloadKindOf,
 } from '@mgpu/shared';
 import type { TRPCError } from '@trpc/server';
-
+import type { LiveWorkload } from '../cluster/workload-objects.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { checkWithCluster } from './workload-preview.js';
 
-/** Annotation that ties a Deployment to the form submission that made it (idempotent retries). */
+/** Annotation that ties a workload to the form submission that made it (idempotent retries). */
 export const CLIENT_REQUEST_ANNOTATION = 'mgpu.console.io/client-request-id';
 
-/** The API server refused the create: its Status onto the form's fields. */
-function refusal(kube: KubeError, request: WorkloadRequest, lang: Lang): TRPCError {
+/** An API-server refusal of a create or an update: its Status onto the form's fields. */
+export function refusal(kube: KubeError, request: WorkloadRequest, lang: Lang): TRPCError {
   const { code, errors } = describeKubeRefusal(kube, request, lang);
   return ruleFailure(code, errors);
 }
@@ -40,7 +43,7 @@ const requestHash = (request: WorkloadRequest) =>
   createHash('sha256').update(JSON.stringify(request)).digest('hex').slice(0, 32);
 
 type Earlier =
-  | { kind: 'same'; deployment: V1Deployment }
+  | { kind: 'same'; deployment: LiveWorkload }
   | { kind: 'other'; where: string }
   | undefined;
 
@@ -55,32 +58,39 @@ async function earlierAttempt(
   hash: string,
   askServer: boolean,
 ): Promise<Earlier> {
-  const live = (d: V1Deployment) =>
+  const kind = workloadKindOf(request);
+  const live = (d: { metadata?: V1ObjectMeta }) =>
     !d.metadata?.deletionTimestamp &&
     d.metadata?.annotations?.[CLIENT_REQUEST_ANNOTATION] === clientRequestId;
+  const informer = ctx.cluster.workloads.informer(kind);
   // Right after a restart the informer may not have listed yet: an empty index then proves
   // nothing, so the API server is asked by label instead (a retry must never duplicate).
-  const byId = ctx.cluster.deployments.health.synced
-    ? ctx.cluster.deployments
+  const indexed = informer.health.synced
+    ? informer
         .index(
           CLIENT_REQUEST_ANNOTATION,
           (d) => d.metadata?.annotations?.[CLIENT_REQUEST_ANNOTATION],
         )
         .get(clientRequestId)
         .find(live)
+    : undefined;
+  const byId: LiveWorkload | undefined = informer.health.synced
+    ? indexed && ({ ...indexed, kind } as LiveWorkload)
     : (
-        await ctx.cluster.listDeploymentsLabelled(
+        await ctx.cluster.workloads.listLabelled(
+          kind,
           `${CLIENT_REQUEST_LABEL}=${clientRequestLabel(clientRequestId)}`,
         )
       ).find(live);
-  // Objects made before the label existed are found by their name, as after a 409.
-  if (!ctx.cluster.deployments.health.synced && byId === undefined) askServer = true;
+  if (!informer.health.synced && byId === undefined) askServer = true;
   // The informer may lag a create that just happened; after a 409 the API server has the last
   // word (before the create, that same 409 path covers the race without an extra round trip).
   const candidate =
     byId ??
     (askServer
-      ? await ctx.cluster.readDeployment(request.namespace, request.name).catch(() => undefined)
+      ? await ctx.cluster.workloads
+          .read(kind, request.namespace, request.name)
+          .catch(() => undefined)
       : undefined);
   const annotations = candidate?.metadata?.annotations ?? {};
   if (candidate === undefined || annotations[CLIENT_REQUEST_ANNOTATION] !== clientRequestId)
@@ -94,9 +104,46 @@ async function earlierAttempt(
 }
 
 /**
+ * A StatefulSet's headless Service (its `serviceName`), owned by it so it goes with it. One
+ * that exists already (a retry, or the operator's own) is left as it is.
+ */
+async function ensureHeadlessService(
+  ctx: BffContext,
+  kind: CreatableKind,
+  request: WorkloadRequest,
+  owner: LiveWorkload,
+  lang: Lang,
+): Promise<void> {
+  if (kind !== 'StatefulSet') return;
+  const service = buildHeadlessService(request);
+  try {
+    await ctx.cluster.workloads.createService(request.namespace, {
+      ...service,
+      metadata: {
+        ...service.metadata,
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'StatefulSet',
+            name: request.name,
+            uid: owner.metadata?.uid ?? '',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+    });
+  } catch (error) {
+    const kube = toKubeError(error);
+    if (kube.code !== 409) throw refusal(kube, request, lang);
+  }
+}
+
+/**
  * `workload.create`: re-validates everything (the browser is never trusted), asks the API server
- * for a dry run, then creates. A retry with the same client request id returns the Deployment the
- * first attempt made instead of a second one or an error.
+ * for a dry run, then creates the object of the request's kind (a StatefulSet with its headless
+ * Service). A retry with the same client request id returns what the first attempt made instead
+ * of a second one or an error.
  */
 export const workloadCreate = publicProcedure
   .input(CreateInputSchema)
@@ -107,7 +154,10 @@ export const workloadCreate = publicProcedure
     const { check } = checkWithCluster(ctx, request, lang);
     if (!check.valid || check.manifest === undefined)
       throw ruleFailure('BAD_REQUEST', check.errors as RuleError[]);
-    const manifest = check.manifest as V1Deployment;
+    const kind = workloadKindOf(request);
+    const manifest = check.manifest as {
+      metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    };
     const hash = requestHash(request);
     if (clientRequestId !== undefined) {
       manifest.metadata = {
@@ -123,7 +173,8 @@ export const workloadCreate = publicProcedure
         },
       };
     }
-    const result = (deployment: V1Deployment, created: boolean) => ({
+    const result = (deployment: LiveWorkload, created: boolean) => ({
+      kind,
       namespace: request.namespace,
       name: request.name,
       uid: deployment.metadata?.uid ?? '',
@@ -139,7 +190,10 @@ export const workloadCreate = publicProcedure
           throw refusal(toKubeError(error), request, lang);
         },
       );
-      if (earlier?.kind === 'same') return result(earlier.deployment, false);
+      if (earlier?.kind === 'same') {
+        await ensureHeadlessService(ctx, kind, request, earlier.deployment, lang);
+        return result(earlier.deployment, false);
+      }
       if (earlier?.kind === 'other') {
         throw ruleFailure('CONFLICT', [
           describeServerError('client-request-reused', '', earlier.where, request, lang),
@@ -151,8 +205,16 @@ export const workloadCreate = publicProcedure
     if (retried) return retried;
     for (const dryRun of [true, false]) {
       try {
-        const deployment = await ctx.cluster.createDeployment(request.namespace, manifest, dryRun);
-        if (!dryRun) return result(deployment, true);
+        const created = await ctx.cluster.workloads.create(
+          kind,
+          request.namespace,
+          manifest,
+          dryRun,
+        );
+        if (!dryRun) {
+          await ensureHeadlessService(ctx, kind, request, created, lang);
+          return result(created, true);
+        }
       } catch (error) {
         const kube = toKubeError(error);
         // A concurrent retry may have won the race between our look-up and this create.

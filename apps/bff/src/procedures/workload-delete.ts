@@ -10,7 +10,8 @@ import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
 
 /**
- * `workload.delete`: removes the Deployment; its ReplicaSets and pods go with it (foreground).
+ * `workload.delete`: removes the Deployment, StatefulSet or Job; what it owns goes with it
+ * (foreground).
  * Spec §8: only what the console made (its managed-by label) unless the operator confirmed
  * with `force` — a console with delete rights must not be a way to remove anyone's workload.
  */
@@ -19,12 +20,13 @@ export const workloadDelete = publicProcedure
   .output(WorkloadRefSchema.extend({ deleted: z.literal(true) }))
   .mutation(async ({ ctx, input }) => {
     const { namespace, name, force, lang } = input;
+    // The object of the named kind, or the first kind (Deployment, StatefulSet, Job) with the name.
+    const deployment = await ctx.cluster.workloads
+      .find(namespace, name, input.kind)
+      .catch((error: unknown) => {
+        throw kubeFailure(error);
+      });
     if (!force) {
-      const deployment = await ctx.cluster
-        .readDeployment(namespace, name)
-        .catch((error: unknown) => {
-          throw kubeFailure(error);
-        });
       if (deployment.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY) {
         throw ruleFailure('PRECONDITION_FAILED', [
           describeServerError(
@@ -37,7 +39,7 @@ export const workloadDelete = publicProcedure
         ]);
       }
     }
-    await ctx.cluster.deleteDeployment(namespace, name).catch((error: unknown) => {
+    await ctx.cluster.workloads.delete(deployment.kind, namespace, name).catch((error: unknown) => {
       throw kubeFailure(error);
     });
     return { namespace, name, deleted: true as const };

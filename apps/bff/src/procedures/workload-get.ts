@@ -4,11 +4,11 @@ import {
   readWorkloadObject,
   VKE,
   WorkloadDetailSchema,
-  WorkloadRefSchema,
+  WorkloadLookupSchema,
 } from '@mgpu/shared';
 import { publicProcedure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
-import { summarizeDeployment } from './workload-list.js';
+import { summarizeWorkload } from './workload-list.js';
 
 /** The labels and annotations the console's manifest sets (manifest.ts); nothing else leaves. */
 const CONSOLE_LABELS = new Set([APP_LABEL, MANAGED_BY_LABEL]);
@@ -18,22 +18,23 @@ const isConsoleAnnotation = (key: string) =>
 const pick = (from: Record<string, string> | undefined, keep: (key: string) => boolean) =>
   Object.fromEntries(Object.entries(from ?? {}).filter(([key]) => keep(key)));
 
-/** `workload.get`: one Deployment, read back into the form's request, with its status. */
+/**
+ * `workload.get`: one Deployment, StatefulSet or Job (the first kind with that name unless the
+ * input names one), read from the API server — its resourceVersion is what an edit sends back —
+ * into the form's request, with its status.
+ */
 export const workloadGet = publicProcedure
-  .input(WorkloadRefSchema)
+  .input(WorkloadLookupSchema)
   .output(WorkloadDetailSchema)
   .query(async ({ ctx, input }) => {
-    const deployment = await ctx.cluster
-      .readDeployment(input.namespace, input.name)
+    const deployment = await ctx.cluster.workloads
+      .find(input.namespace, input.name, input.kind)
       .catch((error: unknown) => {
         throw kubeFailure(error);
       });
-    const read = readWorkloadObject(
-      { ...deployment, kind: 'Deployment' },
-      { modelLabel: ctx.modelLabel },
-    );
+    const read = readWorkloadObject(deployment, { modelLabel: ctx.modelLabel });
     return {
-      ...summarizeDeployment(deployment, ctx.modelLabel),
+      ...summarizeWorkload(ctx, deployment),
       request: read?.request ?? {
         name: input.name,
         namespace: input.namespace,

@@ -1,44 +1,98 @@
-import type { V1Deployment } from '@kubernetes/client-node';
 import {
+  type AllocationRecord,
   evaluateRequest,
   MANAGED_BY,
   MANAGED_BY_LABEL,
   readWorkloadObject,
   type WorkloadSummary,
   WorkloadSummarySchema,
+  type WorkloadVerification,
 } from '@mgpu/shared';
 import { z } from 'zod';
+import type { LiveWorkload } from '../cluster/workload-objects.js';
+import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
 
-/** A Deployment as the console lists it, its GPU shares read back by the shared reader. */
-export function summarizeDeployment(deployment: V1Deployment, modelLabel: string): WorkloadSummary {
-  const read = readWorkloadObject({ ...deployment, kind: 'Deployment' }, { modelLabel });
-  const shares = read ? evaluateRequest(read.request).shares : [];
+/** verified: every reported instance matches; drift: one does not; unknown: none reported yet. */
+export function verificationOf(records: readonly AllocationRecord[]): WorkloadVerification {
+  if (records.some((record) => record.verification === 'drift')) return 'drift';
+  return records.length > 0 && records.every((record) => record.verification === 'verified')
+    ? 'verified'
+    : 'unknown';
+}
+
+/** Wanted and ready pods: a Job's are its parallelism and its ready (or active) pods. */
+function replicasOf(object: LiveWorkload): { wanted: number; ready: number; available: number } {
+  if (object.kind === 'Job') {
+    const ready = object.status?.ready ?? object.status?.active ?? 0;
+    return { wanted: object.spec?.parallelism ?? 1, ready, available: ready };
+  }
   return {
-    namespace: deployment.metadata?.namespace ?? 'default',
-    name: deployment.metadata?.name ?? '',
-    uid: deployment.metadata?.uid ?? '',
-    createdAt: deployment.metadata?.creationTimestamp
-      ? new Date(deployment.metadata.creationTimestamp).toISOString()
-      : null,
-    replicas: deployment.spec?.replicas ?? 1,
-    readyReplicas: deployment.status?.readyReplicas ?? 0,
-    availableReplicas: deployment.status?.availableReplicas ?? 0,
-    managedByConsole: deployment.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY,
-    computePolicy: read?.computePolicy ?? null,
-    containers: shares,
+    wanted: object.spec?.replicas ?? 1,
+    ready: object.status?.readyReplicas ?? 0,
+    available: object.status?.availableReplicas ?? 0,
   };
 }
 
-/** `workload.list`: the Deployments that use GPUs (or that the console made), newest first. */
+/** A workload as the console lists it, its GPU shares read back by the shared reader. */
+export function summarizeWorkload(
+  ctx: BffContext,
+  object: LiveWorkload,
+  records?: readonly AllocationRecord[],
+): WorkloadSummary {
+  const read = readWorkloadObject(object, { modelLabel: ctx.modelLabel });
+  const shares = read ? evaluateRequest(read.request).shares : [];
+  const namespace = object.metadata?.namespace ?? 'default';
+  const name = object.metadata?.name ?? '';
+  const replicas = replicasOf(object);
+  return {
+    kind: object.kind,
+    namespace,
+    name,
+    uid: object.metadata?.uid ?? '',
+    resourceVersion: object.metadata?.resourceVersion ?? '',
+    createdAt: object.metadata?.creationTimestamp
+      ? new Date(object.metadata.creationTimestamp).toISOString()
+      : null,
+    replicas: replicas.wanted,
+    readyReplicas: replicas.ready,
+    availableReplicas: replicas.available,
+    managedByConsole: object.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY,
+    computePolicy: read?.computePolicy ?? null,
+    containers: shares,
+    // Records name their workload by the pod's owner (a Deployment through its ReplicaSet).
+    verification: verificationOf(
+      records ?? ctx.allocations.snapshot({ namespace, workload: name }),
+    ),
+  };
+}
+
+/**
+ * `workload.list`: the Deployments, StatefulSets and Jobs that use GPUs (or that the console
+ * made), newest first.
+ */
 export const workloadList = publicProcedure
   .input(z.object({ namespace: z.string().optional() }).optional())
   .output(z.array(WorkloadSummarySchema))
-  .query(({ ctx, input }) =>
-    ctx.cluster.deployments
-      .list()
-      .filter((d) => !input?.namespace || d.metadata?.namespace === input.namespace)
-      .map((deployment) => summarizeDeployment(deployment, ctx.modelLabel))
+  .query(({ ctx, input }) => {
+    // One pass over the records for every workload, not one per workload.
+    const recordsOf = new Map<string, AllocationRecord[]>();
+    for (const record of ctx.allocations.snapshot(
+      input?.namespace ? { namespace: input.namespace } : {},
+    )) {
+      const key = `${record.namespace}/${record.workload}`;
+      recordsOf.set(key, [...(recordsOf.get(key) ?? []), record]);
+    }
+    return ctx.cluster.workloads
+      .listAll()
+      .filter((object) => !input?.namespace || object.metadata?.namespace === input.namespace)
+      .map((object) =>
+        summarizeWorkload(
+          ctx,
+          object,
+          recordsOf.get(`${object.metadata?.namespace}/${object.metadata?.name}`) ?? [],
+        ),
+      )
       .filter((summary) => summary.managedByConsole || summary.containers.length > 0)
-      .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? '')),
-  );
+      .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
+  });

@@ -1,21 +1,26 @@
+import { resolveFenceposts } from '@mgpu/cluster-sim';
 import {
   allocationOf,
   applyAllocation,
-  buildDeployment,
+  buildPodTemplate,
   type CheckOptions,
   checkRequest,
   describeRejections,
   type Lang,
+  type NodeState,
   PreviewInputSchema,
   type PreviewResult,
   PreviewResultSchema,
   placePod,
   podDemandOf,
+  readPodClaims,
+  releaseAllocation,
   type WorkloadRequest,
 } from '@mgpu/shared';
 import { currentNodeStates, currentPools, inventoryOf } from '../cluster/inventory.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
+import { ownedBy } from './workload-progress.js';
 
 /** Replicas beyond this are not previewed one by one: the answer would not fit on a screen. */
 const MAX_PREVIEWED_REPLICAS = 16;
@@ -37,13 +42,55 @@ export function checkWithCluster(ctx: BffContext, request: WorkloadRequest, lang
   return { states, check };
 }
 
+/**
+ * The nodes as they will be while the edited workload's rolling update runs: the cards of the
+ * pods it replaces before their successors need room are given back. A StatefulSet deletes each
+ * pod before making its successor, a Recreate Deployment all of them; a RollingUpdate
+ * Deployment's first `maxSurge` new pods must fit beside the old ones.
+ */
+function statesWithout(
+  ctx: BffContext,
+  states: readonly NodeState[],
+  replacing: { namespace: string; name: string },
+): readonly NodeState[] {
+  const live = ctx.cluster.workloads.cached(replacing.namespace, replacing.name);
+  if (live === undefined || live.kind === 'Job') return states;
+  const pods = ctx.cluster.pods
+    .list()
+    .filter((pod) => ownedBy(pod, live) && !pod.metadata?.deletionTimestamp);
+  const surge =
+    live.kind === 'Deployment' && live.spec?.strategy?.type !== 'Recreate'
+      ? resolveFenceposts(
+          live.spec?.strategy?.rollingUpdate?.maxSurge,
+          live.spec?.strategy?.rollingUpdate?.maxUnavailable,
+          live.spec?.replicas ?? 1,
+        ).maxSurge
+      : 0;
+  const freed = pods.slice(0, Math.max(0, pods.length - surge));
+  if (freed.length === 0) return states;
+  return states.map((state) => {
+    const here = freed.filter((pod) => pod.spec?.nodeName === state.name);
+    if (here.length === 0) return state;
+    // The shared states are read-only: the node is cloned before its cards are given back.
+    const released = structuredClone(state);
+    for (const pod of here) {
+      const claims = readPodClaims(pod);
+      if (claims) releaseAllocation(released, claims);
+    }
+    return released;
+  });
+}
+
 /** The check with the cluster-aware rules, plus where each replica would land right now. */
 export function previewWorkload(
   ctx: BffContext,
   request: WorkloadRequest,
   lang: Lang,
+  replacing?: { namespace: string; name: string },
 ): PreviewResult {
-  const { states, check } = checkWithCluster(ctx, request, lang);
+  const checked = checkWithCluster(ctx, request, lang);
+  const { check } = checked;
+  const states = replacing ? statesWithout(ctx, checked.states, replacing) : checked.states;
   const replicas: PreviewResult['placement']['replicas'] = [];
   // Placement needs every GPU container's shares, even while (say) the name is still empty.
   const gpuContainers = request.containers.filter(
@@ -51,7 +98,7 @@ export function previewWorkload(
   );
   if (gpuContainers.length === check.containers.length) {
     const { modelLabel } = ctx;
-    const template = buildDeployment(request, check.containers, { modelLabel }).spec.template;
+    const template = buildPodTemplate(request, check.containers, { modelLabel });
     const demand = podDemandOf(
       {
         metadata: { ...template.metadata, name: request.name, namespace: request.namespace },
@@ -108,4 +155,4 @@ export function previewWorkload(
 export const workloadPreview = publicProcedure
   .input(PreviewInputSchema)
   .output(PreviewResultSchema)
-  .query(({ ctx, input }) => previewWorkload(ctx, input.request, input.lang));
+  .query(({ ctx, input }) => previewWorkload(ctx, input.request, input.lang, input.replacing));

@@ -1,12 +1,12 @@
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
+import type { SharedInformer } from '@mgpu/kube-client';
 import {
   type AllocationRecord,
-  gpuIndexAnnotation,
   type ProgressStage,
-  parseCardIndexes,
   placePod,
   podDemandOf,
   type Rejection,
+  schedulerCards,
   type WorkloadProgress,
   WorkloadProgressSchema,
   WorkloadRefSchema,
@@ -15,16 +15,22 @@ import {
 import { tracked } from '@trpc/server';
 import { z } from 'zod';
 import { currentNodeStates } from '../cluster/inventory.js';
+import type { LiveWorkload } from '../cluster/workload-objects.js';
+import { ChangeSignal } from '../live/change-signal.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
 
-function ownedBy(pod: V1Pod, deployment: V1Deployment): boolean {
-  const workload = workloadOfPod(pod);
+/**
+ * A pod of this workload, by the one ownership reading (`workloadOfPod`): a Deployment's
+ * through its ReplicaSet, a StatefulSet's or Job's as their controller.
+ */
+export function ownedBy(pod: V1Pod, workload: LiveWorkload): boolean {
+  const owner = workloadOfPod(pod);
   return (
-    pod.metadata?.namespace === deployment.metadata?.namespace &&
-    workload?.kind === 'Deployment' &&
-    workload.name === deployment.metadata?.name
+    pod.metadata?.namespace === workload.metadata?.namespace &&
+    owner?.kind === workload.kind &&
+    owner.name === workload.metadata?.name
   );
 }
 
@@ -48,7 +54,7 @@ export function workloadProgress(
   namespace: string,
   name: string,
 ): WorkloadProgress {
-  const deployment = ctx.cluster.deployments.get(name, namespace);
+  const deployment = ctx.cluster.workloads.cached(namespace, name);
   if (deployment === undefined) {
     return {
       namespace,
@@ -61,7 +67,9 @@ export function workloadProgress(
       records: [],
     };
   }
-  const desired = deployment.spec?.replicas ?? 1;
+  // A Job's pods at once are its parallelism (manifest.ts).
+  const desired =
+    (deployment.kind === 'Job' ? deployment.spec?.parallelism : deployment.spec?.replicas) ?? 1;
   const pods = ctx.cluster.pods
     .list()
     .filter((pod) => ownedBy(pod, deployment) && !pod.metadata?.deletionTimestamp);
@@ -70,10 +78,9 @@ export function workloadProgress(
     .snapshot({ namespace })
     .filter((record) => podNames.has(record.pod));
   const podViews = pods.map((pod) => {
-    const annotations = pod.metadata?.annotations ?? {};
     const cards: Record<string, number[]> = {};
     for (const container of pod.spec?.containers ?? []) {
-      const indexes = parseCardIndexes(annotations[gpuIndexAnnotation(container.name)]);
+      const indexes = schedulerCards(pod, container.name);
       if (indexes) cards[container.name] = indexes;
     }
     const unschedulable = unschedulableReason(pod);
@@ -162,44 +169,6 @@ export const WorkloadProgressInputSchema = WorkloadRefSchema.extend({
   lastEventId: z.string().nullish(),
 });
 
-/** Changes within this window are answered with one recomputed state. */
-const COALESCE_MS = 25;
-
-/**
- * Wakes one waiting loop however many changes arrived since it last looked: no queue that grows
- * when the cluster changes faster than the state is recomputed.
- */
-class ChangeSignal {
-  private dirty = false;
-  private wake: (() => void) | undefined;
-
-  notify(): void {
-    this.dirty = true;
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
-  }
-
-  /** Resolves once something changed (and a short window for its siblings passed), or on abort. */
-  async changed(signal: AbortSignal | undefined): Promise<boolean> {
-    if (signal?.aborted) return false;
-    if (!this.dirty) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          signal?.removeEventListener('abort', done);
-          resolve();
-        };
-        this.wake = done;
-        signal?.addEventListener('abort', done, { once: true });
-      });
-    }
-    if (signal?.aborted) return false;
-    await new Promise((resolve) => setTimeout(resolve, COALESCE_MS));
-    this.dirty = false;
-    return !signal?.aborted;
-  }
-}
-
 export const workloadProgressSubscription = publicProcedure
   .input(WorkloadProgressInputSchema)
   .output(trackedStream(WorkloadProgressSchema))
@@ -208,17 +177,22 @@ export const workloadProgressSubscription = publicProcedure
     const changes = new ChangeSignal();
     // Nodes that hold this workload's pods: only their agents' reports concern it.
     let nodes = new Set<string>();
-    // A Deployment's pods are named `<deployment>-<hash>-<suffix>`: a cheap test that lets
+    // Pods are named `<deployment>-<hash>-<suffix>`, `<statefulset>-<n>`, `<job>-<suffix>`: a cheap test that lets
     // through every pod of this workload (and rarely one of a look-alike, which costs a recompute).
     const podPrefix = `${name}-`;
-    const unsubscribe = [
-      ctx.cluster.deployments.subscribe((event) => {
+    // The workload itself, whichever kind it is.
+    const thisObject = <T extends KubernetesObject>(informer: SharedInformer<T>) =>
+      informer.subscribe((event) => {
         if (
           event.type === 'resync' ||
           (event.object.metadata?.namespace === namespace && event.object.metadata?.name === name)
         )
           changes.notify();
-      }),
+      });
+    const unsubscribe = [
+      thisObject(ctx.cluster.deployments),
+      thisObject(ctx.cluster.workloads.statefulSets),
+      thisObject(ctx.cluster.workloads.jobs),
       ctx.cluster.pods.subscribe((event) => {
         if (
           event.type === 'resync' ||

@@ -7,11 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type EmbeddedCluster, startEmbeddedCluster } from '@mgpu/cluster-sim';
 import type { AllocationEvent, WorkloadRequestInput } from '@mgpu/shared';
+import { TRPCError } from '@trpc/server';
 import { EventSource } from 'eventsource';
+import { expect } from 'vitest';
 import { type ClusterConnection, embeddedConnection } from '../cluster/connection.js';
 import { appRouter } from '../router.js';
 import { type BffOptions, type RunningBff, startBff } from '../server.js';
-import { createCallerFactory } from '../trpc/init.js';
+import { createCallerFactory, RuleErrors } from '../trpc/init.js';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -140,4 +142,17 @@ export function subscribe(url: string, lastEventId?: string) {
     messages.push({ id: message.lastEventId, event: JSON.parse(message.data) as AllocationEvent });
   };
   return { source, messages };
+}
+
+/** The rule errors (and tRPC code) a call is refused with; fails the test if it is not refused. */
+export async function ruleErrorsOf(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(TRPCError);
+    const cause = (error as TRPCError).cause;
+    expect(cause).toBeInstanceOf(RuleErrors);
+    return { code: (error as TRPCError).code, errors: (cause as RuleErrors).errors };
+  }
+  throw new Error('expected the call to fail');
 }

@@ -2,12 +2,15 @@ import type { CardPolicy } from '@mgpu/shared';
 import type { ClusterClient } from '../cluster/cluster-client.js';
 import type { ClusterSource } from '../cluster/connection.js';
 import type { AllocationFeed } from '../live/allocation-feed.js';
+import type { PoolHistory } from '../live/pool-history.js';
 
 /** What every procedure gets: the cluster, its live state, and how the scheduler picks cards. */
 export interface BffContext {
   cluster: ClusterClient;
   source: ClusterSource;
   allocations: AllocationFeed;
+  /** The last hour (configurable) of per-pool figures (`cluster.history`). */
+  history: PoolHistory;
   cardPolicy: CardPolicy;
   /**
    * The node label that names a node's GPU model (VKE's by default; a real cluster may use

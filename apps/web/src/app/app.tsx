@@ -17,6 +17,15 @@ const AllocationsPage = lazy(() =>
     default: m.AllocationsPage,
   })),
 );
+// The edit form reuses the creation form's parts (already loaded); only its page is its own chunk.
+const EditWorkloadPage = lazy(() =>
+  import('../features/edit-workload/edit-workload-page.js').then((m) => ({
+    default: m.EditWorkloadPage,
+  })),
+);
+const WorkloadsPage = lazy(() =>
+  import('../features/workloads/workloads-page.js').then((m) => ({ default: m.WorkloadsPage })),
+);
 // antd's ConfigProvider comes with the pages that use antd, not with the form.
 const AntdScope = lazy(() => import('./antd-scope.js').then((m) => ({ default: m.AntdScope })));
 const NotFoundPage = lazy(() =>
@@ -30,7 +39,9 @@ function AppRoutes() {
       <Route element={<Layout />}>
         <Route path="/" element={<Navigate to="/workloads/new" replace />} />
         <Route path="/workloads/new" element={<CreateWorkloadPage />} />
+        <Route path="/workloads/:namespace/:name/edit" element={<EditWorkloadPage />} />
         <Route element={<AntdScope />}>
+          <Route path="/workloads" element={<WorkloadsPage />} />
           <Route path="/workloads/:namespace/:name" element={<WorkloadResultPage />} />
           <Route path="/allocations" element={<AllocationsPage />} />
           <Route path="*" element={<NotFoundPage />} />

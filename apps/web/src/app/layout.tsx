@@ -20,6 +20,9 @@ export function Layout() {
         <span className="shell-brand">{t('app.title')}</span>
         <nav aria-label={t('nav.mainNavigation')} className="shell-nav">
           <NavLink to="/workloads/new">{t('nav.create')}</NavLink>
+          <NavLink to="/workloads" end>
+            {t('nav.workloads')}
+          </NavLink>
           <NavLink to="/allocations">{t('nav.allocations')}</NavLink>
         </nav>
         {/* Each language is named in itself, so anyone can find theirs. */}

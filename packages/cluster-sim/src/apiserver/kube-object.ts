@@ -90,3 +90,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 export function cloneJson<T>(value: T): T {
   return structuredClone(value);
 }
+
+/** A metav1.Time as the API serialises it: RFC 3339 in UTC, to the second. */
+export function metaTime(date: Date = new Date()): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

@@ -377,3 +377,101 @@ export function podGracePeriod(
   const grace = requested ?? numberAt(pod, 'spec', 'terminationGracePeriodSeconds') ?? 30;
   return Math.max(0, grace);
 }
+
+/**
+ * StatefulSets: the Deployment rules without a strategy, plus a `serviceName` that cannot
+ * change (the pods' DNS names hang off it).
+ */
+export function validateStatefulSet(
+  object: KubeObject,
+  old: KubeObject | undefined,
+): StatusCause[] {
+  const causes = validateReplicatedWorkload(object, old, false);
+  const serviceName = stringAt(object, 'spec', 'serviceName');
+  if (old && serviceName !== stringAt(old, 'spec', 'serviceName')) {
+    causes.push(immutable('spec.serviceName', serviceName));
+  }
+  return causes;
+}
+
+export function defaultStatefulSet(object: KubeObject): void {
+  const spec = recordAt(object, 'spec');
+  if (!spec) return;
+  spec.replicas ??= 1;
+  spec.podManagementPolicy ??= 'OrderedReady';
+  spec.updateStrategy ??= { type: 'RollingUpdate', rollingUpdate: { partition: 0 } };
+  spec.revisionHistoryLimit ??= 10;
+}
+
+const JOB_UID_LABEL = 'batch.kubernetes.io/controller-uid';
+const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
+
+/**
+ * Jobs, as the Job registry strategy fills them in: without `manualSelector` the server owns
+ * the selector (the Job's uid) and labels the template with it and the Job's name.
+ */
+export function defaultJob(object: KubeObject): void {
+  const spec = recordAt(object, 'spec');
+  if (!spec) return;
+  if (spec.parallelism === undefined && spec.completions === undefined) {
+    spec.parallelism = 1;
+    spec.completions = 1;
+  }
+  spec.parallelism ??= 1;
+  spec.backoffLimit ??= 6;
+  spec.completionMode ??= 'NonIndexed';
+  spec.suspend ??= false;
+  const uid = object.metadata.uid;
+  if (spec.manualSelector !== true && uid && spec.selector === undefined) {
+    spec.selector = { matchLabels: { [JOB_UID_LABEL]: uid } };
+  }
+  const template = isRecord(spec.template) ? spec.template : undefined;
+  if (template && spec.manualSelector !== true && uid) {
+    const metadata = isRecord(template.metadata) ? template.metadata : {};
+    const labels = isRecord(metadata.labels) ? metadata.labels : {};
+    labels[JOB_UID_LABEL] ??= uid;
+    labels[JOB_NAME_LABEL] ??= object.metadata.name ?? '';
+    labels['controller-uid'] ??= uid;
+    labels['job-name'] ??= object.metadata.name ?? '';
+    metadata.labels = labels;
+    template.metadata = metadata;
+  }
+}
+
+/** Jobs: a restart policy of Never or OnFailure; the template, selector and completions are fixed. */
+export function validateJob(object: KubeObject, old: KubeObject | undefined): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const spec = recordAt(object, 'spec');
+  if (!spec) return [required('spec')];
+  for (const field of ['parallelism', 'completions', 'backoffLimit'] as const) {
+    const value = spec[field];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < 0))
+      causes.push(invalidValue(`spec.${field}`, value, 'must be greater than or equal to 0'));
+  }
+  const templateSpec = recordAt(spec, 'template', 'spec');
+  if (!templateSpec) causes.push(required('spec.template.spec.containers'));
+  else {
+    causes.push(...validatePodSpec(templateSpec, 'spec.template.spec'));
+    const restartPolicy = templateSpec.restartPolicy;
+    if (restartPolicy !== 'Never' && restartPolicy !== 'OnFailure')
+      causes.push(
+        notSupported('spec.template.spec.restartPolicy', restartPolicy, ['OnFailure', 'Never']),
+      );
+  }
+  if (old) {
+    const before = recordAt(old, 'spec') ?? {};
+    for (const field of ['template', 'selector', 'completions'] as const) {
+      if (!jsonEqual(spec[field], before[field]))
+        causes.push(immutable(`spec.${field}`, spec[field]));
+    }
+  }
+  return causes;
+}
+
+export function defaultService(object: KubeObject): void {
+  const spec = recordAt(object, 'spec');
+  if (!spec) return;
+  spec.type ??= 'ClusterIP';
+  spec.sessionAffinity ??= 'None';
+  if (spec.clusterIP === 'None') spec.clusterIPs ??= ['None'];
+}

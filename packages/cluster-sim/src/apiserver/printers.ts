@@ -216,3 +216,41 @@ export const eventColumns: TableColumn[] = [
 
 /** Node-agent reports are free-form, so only the generic columns a CRD without printer columns gets. */
 export const mgpuNodeColumns: TableColumn[] = [nameColumn, ageColumn];
+
+export const statefulSetColumns: TableColumn[] = [
+  nameColumn,
+  column(
+    'Ready',
+    (set) => `${replicasOf(set, 'readyReplicas')}/${numberAt(set, 'spec', 'replicas') ?? 0}`,
+  ),
+  ageColumn,
+  column('Containers', (set) => containersOf(set, 'name'), { priority: 1 }),
+  column('Images', (set) => containersOf(set, 'image'), { priority: 1 }),
+];
+
+export const jobColumns: TableColumn[] = [
+  nameColumn,
+  column('Status', (job) =>
+    arrayAt(job, 'status', 'conditions').some(
+      (condition) =>
+        isRecord(condition) && condition.type === 'Complete' && condition.status === 'True',
+    )
+      ? 'Complete'
+      : 'Running',
+  ),
+  column(
+    'Completions',
+    (job) => `${replicasOf(job, 'succeeded')}/${numberAt(job, 'spec', 'completions') ?? 1}`,
+  ),
+  ageColumn,
+  column('Containers', (job) => containersOf(job, 'name'), { priority: 1 }),
+  column('Images', (job) => containersOf(job, 'image'), { priority: 1 }),
+  column('Selector', selectorOf, { priority: 1 }),
+];
+
+export const serviceColumns: TableColumn[] = [
+  nameColumn,
+  column('Type', (service) => stringAt(service, 'spec', 'type') ?? 'ClusterIP'),
+  column('Cluster-IP', (service) => stringAt(service, 'spec', 'clusterIP') ?? '<none>'),
+  ageColumn,
+];

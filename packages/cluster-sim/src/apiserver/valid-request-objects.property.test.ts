@@ -126,7 +126,8 @@ describe('every request check calls valid makes objects the API server accepts',
         for (const container of request.containers)
           if (container.gpu)
             longestGpuContainerName = Math.max(longestGpuContainerName, container.name.length);
-        const deployment = checkRequest(request).manifest;
+        // validRequest has no `kind`: the manifest is a Deployment.
+        const deployment = checkRequest(request).manifest as DeploymentManifest | undefined;
         if (!deployment) throw new Error('a valid request has a manifest');
         const said = (what: string, response: RawResponse) =>
           `${what} refused (${response.status}) for the request ${JSON.stringify(request)}:\n${response.text}`;

@@ -3,10 +3,11 @@
  * the real tier kube-controller-manager does this), seen through the API as a client sees it.
  * The API conformance suite holds the cascade rules themselves to a real kube-apiserver.
  */
-import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ApiServer, startApiServer } from '../apiserver/api-server.js';
 import { eventually, UNSCHEDULED } from '../apiserver/test-cluster.js';
+import { kubeConfigFor } from '../embedded.js';
 
 const servers: ApiServer[] = [];
 afterEach(async () => {
@@ -16,11 +17,7 @@ afterEach(async () => {
 async function cluster(options: { controllerManager?: boolean } = {}) {
   const server = await startApiServer(options);
   servers.push(server);
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromClusterAndUser(
-    { name: 'sim', server: server.url, skipTLSVerify: true },
-    { name: 'sim' },
-  );
+  const kubeConfig = kubeConfigFor(server);
   return { core: kubeConfig.makeApiClient(CoreV1Api), apps: kubeConfig.makeApiClient(AppsV1Api) };
 }
 

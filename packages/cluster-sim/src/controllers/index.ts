@@ -2,18 +2,21 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Topology } from '../topology/topology.js';
 import type { RunningController } from './controller.js';
 import { startDeploymentController } from './deployment-controller.js';
+import { startJobController } from './job-controller.js';
 import { startNodeAgents } from './node-agent.js';
 import { startReplicaSetController } from './replicaset-controller.js';
 import { type SchedulerOptions, startScheduler } from './scheduler.js';
+import { startStatefulSetController } from './statefulset-controller.js';
 
 export * from './controller.js';
 export * from './deployment-controller.js';
 export * from './event-recorder.js';
-export * from './mgpu-node.js';
+export * from './job-controller.js';
 export * from './node-agent.js';
 export * from './replicaset-controller.js';
 export * from './rolling-update.js';
 export * from './scheduler.js';
+export * from './statefulset-controller.js';
 export * from './work-queue.js';
 
 /** The scheduler under the name the real control plane's launcher looks up. */
@@ -25,8 +28,8 @@ export const startMgpuScheduler = (
 export interface ControllersOptions {
   topology: Topology;
   /**
-   * Off when kube-controller-manager runs the deployment and replicaset controllers (a real
-   * control plane).
+   * Off when kube-controller-manager runs the workload controllers (a real control plane):
+   * deployment, replicaset, StatefulSet and Job alike.
    */
   deploymentController?: boolean;
   scheduler?: SchedulerOptions;
@@ -46,6 +49,8 @@ export async function startControllers(
     if (options.deploymentController !== false) {
       running.push(await startReplicaSetController(kubeConfig, { log }));
       running.push(await startDeploymentController(kubeConfig, { log }));
+      running.push(await startStatefulSetController(kubeConfig, { log }));
+      running.push(await startJobController(kubeConfig, { log }));
     }
   } catch (error) {
     await Promise.allSettled(running.map((controller) => controller.stop()));

@@ -11,23 +11,25 @@ import {
   startInformer,
 } from '@mgpu/kube-client';
 import {
+  bookOnCard,
+  claimMemoryMiB,
   DEFAULT_NODE_POLICY,
+  emptyCard,
   isTerminalPod,
   MAX_INSTANCES_PER_CARD,
+  MGPU_NODE_API_VERSION,
+  MGPU_NODE_RESOURCE,
+  type MgpuCard,
+  type MgpuInstance,
   nodeStateFromNode,
-  readPodAllocation,
+  readPodClaims,
   VKE,
+  WHOLE_CARD_CLAIM,
+  type WrittenMgpuNode,
+  type WrittenMgpuNodeStatus,
 } from '@mgpu/shared';
 import { type Topology, type TopologyNode, topologyNodes } from '../topology/topology.js';
 import { Controller, type RunningController } from './controller.js';
-import {
-  MGPU_NODE,
-  MGPU_NODE_API_VERSION,
-  type MgpuCard,
-  type MgpuInstance,
-  type MgpuNodeObject,
-  type MgpuNodeStatus,
-} from './mgpu-node.js';
 import { WorkQueue } from './work-queue.js';
 
 /** A node the agents run, as the cluster's topology describes it. */
@@ -129,7 +131,7 @@ export async function startNodeAgents(
     });
   });
 
-  const report = (agent: AgentNode): MgpuNodeStatus => {
+  const report = (agent: AgentNode): WrittenMgpuNodeStatus => {
     const cards: MgpuCard[] = Array.from({ length: agent.cardCount }, (_, index) => ({
       index,
       device: `/dev/mgpu${index}`,
@@ -140,18 +142,29 @@ export async function startNodeAgents(
       allocatedMemoryMiB: 0,
       instances: [],
     }));
+    // What the node has given out, booked by the ledger from the instances it created.
+    const usage = cards.map((card) => emptyCard(card.index));
     const pods = [...agent.pods.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
     for (const pod of pods) {
       for (const instance of pod.instances) {
         const card = cards[instance.device_id];
-        if (!card) continue;
+        const used = usage[instance.device_id];
+        if (!card || !used) continue;
         card.instances.push(instance);
-        card.allocatedCompute += instance.compute_weight_online;
-        card.allocatedMemoryMiB += instance.vmem_limit;
+        bookOnCard(
+          used,
+          {
+            type: 'mgpu',
+            perCardCompute: instance.compute_weight_online,
+            perCardMemoryMiB: instance.vmem_limit,
+          },
+          card.memoryMiB,
+        );
       }
       for (const whole of pod.whole) {
         const card = cards[whole.card];
-        if (!card) continue;
+        const used = usage[whole.card];
+        if (!card || !used) continue;
         const { namespace, name } = splitKey(pod.key);
         card.wholeNvidia = {
           namespace,
@@ -159,11 +172,14 @@ export async function startNodeAgents(
           container: whole.container,
           container_id: whole.containerID,
         };
-        card.allocatedCompute = 100;
-        card.allocatedMemoryMiB = card.memoryMiB;
+        bookOnCard(used, WHOLE_CARD_CLAIM, card.memoryMiB);
       }
     }
-    for (const card of cards) card.instances.sort((a, b) => a.instance_id - b.instance_id);
+    for (const card of cards) {
+      card.allocatedCompute = usage[card.index]?.usedCompute ?? 0;
+      card.allocatedMemoryMiB = usage[card.index]?.usedMemoryMiB ?? 0;
+      card.instances.sort((a, b) => a.instance_id - b.instance_id);
+    }
     return {
       nodeName: agent.name,
       resourceType: agent.resourceType === 'nvidia' ? 'nvidia' : 'mgpu',
@@ -182,9 +198,9 @@ export async function startNodeAgents(
     const patch = () =>
       clients.custom.patchClusterCustomObjectStatus(
         {
-          group: MGPU_NODE.group,
-          version: MGPU_NODE.version,
-          plural: MGPU_NODE.plural,
+          group: MGPU_NODE_RESOURCE.group,
+          version: MGPU_NODE_RESOURCE.version,
+          plural: MGPU_NODE_RESOURCE.plural,
           name,
           body: { status },
         },
@@ -194,9 +210,9 @@ export async function startNodeAgents(
       await patch();
     } catch (error) {
       if (!isNotFound(error)) throw error;
-      const body: MgpuNodeObject = {
+      const body: WrittenMgpuNode = {
         apiVersion: MGPU_NODE_API_VERSION,
-        kind: MGPU_NODE.kind,
+        kind: MGPU_NODE_RESOURCE.kind,
         metadata: { name },
         spec: {
           nodeName: name,
@@ -207,9 +223,9 @@ export async function startNodeAgents(
       };
       try {
         await clients.custom.createClusterCustomObject({
-          group: MGPU_NODE.group,
-          version: MGPU_NODE.version,
-          plural: MGPU_NODE.plural,
+          group: MGPU_NODE_RESOURCE.group,
+          version: MGPU_NODE_RESOURCE.version,
+          plural: MGPU_NODE_RESOURCE.plural,
           body,
         });
       } catch (createError) {
@@ -321,9 +337,9 @@ export async function startNodeAgents(
       image: container.image ?? '',
     }));
     const running: RunningPod = { key, uid, instances: [], whole: [], containers };
-    const allocation = readPodAllocation(pod);
+    const claims = readPodClaims(pod);
     const { namespace, name } = splitKey(key);
-    for (const container of allocation?.containers ?? []) {
+    for (const container of claims?.containers ?? []) {
       const containerID = containerIdOf(uid, container.name);
       for (const card of container.cards) {
         if (container.type === 'nvidia') {
@@ -339,7 +355,7 @@ export async function startNodeAgents(
           continue;
         }
         slots[slot] = true;
-        const memory = container.perCardMemoryMiB ?? agent.memoryMiBPerCard;
+        const memory = claimMemoryMiB(container, agent.memoryMiBPerCard);
         const percent = container.perCardCompute;
         // The weights mirror the asked per-card share (seed: 1.2 on 2 cards → 60 and 60).
         // QoS on for the policies that enforce a share; the exact semantics are not public.

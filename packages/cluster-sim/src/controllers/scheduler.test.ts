@@ -1,12 +1,17 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { checkRequest, VKE, type WorkloadRequest } from '@mgpu/shared';
+import {
+  checkRequest,
+  MGPU_NODE_RESOURCE,
+  VKE,
+  type WorkloadRequest,
+  type WrittenMgpuNode,
+} from '@mgpu/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ControllerCluster,
   eventually,
   startControllerCluster,
 } from '../test-support/controller-cluster.js';
-import { MGPU_NODE, type MgpuNodeObject } from './mgpu-node.js';
 
 let cluster: ControllerCluster;
 let namespace: string;
@@ -53,16 +58,16 @@ async function readPod(name: string): Promise<V1Pod> {
   return cluster.core.readNamespacedPod({ name, namespace });
 }
 
-async function report(node: string): Promise<MgpuNodeObject> {
+async function report(node: string): Promise<WrittenMgpuNode> {
   return (await cluster.custom.getClusterCustomObject({
-    group: MGPU_NODE.group,
-    version: MGPU_NODE.version,
-    plural: MGPU_NODE.plural,
+    group: MGPU_NODE_RESOURCE.group,
+    version: MGPU_NODE_RESOURCE.version,
+    plural: MGPU_NODE_RESOURCE.plural,
     name: node,
-  })) as MgpuNodeObject;
+  })) as WrittenMgpuNode;
 }
 
-const instancesOf = (object: MgpuNodeObject, pod: string) =>
+const instancesOf = (object: WrittenMgpuNode, pod: string) =>
   (object.status?.cards ?? []).flatMap((card) =>
     card.instances.filter((instance) => instance.namespace === namespace && instance.pod === pod),
   );

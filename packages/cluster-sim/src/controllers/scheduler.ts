@@ -19,10 +19,10 @@ import {
   isTerminalPod,
   type NodeState,
   nodeStateFromNode,
-  type PodAllocation,
+  type PodClaims,
   placePod,
   podDemandOf,
-  readPodAllocation,
+  readPodClaims,
   releaseAllocation,
   VKE,
 } from '@mgpu/shared';
@@ -96,7 +96,7 @@ export async function startScheduler(
   const nodeFingerprints = new Map<string, string>();
   let nodeList: NodeState[] = [];
   /** What each bound or assumed pod holds, by namespace/name. */
-  const allocations = new Map<string, PodAllocation>();
+  const allocations = new Map<string, PodClaims>();
   /** Pods this scheduler has placed whose binding is not yet seen in the cache. */
   const assumed = new Set<string>();
   const unschedulable = new Set<string>();
@@ -122,7 +122,7 @@ export async function startScheduler(
     if (state) releaseAllocation(state, allocation);
   };
 
-  const remember = (allocation: PodAllocation) => {
+  const remember = (allocation: PodClaims) => {
     allocations.set(allocation.key, allocation);
     const state = nodeStates.get(allocation.node);
     if (state) applyAllocation(state, allocation);
@@ -152,7 +152,7 @@ export async function startScheduler(
       if (current === undefined || current.node !== pod.spec.nodeName) {
         forget(key);
         assumed.delete(key);
-        const allocation = readPodAllocation(pod);
+        const allocation = readPodClaims(pod);
         if (allocation) remember(allocation);
       }
       return;
@@ -198,7 +198,7 @@ export async function startScheduler(
     rebuildNodeList();
   };
 
-  async function bind(pod: V1Pod, allocation: PodAllocation): Promise<void> {
+  async function bind(pod: V1Pod, allocation: PodClaims): Promise<void> {
     const { namespace, name } = splitKey(allocation.key);
     const annotations: Record<string, string> = { [VKE.assumedAnnotation]: 'true' };
     for (const container of allocation.containers) {

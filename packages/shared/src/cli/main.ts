@@ -11,12 +11,13 @@ import { z } from 'zod';
 import { type CheckResult, checkRequest } from '../check.js';
 import type { GpuInventory } from '../inventory.js';
 import { type LintFinding, lintManifests, ManifestParseError } from '../lint.js';
+import { buildHeadlessService } from '../manifest.js';
 import { type WorkloadRequest, WorkloadRequestSchema } from '../request.js';
 import { isLang, type Lang } from '../rules.js';
 
 const USAGE = `Usage:
   mgpu check [--lang zh-CN|en] [--inventory FILE]   read a request (or an array) on stdin, print the check result
-  mgpu manifest [--lang zh-CN|en] [--model-label KEY]   read a request on stdin, print its Deployment as YAML
+  mgpu manifest [--lang zh-CN|en] [--model-label KEY]   read a request on stdin, print its object as YAML (a StatefulSet with its headless Service)
   mgpu lint [--json] [--lang zh-CN|en] FILE...       report every mGPU rule existing objects break
 
 Limits: check reads at most 32 MiB and 10000 requests; lint reads files of at most 8 MiB.
@@ -151,7 +152,8 @@ async function manifest(args: string[]): Promise<number> {
   const input = parseJson(await readStdin(MAX_CHECK_INPUT_BYTES), 'standard input');
   if (Array.isArray(input)) throw new UnreadableInput('manifest takes one request, not an array');
   const modelLabel = values['model-label'];
-  const result = checkRequest(parseRequest(input, ''), {
+  const parsed = parseRequest(input, '');
+  const result = checkRequest(parsed, {
     lang,
     ...(modelLabel ? { modelLabel } : {}),
   });
@@ -159,7 +161,16 @@ async function manifest(args: string[]): Promise<number> {
     printErrors(result);
     return 1;
   }
-  process.stdout.write(stringify(result.manifest, { aliasDuplicateObjects: false }));
+  // A StatefulSet names a headless Service; `kubectl apply -f` of the output needs both.
+  const documents =
+    result.manifest.kind === 'StatefulSet'
+      ? [result.manifest, buildHeadlessService(parsed)]
+      : [result.manifest];
+  process.stdout.write(
+    documents
+      .map((document) => stringify(document, { aliasDuplicateObjects: false }))
+      .join('---\n'),
+  );
   return 0;
 }
 

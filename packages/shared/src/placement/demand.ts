@@ -1,6 +1,5 @@
 import type { ContainerShare } from '../card-shares.js';
-import { evaluateRequest } from '../check.js';
-import { readWorkloadObject } from '../read-workload.js';
+import { readPodRequest } from '../ledger/read-pod.js';
 import { DEFAULT_NODE_POLICY } from '../request.js';
 import { VKE } from '../vke.js';
 import type { ContainerDemand, NodeSelectorTerm, PodDemand } from './types.js';
@@ -51,7 +50,7 @@ export function podDemandOf(pod: unknown, options: { modelLabel?: string } = {})
   const key = `${typeof metadata.namespace === 'string' ? metadata.namespace : 'default'}/${
     typeof metadata.name === 'string' ? metadata.name : ''
   }`;
-  const read = readWorkloadObject(object, options);
+  const read = readPodRequest(object, options);
   const nodeSelector: Record<string, string> = {};
   if (isObject(spec.nodeSelector)) {
     for (const [label, value] of Object.entries(spec.nodeSelector))
@@ -66,13 +65,7 @@ export function podDemandOf(pod: unknown, options: { modelLabel?: string } = {})
     ...(terms !== undefined && terms.length > 0 ? { nodeSelectorTerms: terms } : {}),
   };
   if (read === undefined) return base;
-  // The pod's name and namespace are the API server's business; judge only the GPU fields.
-  const { violations, shares } = evaluateRequest({
-    ...read.request,
-    name: 'pod',
-    namespace: 'default',
-    replicas: 1,
-  });
+  const { violations, shares } = read.evaluation;
   const invalidRules = [
     ...new Set(
       violations

@@ -1,14 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { allocationOf, applyAllocation } from '../ledger/book.js';
 import { MAX_INSTANCES_PER_CARD, VKE } from '../vke.js';
 import { podDemandOf } from './demand.js';
-import {
-  allocationOf,
-  applyAllocation,
-  buildNodeStates,
-  type KubeNodeLike,
-  nodeStateFromNode,
-} from './node-state.js';
+import { buildNodeStates, type KubeNodeLike, nodeStateFromNode } from './node-state.js';
 import { describeRejections, placePod } from './place-pod.js';
 import { REJECTION_CODES, REJECTION_REASON, rejectionMessage } from './rejections.js';
 import type { CardPolicy, ContainerDemand, NodeState, PodDemand } from './types.js';

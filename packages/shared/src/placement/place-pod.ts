@@ -1,3 +1,12 @@
+import {
+  bookOnCard,
+  claimMemoryMiB,
+  computeFitsOn,
+  fitsOnCard,
+  hasInstanceSlot,
+  isIdleCard,
+  memoryFitsOn,
+} from '../ledger/book.js';
 import { MAX_INSTANCES_PER_CARD, VKE } from '../vke.js';
 import {
   REJECTION_REASON,
@@ -240,36 +249,6 @@ function checkNode(
   return undefined;
 }
 
-const isIdle = (card: CardState) =>
-  !card.wholeNvidia && card.instances === 0 && card.usedCompute === 0;
-
-/** Whether one card has room for one card's share of the container. */
-function cardFits(card: CardState, container: ContainerDemand, memoryMiBPerCard: number): boolean {
-  if (container.wholeCards) return isIdle(card);
-  if (card.wholeNvidia) return false;
-  if (card.instances >= MAX_INSTANCES_PER_CARD) return false;
-  if (card.usedCompute + container.perCardCompute > 100 + EPSILON) return false;
-  const memory = container.perCardMemoryMiB ?? memoryMiBPerCard;
-  return card.usedMemoryMiB + memory <= memoryMiBPerCard;
-}
-
-function takeCard(
-  card: CardState,
-  container: ContainerDemand,
-  memoryMiBPerCard: number,
-  sign: 1 | -1,
-) {
-  if (container.type === 'nvidia') {
-    card.wholeNvidia = sign === 1;
-    card.usedCompute += sign * 100;
-    card.usedMemoryMiB += sign * memoryMiBPerCard;
-    return;
-  }
-  card.usedCompute += sign * container.perCardCompute;
-  card.usedMemoryMiB += sign * (container.perCardMemoryMiB ?? memoryMiBPerCard);
-  card.instances += sign;
-}
-
 /**
  * Card score of the public scheduler: mean over the node's cards of the squared used ratio,
  * core weighted 20 and memory 80. With the pod's total fixed, binpack's higher sum of squares
@@ -310,7 +289,7 @@ function chooseCardsForOne(
   policy: CardPolicy,
 ): CardChoice | undefined {
   const memoryMiBPerCard = node.memoryMiBPerCard;
-  const memory = container.perCardMemoryMiB ?? memoryMiBPerCard;
+  const memory = claimMemoryMiB(container, memoryMiBPerCard);
   const size = node.cards.length;
   // Scratch space reused across nodes: this runs for every node of every placement.
   if (scratchGain.length < size) {
@@ -323,7 +302,7 @@ function chooseCardsForOne(
   for (const card of node.cards) {
     const before = cardTerm(card.usedCompute, card.usedMemoryMiB, memoryMiBPerCard);
     base += before;
-    if (!cardFits(card, container, memoryMiBPerCard)) continue;
+    if (!fitsOnCard(card, container, memoryMiBPerCard)) continue;
     const after =
       container.type === 'nvidia'
         ? cardTerm(100, memoryMiBPerCard, memoryMiBPerCard)
@@ -418,7 +397,7 @@ function searchCards(
       return;
     }
     const candidates = cards
-      .filter((card) => cardFits(card, container, memoryMiBPerCard))
+      .filter((card) => fitsOnCard(card, container, memoryMiBPerCard))
       .map((card) => ({ card, signature: cardSignature(card) }))
       .sort((a, b) =>
         a.signature < b.signature
@@ -442,11 +421,11 @@ function searchCards(
         const previous = candidates[i - 1];
         if (i > from && previous !== undefined && previous.signature === candidate.signature)
           continue;
-        takeCard(candidate.card, container, memoryMiBPerCard, 1);
+        bookOnCard(candidate.card, container, memoryMiBPerCard, 1);
         picked.push(candidate.card.index);
         choose(i + 1, remaining - 1);
         picked.pop();
-        takeCard(candidate.card, container, memoryMiBPerCard, -1);
+        bookOnCard(candidate.card, container, memoryMiBPerCard, -1);
       }
     };
     choose(0, container.cards);
@@ -458,9 +437,8 @@ function searchCards(
 /** Why the card search found nothing although the free totals allowed it. */
 function diagnoseCards(node: NodeState, containers: readonly ContainerDemand[]): NodeVerdict {
   for (const container of containers) {
-    const free = node.cards.filter((card) => !card.wholeNvidia);
     if (container.wholeCards) {
-      if (free.filter(isIdle).length < container.cards) {
+      if (node.cards.filter(isIdleCard).length < container.cards) {
         return verdict('container-idle-cards', {
           container: container.name,
           cards: container.cards,
@@ -468,12 +446,12 @@ function diagnoseCards(node: NodeState, containers: readonly ContainerDemand[]):
       }
       continue;
     }
-    const withCompute = free.filter(
-      (card) => card.usedCompute + container.perCardCompute <= 100 + EPSILON,
+    const withCompute = node.cards.filter((card) => computeFitsOn(card, container));
+    const memory = claimMemoryMiB(container, node.memoryMiBPerCard);
+    const withMemory = node.cards.filter((card) =>
+      memoryFitsOn(card, container, node.memoryMiBPerCard),
     );
-    const memory = container.perCardMemoryMiB ?? node.memoryMiBPerCard;
-    const withMemory = free.filter((card) => card.usedMemoryMiB + memory <= node.memoryMiBPerCard);
-    const withSlots = free.filter((card) => card.instances < MAX_INSTANCES_PER_CARD);
+    const withSlots = node.cards.filter(hasInstanceSlot);
     const needs: RejectionParamsOf<'container-compute'> = {
       container: container.name,
       cards: container.cards,

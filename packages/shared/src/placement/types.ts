@@ -3,12 +3,13 @@
  * and what the algorithm answers. Plain data, so the scheduler, the BFF's placement preview and
  * the tests build them alike.
  */
+import type { CardClaim } from '../ledger/claim.js';
 import type { RejectionCode, RejectionParams } from './rejections.js';
 
 /** Card-level policy of the public scheduler: fill fuller cards first (default) or emptier ones. */
 export type CardPolicy = 'binpack' | 'spread';
 
-/** One physical card of a node and what is already allocated on it. */
+/** One physical card of a node and what the ledger has booked on it (`bookOnCard`). */
 export interface CardState {
   index: number;
   /** Percent of the card's compute already given out (0–100). */
@@ -52,19 +53,14 @@ export interface NodeState {
   version: number;
 }
 
-/** One GPU container of a pod, per card. */
-export interface ContainerDemand {
+/** One GPU container of a pod: its claim per card (the ledger's), and how many distinct cards. */
+export interface ContainerDemand extends CardClaim {
   name: string;
-  type: 'mgpu' | 'nvidia';
   multiCard: boolean;
   /** Every card is taken whole (nvidia, or mGPU with 100 % per card). */
   wholeCards: boolean;
   /** Distinct cards the container needs. */
   cards: number;
-  /** Percent of one card's compute on each of its cards. */
-  perCardCompute: number;
-  /** MiB on each of its cards; null for whole cards, which bring all their memory. */
-  perCardMemoryMiB: number | null;
 }
 
 export interface NodeSelectorRequirement {

@@ -1,14 +1,17 @@
 import {
   type AllocationEvent,
   type AllocationRecord,
+  bookOnCard,
   type CardState,
+  claimOfRequested,
   mergePoolSummaries,
   type NodeState,
   type NodeView,
   nodePoolSummary,
+  nodeStateOf,
   type PoolSummary,
-  refreshNodeTotals,
   strandedOnCard,
+  WHOLE_CARD_CLAIM,
 } from '@mgpu/shared';
 import {
   type DashboardFilters,
@@ -397,30 +400,31 @@ export class AllocationModel {
     return this.nodeList;
   }
 
-  /** Card usage from the node's records, the way the scheduler books it (spec §5). */
+  /** Card usage from the node's records, booked by the ledger as the scheduler books it (spec §5). */
   private buildNode(layout: NodeLayout): LiveNode {
     const perCard = layout.memoryMiBPerCard;
-    const cards: LiveCard[] = layout.cards.map((card) => ({
-      index: card.index,
+    const cards: LiveCard[] = layout.cards.map((card) => {
+      const live: LiveCard = {
+        index: card.index,
+        usedCompute: 0,
+        usedMemoryMiB: 0,
+        instances: 0,
+        wholeNvidia: false,
+        stranded: { computePercent: 0, memoryMiB: 0 },
+        holders: [],
+      };
       // Whole nvidia cards are not mGPU instances: they come from the layout, not the stream.
-      usedCompute: card.wholeNvidia ? 100 : 0,
-      usedMemoryMiB: card.wholeNvidia ? perCard : 0,
-      instances: 0,
-      wholeNvidia: card.wholeNvidia,
-      stranded: { computePercent: 0, memoryMiB: 0 },
-      holders: [],
-    }));
+      if (card.wholeNvidia) bookOnCard(live, WHOLE_CARD_CLAIM, perCard);
+      return live;
+    });
     for (const id of this.recordsByNode.get(layout.name) ?? []) {
       const record = this.records.get(id);
       const card = record ? cards[record.card] : undefined;
       if (record === undefined || card === undefined || card.wholeNvidia) continue;
-      card.usedCompute += record.requested.computePercent;
-      // A whole card of mGPU (100 % per card) brings all its memory.
-      card.usedMemoryMiB += record.requested.memoryMiB ?? perCard;
-      card.instances += 1;
+      bookOnCard(card, claimOfRequested(record.requested), perCard);
       card.holders.push(record);
     }
-    const state: NodeState = {
+    const state = nodeStateOf({
       name: layout.name,
       labels: {},
       resourceType: layout.resourceType ?? undefined,
@@ -432,13 +436,7 @@ export class AllocationModel {
       pods: 0,
       maxPods: 0,
       group: layout.pool,
-      freeCompute: 0,
-      freeMemoryMiB: 0,
-      idleCards: 0,
-      freeInstanceSlots: 0,
-      version: 0,
-    };
-    refreshNodeTotals(state);
+    });
     const buckets: UtilisationBuckets = {
       compute: UTILISATION_BUCKETS.map(() => 0),
       memory: UTILISATION_BUCKETS.map(() => 0),

@@ -26,6 +26,8 @@ import { InstanceDetail } from './instance-detail.js';
 import { InstanceList } from './instance-list.js';
 import { NodeList } from './node-list.js';
 import { NodeView } from './node-view.js';
+import { PendingCount, PendingPods } from './pending-pods.js';
+import { PoolHistorySection } from './pool-history.js';
 import { PoolOverview } from './pool-overview.js';
 import { StreamBanner, StreamFreshness } from './stream-status.js';
 import { useAllocationStream } from './use-allocation-stream.js';
@@ -144,7 +146,7 @@ const LiveInstanceDetail = memo(function LiveInstanceDetail({
  * `/allocations`: the live per-card dashboard (issue 8). Pools, the card utilisation chart, the
  * mGPU instances with their shares, the nodes and their card grids, and one instance's node-side
  * fields — all from one `allocations.watch` stream applied once per frame, plus the node layout
- * from `cluster.nodes`. Filters, search and what is open live in the URL.
+ * from `cluster.nodes` and the pods still waiting for a node from `cluster.pendingWatch`. Filters, search and what is open live in the URL.
  */
 export function AllocationsPage() {
   const { t } = useDashboardI18n();
@@ -209,6 +211,7 @@ export function AllocationsPage() {
     <section className="alloc-page">
       <div className="alloc-head">
         <h1 className="page-title">{t('allocations.title')}</h1>
+        <PendingCount />
         <StreamFreshness stream={stream} lastChangeAt={model.getLastChangeAt} onRefresh={refresh} />
       </div>
       <StreamBanner stream={stream} />
@@ -236,6 +239,10 @@ export function AllocationsPage() {
           <LiveChart model={model} filters={filters} />
         </section>
       </div>
+
+      <PendingPods />
+
+      <PoolHistorySection />
 
       {state.instance ? (
         <LiveInstanceDetail model={model} id={state.instance} linkTo={linkTo} />

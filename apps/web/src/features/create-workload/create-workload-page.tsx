@@ -1,6 +1,6 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import {
-  buildDeployment,
+  buildWorkload,
   type GpuModel,
   newWorkloadRequest,
   type PreviewResult,
@@ -12,6 +12,7 @@ import { keepPreviousData, skipToken, useMutation, useQuery } from '@tanstack/re
 import { TRPCClientError } from '@trpc/client';
 import {
   lazy,
+  type ReactNode,
   Suspense,
   useCallback,
   useEffect,
@@ -57,7 +58,7 @@ function useManifest(): Record<string, unknown> | undefined {
   const request = useDraft((draft) => draft.request);
   const local = useDraft((draft) => draft.local);
   if (!request || !local) return undefined;
-  const object = local.manifest ?? buildDeployment(request, local.containers);
+  const object = local.manifest ?? buildWorkload(request, local.containers);
   return object as unknown as Record<string, unknown>;
 }
 
@@ -101,8 +102,15 @@ function FormProblems() {
   );
 }
 
-/** The create button, and beside it why it is disabled (or that the request is ready). */
-function SubmitRow({ pending }: { pending: boolean }) {
+interface SubmitLabels {
+  /** The button (spec §7: `创建` / `Create` on the creation form). */
+  submit: string;
+  pending: string;
+  ready: string;
+}
+
+/** The submit button, and beside it why it is disabled (or that the request is ready). */
+function SubmitRow({ pending, labels }: { pending: boolean; labels: SubmitLabels }) {
   const { t } = useI18n();
   const blockedReason = useDraft((draft) =>
     !draft.request
@@ -122,11 +130,11 @@ function SubmitRow({ pending }: { pending: boolean }) {
           busy={pending}
           aria-describedby="submit-status"
         >
-          {t('form.create')}
+          {labels.submit}
         </PlainButton>
       </span>
       <p id="submit-status" className="submit-status" aria-live="polite">
-        {pending ? t('form.creating') : (blockedReason ?? t('form.ready'))}
+        {pending ? labels.pending : (blockedReason ?? labels.ready)}
       </p>
     </div>
   );
@@ -158,13 +166,58 @@ function PlacementSlot({ answer, forOtherRequest, loading, failure }: PlacementS
   );
 }
 
-export function CreateWorkloadPage() {
+/** What the creation form and the edit form (`/workloads/<ns>/<name>/edit`) differ in. */
+export interface WorkloadFormProps {
+  /** The values the form starts from: a new request, or the live object read back. */
+  initialRequest: WorkloadRequestInput;
+  title: string;
+  labels: SubmitLabels;
+  pending: boolean;
+  /** Editing a live object: its name, namespace and kind are its identity and cannot change. */
+  identityFixed?: boolean;
+  /**
+   * Sends the parsed request; answers the server's rule errors (put onto their fields) or a
+   * network failure's message, or nothing when it succeeded.
+   */
+  onSubmit(
+    request: WorkloadRequest,
+  ): Promise<{ ruleErrors?: FieldError[]; failure?: string } | undefined>;
+  /** Shown above the submit row (the edit form's diff against the live object). */
+  aboveSubmit?: ReactNode;
+  /** The live object an edit replaces: the placement preview counts its replaced pods as freed. */
+  replacing?: { namespace: string; name: string };
+}
+
+/** A rejected mutation's rule errors (the error formatter's `ruleErrors`), or its message. */
+export function mutationFailure(error: unknown): { ruleErrors?: FieldError[]; failure?: string } {
+  const ruleErrors =
+    error instanceof TRPCClientError
+      ? (error.data as { ruleErrors?: FieldError[] } | undefined)?.ruleErrors
+      : undefined;
+  return ruleErrors && ruleErrors.length > 0
+    ? { ruleErrors }
+    : { failure: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * The workload form: one draft behind the fields, the per-card panel, the placement preview,
+ * the YAML and kubectl tabs and the submit row. `/workloads/new` and the edit route use it alike.
+ */
+export function WorkloadForm({
+  initialRequest,
+  title,
+  labels,
+  pending,
+  identityFixed = false,
+  onSubmit,
+  aboveSubmit,
+  replacing,
+}: WorkloadFormProps) {
   const { t, lang } = useI18n();
   const trpc = useTRPC();
-  const navigate = useNavigate();
   const form = useForm<WorkloadRequestInput, unknown, WorkloadRequest>({
     resolver: zodResolver(WorkloadRequestSchema),
-    defaultValues: newWorkloadRequest(),
+    defaultValues: initialRequest,
     // The schema only checks the request's shape (on submit); the rules run live through checkRequest.
     mode: 'onSubmit',
   });
@@ -195,7 +248,9 @@ export function CreateWorkloadPage() {
   );
   const preview = useQuery({
     ...trpc.workload.preview.queryOptions(
-      settledRequest ? { request: settledRequest, lang } : skipToken,
+      settledRequest
+        ? { request: settledRequest, lang, ...(replacing ? { replacing } : {}) }
+        : skipToken,
     ),
     placeholderData: keepPreviousData,
   });
@@ -207,9 +262,6 @@ export function CreateWorkloadPage() {
   }, [store, settledJson, previewErrors]);
 
   const [networkFailure, setNetworkFailure] = useState<string>();
-  const create = useMutation(trpc.workload.create.mutationOptions());
-  // A submission keeps its id while the request is unchanged, so a retry never creates twice.
-  const submission = useRef<{ json: string; id: string } | null>(null);
 
   const removeContainer = useCallback(
     (index: number) => containerArray.remove(index),
@@ -232,26 +284,10 @@ export function CreateWorkloadPage() {
 
   const submit = form.handleSubmit(async (parsed) => {
     const json = JSON.stringify(parsed);
-    if (submission.current?.json !== json) submission.current = { json, id: newClientRequestId() };
     setNetworkFailure(undefined);
-    try {
-      const created = await create.mutateAsync({
-        request: parsed,
-        clientRequestId: submission.current.id,
-        lang,
-      });
-      navigate(
-        `/workloads/${encodeURIComponent(created.namespace)}/${encodeURIComponent(created.name)}`,
-      );
-    } catch (error) {
-      const ruleErrors =
-        error instanceof TRPCClientError
-          ? (error.data as { ruleErrors?: FieldError[] } | undefined)?.ruleErrors
-          : undefined;
-      if (ruleErrors && ruleErrors.length > 0)
-        store.setServerErrors({ forJson: json, errors: ruleErrors });
-      else setNetworkFailure(error instanceof Error ? error.message : String(error));
-    }
+    const refused = await onSubmit(parsed);
+    if (refused?.ruleErrors) store.setServerErrors({ forJson: json, errors: refused.ruleErrors });
+    else if (refused?.failure !== undefined) setNetworkFailure(refused.failure);
   });
 
   const gpuModels = models.data ?? NO_MODELS;
@@ -273,7 +309,7 @@ export function CreateWorkloadPage() {
 
   const formTab = (
     <div className="form-tab">
-      <WorkloadFields control={control} />
+      <WorkloadFields control={control} identityFixed={identityFixed} />
       <h2 className="section-title">{t('form.containers')}</h2>
       {containerList}
       <PlainButton onClick={addContainer}>{t('form.addContainer')}</PlainButton>
@@ -291,12 +327,12 @@ export function CreateWorkloadPage() {
       >
         {/* Element Timing: the budgets benchmark reads when the form's title was painted. */}
         <h1 className="page-title" {...{ elementtiming: 'form-title' }}>
-          {t('form.title')}
+          {title}
         </h1>
         <div className="create-layout">
           <div className="create-main">
             <TabStrip
-              label={t('form.title')}
+              label={title}
               items={[
                 { key: 'form', label: t('form.tab.form'), render: () => formTab },
                 {
@@ -313,7 +349,8 @@ export function CreateWorkloadPage() {
                 {t('form.networkError', { message: networkFailure })}
               </div>
             ) : null}
-            <SubmitRow pending={create.isPending} />
+            {aboveSubmit}
+            <SubmitRow pending={pending} labels={labels} />
           </div>
           <aside className="create-side">
             <PerCardPanel />
@@ -331,5 +368,42 @@ export function CreateWorkloadPage() {
         <form key={field.id} id={containerFormId(index)} hidden />
       ))}
     </DraftStoreContext>
+  );
+}
+
+/** `/workloads/new`: a new request, created with `workload.create`, then its result view. */
+export function CreateWorkloadPage() {
+  const { t, lang } = useI18n();
+  const trpc = useTRPC();
+  const navigate = useNavigate();
+  const create = useMutation(trpc.workload.create.mutationOptions());
+  // A submission keeps its id while the request is unchanged, so a retry never creates twice.
+  const submission = useRef<{ json: string; id: string } | null>(null);
+  const [initialRequest] = useState(newWorkloadRequest);
+  return (
+    <WorkloadForm
+      initialRequest={initialRequest}
+      title={t('form.title')}
+      labels={{ submit: t('form.create'), pending: t('form.creating'), ready: t('form.ready') }}
+      pending={create.isPending}
+      onSubmit={async (parsed) => {
+        const json = JSON.stringify(parsed);
+        if (submission.current?.json !== json)
+          submission.current = { json, id: newClientRequestId() };
+        try {
+          const created = await create.mutateAsync({
+            request: parsed,
+            clientRequestId: submission.current.id,
+            lang,
+          });
+          navigate(
+            `/workloads/${encodeURIComponent(created.namespace)}/${encodeURIComponent(created.name)}`,
+          );
+          return undefined;
+        } catch (error) {
+          return mutationFailure(error);
+        }
+      }}
+    />
   );
 }

@@ -61,7 +61,7 @@ export function errorsByPath(errors: readonly FieldError[]): Map<string, FieldEr
 /** Paths the form has an input for; errors elsewhere are shown above the submit button. */
 export function isFieldPath(path: string): boolean {
   return (
-    ['name', 'namespace', 'replicas', 'computePolicy'].includes(path) ||
+    ['kind', 'name', 'namespace', 'replicas', 'computePolicy'].includes(path) ||
     /^containers\.\d+\.(name|image|gpu\.(type|multiCard|compute|memoryGiB|cards|model))$/.test(path)
   );
 }

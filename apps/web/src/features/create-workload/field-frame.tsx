@@ -100,7 +100,7 @@ export function FieldFrame<P extends RequestPath>({
 }
 
 type TextFieldProps<P extends RequestPath> = Omit<FieldFrameProps<P>, 'children'> &
-  Pick<ComponentProps<typeof TextInput>, 'inputMode' | 'placeholder' | 'suffix'>;
+  Pick<ComponentProps<typeof TextInput>, 'inputMode' | 'placeholder' | 'suffix' | 'readOnly'>;
 
 /**
  * A text box for a request path: the value shown as text, the typed text stored as it is. Names,
@@ -111,6 +111,7 @@ export function TextField<P extends RequestPath>({
   inputMode,
   placeholder,
   suffix,
+  readOnly,
   ...frame
 }: TextFieldProps<P>) {
   return (
@@ -124,6 +125,7 @@ export function TextField<P extends RequestPath>({
           inputMode={inputMode}
           placeholder={placeholder}
           suffix={suffix}
+          readOnly={readOnly}
           autoComplete="off"
           spellCheck={false}
         />

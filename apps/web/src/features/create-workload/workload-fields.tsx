@@ -1,5 +1,5 @@
 import type { WorkloadRequestInput } from '@mgpu/shared';
-import { COMPUTE_POLICIES } from '@mgpu/shared';
+import { COMPUTE_POLICIES, CREATABLE_KINDS } from '@mgpu/shared';
 import { memo } from 'react';
 import type { Control } from 'react-hook-form';
 import { NativeSelect } from '../../components/native-select.js';
@@ -9,17 +9,45 @@ import { FieldFrame, TextField } from './field-frame.js';
 
 interface WorkloadFieldsProps {
   control: Control<WorkloadRequestInput>;
+  /** Editing a live object: kind, name and namespace are shown, not edited. */
+  identityFixed: boolean;
 }
 
-/** Name, namespace, replicas and the pod's compute policy (算力分配策略). */
-function WorkloadFieldsView({ control }: WorkloadFieldsProps) {
+/** Kind, name, namespace, replicas and the pod's compute policy (算力分配策略). */
+function WorkloadFieldsView({ control, identityFixed }: WorkloadFieldsProps) {
   const { t } = useI18n();
   return (
     <fieldset className="workload-card">
       <legend>{t('form.workload')}</legend>
+      <FieldFrame control={control} path="kind" label={t('field.kind')} hint={t('form.kind.hint')}>
+        {({ attributes, field }) => (
+          <NativeSelect
+            {...attributes}
+            disabled={identityFixed}
+            // Absent means Deployment (spec §8); the Kubernetes names are what operators know.
+            value={typeof field.value === 'string' ? field.value : 'Deployment'}
+            onValueChange={(value) => field.onChange(value)}
+            options={CREATABLE_KINDS.map((kind) => ({
+              value: kind,
+              label: t(`form.kind.${kind}`),
+            }))}
+          />
+        )}
+      </FieldFrame>
       <div className="field-row">
-        <TextField control={control} path="name" label={t('field.name')} placeholder="demo" />
-        <TextField control={control} path="namespace" label={t('field.namespace')} />
+        <TextField
+          control={control}
+          path="name"
+          label={t('field.name')}
+          placeholder="demo"
+          readOnly={identityFixed}
+        />
+        <TextField
+          control={control}
+          path="namespace"
+          label={t('field.namespace')}
+          readOnly={identityFixed}
+        />
         <FieldFrame control={control} path="replicas" label={t('field.replicas')}>
           {({ attributes, field }) => (
             <TextInput
@@ -59,5 +87,6 @@ function WorkloadFieldsView({ control }: WorkloadFieldsProps) {
 
 export const WorkloadFields = memo(
   WorkloadFieldsView,
-  (before, after) => before.control === after.control,
+  (before, after) =>
+    before.control === after.control && before.identityFixed === after.identityFixed,
 );

@@ -270,6 +270,9 @@ export function WorkloadResultPage() {
         </>
       )}
       <p>
+        <Link to={`/workloads/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/edit`}>
+          {t('result.edit')}
+        </Link>{' '}
         <Link to="/workloads/new">{t('result.createAnother')}</Link>
       </p>
     </section>

@@ -13,5 +13,5 @@ export interface ResourceCall {
   namespace: string | undefined;
 }
 
-/** Which part of an object a PUT or PATCH writes: the object, or its status subresource. */
-export type WriteTarget = 'main' | 'status';
+/** The Registry's own: which part of an object a PUT or PATCH writes. */
+export type { WriteTarget } from '../registry.js';

@@ -1,0 +1,90 @@
+import { type ClusterHistory, type PoolSample, pendingPodsPerPool } from '@mgpu/shared';
+import { currentPools } from '../cluster/inventory.js';
+import type { BffContext } from '../trpc/context.js';
+import { currentPendingPods } from './pending-pods.js';
+
+export interface PoolHistoryOptions {
+  /** Between samples (default 10 s). */
+  intervalMs?: number;
+  /** How far back the history reaches (default an hour); the buffer holds retention / interval samples. */
+  retentionMs?: number;
+}
+
+interface Sample {
+  at: number;
+  pools: PoolSample[];
+}
+
+/**
+ * The last hour (configurable) of per-pool figures, sampled every 10 s into a ring buffer of
+ * fixed length: memory is bounded by pools × samples whatever the uptime. Each sample reads the
+ * same pool summaries and pending pods as the dashboard and `/metrics` (cached per change of the
+ * informers, so a quiet cluster costs nothing to sample).
+ */
+export class PoolHistory {
+  readonly intervalMs: number;
+  readonly retentionMs: number;
+  private readonly ring: (Sample | undefined)[];
+  private next = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private startedAt = Date.now();
+
+  constructor(
+    private readonly context: () => BffContext,
+    options: PoolHistoryOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? 10_000;
+    this.retentionMs = options.retentionMs ?? 60 * 60_000;
+    this.ring = new Array(Math.max(1, Math.ceil(this.retentionMs / this.intervalMs)));
+  }
+
+  start(): void {
+    this.startedAt = Date.now();
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Takes one sample now (the timer's work; tests call it to not wait 10 s). */
+  sample(at = Date.now()): void {
+    const ctx = this.context();
+    // Until the nodes were listed once the cluster is unknown, not empty: no sample.
+    if (!ctx.cluster.nodes.health.synced) return;
+    const pending = pendingPodsPerPool(currentPendingPods(ctx));
+    const pools = currentPools(ctx).map(
+      (pool): PoolSample => ({
+        pool: pool.pool,
+        computeAllocatedPercent: pool.compute.allocated,
+        computeAllocatablePercent: pool.compute.allocatable,
+        memoryAllocatedMiB: pool.memoryMiB.allocated,
+        memoryAllocatableMiB: pool.memoryMiB.allocatable,
+        strandedComputePercent: pool.stranded.computePercent,
+        strandedMemoryMiB: pool.stranded.memoryMiB,
+        largestFitComputePercent: pool.largestFit.computePercent,
+        pendingPods: pending.get(pool.pool) ?? 0,
+      }),
+    );
+    this.ring[this.next] = { at, pools };
+    this.next = (this.next + 1) % this.ring.length;
+  }
+
+  /** Samples oldest first. */
+  snapshot(): ClusterHistory {
+    const ordered = [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)].filter(
+      (sample): sample is Sample => sample !== undefined,
+    );
+    return {
+      startedAt: new Date(this.startedAt).toISOString(),
+      intervalMs: this.intervalMs,
+      retentionMs: this.retentionMs,
+      samples: ordered.map((sample) => ({
+        at: new Date(sample.at).toISOString(),
+        pools: sample.pools,
+      })),
+    };
+  }
+}

@@ -1,0 +1,309 @@
+import { createServer, type Server } from 'node:http';
+import { NO_POOL, type NodeState, pendingPodsPerPool } from '@mgpu/shared';
+import type { AnyTRPCRouter } from '@trpc/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { currentNodeStates, currentPools } from '../cluster/inventory.js';
+import { currentPendingPods } from '../live/pending-pods.js';
+import type { BffContext } from '../trpc/context.js';
+import { SseTransport } from '../trpc/sse-transport.js';
+import { labelsText, type SeriesFamily, SeriesText } from './series-text.js';
+
+/** What the figures are read from at scrape time: the dashboard's own model, nothing else. */
+export interface MetricsSources {
+  context: BffContext;
+  /** Open SSE streams (every subscription: dashboards, result pages, pending lists). */
+  sseSubscribers(): number;
+  /** The router, so HTTP metrics name tRPC procedures (a bounded set) rather than raw paths. */
+  router: AnyTRPCRouter;
+}
+
+const CARD_LABELS = ['node', 'card', 'model', 'policy'] as const;
+const INSTANCE_LABELS = ['namespace', 'pod', 'container', 'node', 'card'] as const;
+
+/** One series per GPU card, written by `SeriesText` (see there why not prom-client gauges). */
+const CARD_FAMILIES: readonly SeriesFamily[] = [
+  {
+    name: 'mgpu_card_compute_allocated_percent',
+    help: 'Compute of the card given out, in percent of one card (100 = the whole card).',
+    labels: CARD_LABELS,
+  },
+  {
+    name: 'mgpu_card_memory_allocated_mib',
+    help: 'GPU memory of the card given out, in MiB.',
+    labels: CARD_LABELS,
+  },
+  {
+    name: 'mgpu_card_instances',
+    help: 'mGPU instances on the card (the public scheduler allows 16).',
+    labels: ['node', 'card'],
+  },
+];
+
+/** One series per mGPU instance (a container on a card): at most 16 per card. */
+const INSTANCE_FAMILIES: readonly SeriesFamily[] = [
+  {
+    name: 'mgpu_instance_compute_percent',
+    help: 'Compute one mGPU instance (a container on a card) asked for, in percent of the card.',
+    labels: INSTANCE_LABELS,
+  },
+  {
+    name: 'mgpu_instance_memory_mib',
+    help: 'GPU memory one mGPU instance asked for on its card, in MiB (none for whole cards).',
+    labels: INSTANCE_LABELS,
+  },
+];
+
+/**
+ * The console's Prometheus metrics (spec §8). Every cluster figure is read, when scraped, from
+ * the same shared model the dashboard shows — `currentNodeStates` (cards as the scheduler books
+ * them), `currentPools` (`poolSummaries`: stranded capacity, largest fit) and
+ * `currentPendingPods`, and the allocation records for `mgpu_instance_*` — so /metrics and
+ * /allocations cannot disagree. Cardinality: one series per GPU card for `mgpu_card_*`, one per
+ * pool for `mgpu_pool_*` and `mgpu_pending_pods`, one per mGPU instance for `mgpu_instance_*`
+ * (at most 16 per card, the scheduler's limit); nothing else per pod (README, "Metrics").
+ */
+export class ConsoleMetrics {
+  readonly registry = new Registry();
+  private readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
+  private readonly procedures: Set<string>;
+  private readonly subscriptions: Set<string>;
+  /** The card and instance series, kept while the node states / records they came from are. */
+  private cardText: { states: readonly NodeState[]; text: string } | undefined;
+  private instanceText: { feedId: string; text: string } | undefined;
+
+  constructor(private readonly sources: MetricsSources) {
+    const registers = [this.registry];
+    // At run time `_def.procedures` is flat (`'cluster.pending'`), whatever its declared type.
+    this.procedures = new Set(Object.keys(sources.router._def.procedures as object));
+    this.subscriptions = SseTransport.subscriptionPaths(sources.router);
+    const pools = () => currentPools(this.sources.context);
+
+    const perPool = (name: string, help: string, value: (pool: PoolFigures) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['pool'],
+        registers,
+        collect() {
+          this.reset();
+          for (const pool of pools()) this.set({ pool: pool.pool }, value(pool));
+        },
+      });
+    perPool(
+      'mgpu_pool_stranded_memory_mib',
+      'Free GPU memory no request can use now (its card has no compute or instance slot left).',
+      (pool) => pool.stranded.memoryMiB,
+    );
+    perPool(
+      'mgpu_pool_stranded_compute_percent',
+      'Free compute no request can use now (its card has under 1 GiB or no instance slot left).',
+      (pool) => pool.stranded.computePercent,
+    );
+    perPool(
+      'mgpu_pool_largest_fit_compute_percent',
+      'The most compute one container can still get on one node of the pool, in percent of a card.',
+      (pool) => pool.largestFit.computePercent,
+    );
+    perPool(
+      'mgpu_pool_largest_fit_memory_mib',
+      'The most GPU memory one container can still get on one node of the pool, in MiB.',
+      (pool) => pool.largestFit.memoryMiB,
+    );
+    perPool(
+      'mgpu_pool_compute_allocatable_percent',
+      'Compute of the pool, in percent of one card (100 per card).',
+      (pool) => pool.compute.allocatable,
+    );
+    perPool(
+      'mgpu_pool_compute_allocated_percent',
+      'Compute of the pool given out, in percent of one card.',
+      (pool) => pool.compute.allocated,
+    );
+    perPool(
+      'mgpu_pool_memory_allocatable_mib',
+      'GPU memory of the pool, in MiB.',
+      (pool) => pool.memoryMiB.allocatable,
+    );
+    perPool(
+      'mgpu_pool_memory_allocated_mib',
+      'GPU memory of the pool given out, in MiB.',
+      (pool) => pool.memoryMiB.allocated,
+    );
+
+    const context = () => this.sources.context;
+    new Gauge({
+      name: 'mgpu_pending_pods',
+      help: `GPU pods no node holds yet, per pool that lacks only room for them (or would take them now); pool="${NO_POOL}": no pool could take them at all.`,
+      labelNames: ['pool'],
+      registers,
+      collect() {
+        this.reset();
+        const counts = pendingPodsPerPool(currentPendingPods(context()));
+        // Every pool (and NO_POOL) has a series, 0 when nothing waits, so a panel shows no gaps.
+        const known = new Set([...pools().map((pool) => pool.pool), NO_POOL]);
+        for (const pool of known) this.set({ pool }, counts.get(pool) ?? 0);
+        for (const [pool, count] of counts) if (!known.has(pool)) this.set({ pool }, count);
+      },
+    });
+
+    const subscribers = () => this.sources.sseSubscribers();
+    new Gauge({
+      name: 'mgpu_console_sse_subscribers',
+      help: 'Open SSE streams of the console (subscriptions: dashboards, result pages, pending lists).',
+      registers,
+      collect() {
+        this.set(subscribers());
+      },
+    });
+    this.httpDuration = new Histogram({
+      name: 'mgpu_console_http_request_duration_seconds',
+      help: 'Time to answer an HTTP request of the console (SSE streams are not counted: they last).',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * A bounded route name: `/trpc/<procedure>` for a procedure of the router, the route pattern
+   * otherwise, `not-found` for anything unrouted — never the raw URL (unbounded cardinality).
+   */
+  private routeOf(request: FastifyRequest): string {
+    const pattern = request.routeOptions.url;
+    if (pattern === undefined) return 'not-found';
+    const path = (request.params as { path?: string } | undefined)?.path;
+    if (pattern.startsWith('/trpc') && path !== undefined)
+      return this.procedures.has(path)
+        ? `/trpc/${path}`
+        : path.includes(',')
+          ? '/trpc/batch'
+          : '/trpc/unknown';
+    return pattern;
+  }
+
+  /** A Fastify `onResponse` hook: one observation per answered request. */
+  readonly onResponse = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // A subscription's answer is a stream that lasts as long as its page: not a duration.
+    const path = (request.params as { path?: string } | undefined)?.path;
+    if (path !== undefined && this.subscriptions.has(path)) return;
+    this.httpDuration.observe(
+      {
+        method: request.method,
+        route: this.routeOf(request),
+        status_code: String(reply.statusCode),
+      },
+      reply.elapsedTime / 1000,
+    );
+  };
+
+  /** Every metric name the console exports (what the Grafana dashboard may reference). */
+  names(): string[] {
+    return [
+      ...this.registry.getMetricsAsArray().map((metric) => metric.name),
+      ...CARD_FAMILIES.map((family) => family.name),
+      ...INSTANCE_FAMILIES.map((family) => family.name),
+    ];
+  }
+
+  /** The whole `/metrics` answer: prom-client's registry, then the per-card and per-instance series. */
+  async text(): Promise<string> {
+    const registered = await this.registry.metrics();
+    return `${registered.endsWith('\n') ? registered : `${registered}\n`}${this.cardSeries()}${this.instanceSeries()}`;
+  }
+
+  /** Cards as the scheduler books them (`currentNodeStates`, the dashboard's and preview's view). */
+  private cardSeries(): string {
+    const states = currentNodeStates(this.sources.context);
+    if (this.cardText?.states === states) return this.cardText.text;
+    const series = new SeriesText(CARD_FAMILIES);
+    for (const state of states) {
+      if (state.resourceType === undefined) continue;
+      const node = labelsText(['node'], [state.name]);
+      // model and policy are the same for every card of the node: escaped once.
+      const pool = labelsText(
+        ['model', 'policy'],
+        [state.model ?? '', state.resourceType === 'nvidia' ? 'nvidia' : state.policy],
+      );
+      for (const card of state.cards) {
+        const nodeCard = `${node},card="${card.index}"`;
+        const full = `${nodeCard},${pool}`;
+        series.add(0, full, card.usedCompute);
+        series.add(1, full, card.usedMemoryMiB);
+        series.add(2, nodeCard, card.instances);
+      }
+    }
+    this.cardText = { states, text: series.text() };
+    return this.cardText.text;
+  }
+
+  /** Each mGPU instance's own ask, from the allocation records the dashboard lists. */
+  private instanceSeries(): string {
+    const feed = this.sources.context.allocations;
+    const feedId = feed.currentId;
+    if (this.instanceText?.feedId === feedId) return this.instanceText.text;
+    const series = new SeriesText(INSTANCE_FAMILIES);
+    for (const record of feed.snapshot()) {
+      const labels = labelsText(INSTANCE_LABELS, [
+        record.namespace,
+        record.pod,
+        record.container,
+        record.node,
+        String(record.card),
+      ]);
+      series.add(0, labels, record.requested.computePercent);
+      if (record.requested.memoryMiB !== null) series.add(1, labels, record.requested.memoryMiB);
+    }
+    this.instanceText = { feedId, text: series.text() };
+    return this.instanceText.text;
+  }
+}
+
+type PoolFigures = ReturnType<typeof currentPools>[number];
+
+/**
+ * `/metrics` on a port of its own (spec §8 `--metrics-port`): a plain node server, so a scrape
+ * never passes the console's auth, CSP or Origin checks, and the API port exposes nothing new.
+ */
+export async function serveMetrics(
+  metrics: ConsoleMetrics,
+  port: number,
+  host: string,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?', 1)[0];
+    if (request.method !== 'GET' || path !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics here\n');
+      return;
+    }
+    metrics.text().then(
+      (text) => {
+        response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text);
+      },
+      (error: unknown) => {
+        response
+          .writeHead(500, { 'content-type': 'text/plain' })
+          .end(`metrics failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      },
+    );
+  });
+  // Prometheus keeps its connection between scrapes (every 15–60 s): Node's 5 s idle timeout
+  // closed it under each next scrape, a race the scraper sees as a failed scrape.
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${bound}/metrics`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,104 @@
+import { toKubeError } from '@mgpu/kube-client';
+import {
+  applyRequestToObject,
+  describeServerError,
+  diffRequests,
+  type Lang,
+  type RuleError,
+  readWorkloadObject,
+  UpdateInputSchema,
+  UpdateResultSchema,
+  type WorkloadRequest,
+  workloadKindOf,
+} from '@mgpu/shared';
+import type { LiveWorkload } from '../cluster/workload-objects.js';
+import { publicProcedure, ruleFailure } from '../trpc/init.js';
+import { kubeFailure } from './kube-failure.js';
+import { refusal } from './workload-create.js';
+import { checkWithCluster } from './workload-preview.js';
+
+/** Rule `conflict` (spec §8): the object moved on since the form read it; nothing was written. */
+const conflict = (request: WorkloadRequest, lang: Lang, detail: string) =>
+  ruleFailure('CONFLICT', [describeServerError('conflict', '', detail, request, lang)]);
+
+const immutable = (request: WorkloadRequest, lang: Lang, paths: string[], detail: string) =>
+  ruleFailure(
+    'UNPROCESSABLE_CONTENT',
+    paths.map((path) => describeServerError('immutable-field', path, detail, request, lang)),
+  );
+
+const resultOf = (object: LiveWorkload, changes: ReturnType<typeof diffRequests>) => ({
+  kind: object.kind,
+  namespace: object.metadata?.namespace ?? '',
+  name: object.metadata?.name ?? '',
+  uid: object.metadata?.uid ?? '',
+  resourceVersion: object.metadata?.resourceVersion ?? '',
+  changes,
+});
+
+/**
+ * `workload.update` (spec §8): re-validates the edited request exactly as `workload.create`
+ * does, then writes it onto the live object it was read from — only the form's fields
+ * (`applyRequestToObject`). The form's resourceVersion is stale when the spec changed since
+ * (its generation moved; status writes of controllers do not count) or this process never saw
+ * it: refused with `conflict` (409) before anything is sent. The PUT carries the version just
+ * read, so a change in between is the API server's 409, answered the same way.
+ */
+export const workloadUpdate = publicProcedure
+  .input(UpdateInputSchema)
+  .output(UpdateResultSchema)
+  .mutation(async ({ ctx, input }) => {
+    const { namespace, name, resourceVersion, request, lang } = input;
+    // A name or namespace is the object's identity: another one is a create, not an edit.
+    const moved = (['namespace', 'name'] as const).filter(
+      (field) => request[field] !== input[field],
+    );
+    if (moved.length > 0)
+      throw immutable(
+        request,
+        lang,
+        moved,
+        `${namespace}/${name} → ${request.namespace}/${request.name}`,
+      );
+    const { check } = checkWithCluster(ctx, request, lang);
+    if (!check.valid) throw ruleFailure('BAD_REQUEST', check.errors as RuleError[]);
+
+    const kind = workloadKindOf(request);
+    const live = await ctx.cluster.workloads.read(kind, namespace, name).catch((error: unknown) => {
+      throw kubeFailure(error);
+    });
+    const liveVersion = live.metadata?.resourceVersion ?? '';
+    // Stale: the spec moved on since the form read it (or the version is unknown here). Status
+    // writes alone do not count: the edit lands on the live object, which keeps them.
+    if (ctx.cluster.workloads.specChangedSince(live, resourceVersion))
+      throw conflict(request, lang, `resourceVersion ${resourceVersion} → ${liveVersion}`);
+    const before = readWorkloadObject(live, { modelLabel: ctx.modelLabel });
+    const changes = before ? diffRequests(before.request, request) : [];
+    if (before !== undefined && changes.length === 0) return resultOf(live, changes);
+    // Kubernetes keeps a Job's pod template fixed: only its parallelism (replicas) may change.
+    const fixed = kind === 'Job' ? changes.filter((change) => change.path !== 'replicas') : [];
+    if (fixed.length > 0)
+      throw immutable(
+        request,
+        lang,
+        fixed.map((change) => change.path),
+        "a Job's pod template (spec.template) cannot change",
+      );
+
+    const next = applyRequestToObject(
+      JSON.parse(JSON.stringify(live)) as Record<string, unknown>,
+      request,
+      check.containers,
+      { modelLabel: ctx.modelLabel },
+    );
+    // Conditional on the version just read: a change in between is the API server's 409.
+    next.metadata = { ...(next.metadata as object), resourceVersion: liveVersion };
+    try {
+      const updated = await ctx.cluster.workloads.replace(kind, namespace, name, next);
+      return resultOf(updated, changes);
+    } catch (error) {
+      const kube = toKubeError(error);
+      if (kube.code === 409) throw conflict(request, lang, kube.message);
+      throw refusal(kube, request, lang);
+    }
+  });

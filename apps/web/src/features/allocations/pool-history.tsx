@@ -1,0 +1,37 @@
+import { useQuery } from '@tanstack/react-query';
+import { lazy, Suspense } from 'react';
+import { useTRPC } from '../../app/trpc.js';
+import { useDashboardI18n } from './i18n/dashboard-i18n.js';
+
+/** The chart library comes with the charts, after the dashboard's first paint. */
+const HistoryCharts = lazy(() => import('./history-charts.js'));
+
+/** How often the history is read again: the BFF samples every 10 s. */
+const HISTORY_REFRESH_MS = 10_000;
+
+/** `cluster.history` as charts: how the pools have been used since the console started sampling. */
+export function PoolHistorySection() {
+  const { t } = useDashboardI18n();
+  const trpc = useTRPC();
+  const history = useQuery({
+    ...trpc.cluster.history.queryOptions(),
+    refetchInterval: HISTORY_REFRESH_MS,
+  });
+  const loading = <p className="loading">{t('allocations.history.loading')}</p>;
+  return (
+    <section className="alloc-panel" aria-labelledby="alloc-history-title">
+      <h2 id="alloc-history-title" className="section-title">
+        {t('allocations.history.title')}
+      </h2>
+      {history.data === undefined ? (
+        loading
+      ) : history.data.samples.length === 0 ? (
+        <p className="muted">{t('allocations.history.empty')}</p>
+      ) : (
+        <Suspense fallback={loading}>
+          <HistoryCharts history={history.data} />
+        </Suspense>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,156 @@
+import {
+  diffRequests,
+  type RequestChange,
+  type WorkloadDetail,
+  type WorkloadRequest,
+} from '@mgpu/shared';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { useTRPC } from '../../app/trpc.js';
+import { PlainButton } from '../../components/plain-button.js';
+import { useI18n } from '../../i18n/i18n.js';
+import { mutationFailure, WorkloadForm } from '../create-workload/create-workload-page.js';
+import { useDraft } from '../create-workload/draft-store.js';
+
+const shown = (value: RequestChange['before'], empty: string) =>
+  value === null || value === '' ? empty : String(value);
+
+/** The fields the draft changes against the live object, before anything is applied. */
+function ChangesPanel({ live }: { live: WorkloadRequest }) {
+  const { t } = useI18n();
+  // The draft as JSON: a string snapshot, so the panel re-renders only when the request does.
+  const requestJson = useDraft((draft) => draft.requestJson);
+  const changes = useMemo(
+    () => (requestJson ? diffRequests(live, JSON.parse(requestJson) as WorkloadRequest) : []),
+    [live, requestJson],
+  );
+  return (
+    <section className="edit-changes" aria-labelledby="edit-changes-title">
+      <h2 id="edit-changes-title" className="section-title">
+        {t('edit.changes')}
+      </h2>
+      {changes.length === 0 ? (
+        <p>{t('edit.noChanges')}</p>
+      ) : (
+        <table className="edit-changes-table">
+          <thead>
+            <tr>
+              <th scope="col">{t('edit.field')}</th>
+              <th scope="col">{t('edit.before')}</th>
+              <th scope="col">{t('edit.after')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {changes.map((change) => (
+              <tr key={change.path} data-path={change.path}>
+                <th scope="row">
+                  <code>{change.path}</code>
+                </th>
+                <td>{shown(change.before, t('edit.empty'))}</td>
+                <td>{shown(change.after, t('edit.empty'))}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+interface EditFormProps {
+  live: WorkloadDetail;
+  onReload(): void;
+}
+
+/** The form on the live object; `workload.update` with the resourceVersion it was read at. */
+function EditForm({ live, onReload }: EditFormProps) {
+  const { t, lang } = useI18n();
+  const trpc = useTRPC();
+  const navigate = useNavigate();
+  const update = useMutation(trpc.workload.update.mutationOptions());
+  const [conflict, setConflict] = useState(false);
+  const { namespace, name } = live;
+  const aboveSubmit = (
+    <>
+      {live.managedByConsole ? null : <p className="form-note">{t('edit.notManaged')}</p>}
+      {live.kind === 'Job' ? <p className="form-note">{t('edit.jobFixed')}</p> : null}
+      <ChangesPanel live={live.request} />
+      {conflict ? (
+        <div role="alert" className="form-alert" data-rule="conflict">
+          <p>{t('edit.conflict')}</p>
+          <PlainButton onClick={onReload}>{t('edit.reload')}</PlainButton>
+        </div>
+      ) : null}
+    </>
+  );
+  return (
+    <WorkloadForm
+      initialRequest={live.request}
+      title={t('edit.title', { namespace, name })}
+      labels={{ submit: t('edit.apply'), pending: t('edit.applying'), ready: t('edit.ready') }}
+      pending={update.isPending}
+      identityFixed
+      replacing={{ namespace, name }}
+      aboveSubmit={aboveSubmit}
+      onSubmit={async (request) => {
+        setConflict(false);
+        try {
+          await update.mutateAsync({
+            namespace,
+            name,
+            resourceVersion: live.resourceVersion,
+            request,
+            lang,
+          });
+          navigate(`/workloads/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`);
+          return undefined;
+        } catch (error) {
+          const refused = mutationFailure(error);
+          // Someone else's change: the edits stay in the form; the operator may reload.
+          if (refused.ruleErrors?.some((ruleError) => ruleError.rule === 'conflict')) {
+            setConflict(true);
+            return undefined;
+          }
+          return refused;
+        }
+      }}
+    />
+  );
+}
+
+/**
+ * `/workloads/<namespace>/<name>/edit` (spec §8): the creation form filled from the live object
+ * (`workload.get`, read back by `readWorkloadObject`), the same live rules, per-card panel and
+ * placement preview, the changed fields before applying, and `workload.update`.
+ */
+export function EditWorkloadPage() {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const { namespace = '', name = '' } = useParams();
+  // Read once: a refetch would replace the form the operator is typing in. Reload is explicit.
+  const live = useQuery({
+    ...trpc.workload.get.queryOptions({ namespace, name }),
+    staleTime: Number.POSITIVE_INFINITY,
+    refetchOnWindowFocus: false,
+    refetchOnReconnect: false,
+  });
+  if (live.error) {
+    return (
+      <div role="alert" className="form-alert">
+        {t('edit.loadFailed', { message: live.error.message })}
+      </div>
+    );
+  }
+  if (!live.data) return <p className="loading">{t('edit.loading')}</p>;
+  return (
+    // A reload brings a new resourceVersion: the form starts again from the live values.
+    <EditForm
+      key={live.data.resourceVersion}
+      live={live.data}
+      onReload={() => {
+        void live.refetch();
+      }}
+    />
+  );
+}

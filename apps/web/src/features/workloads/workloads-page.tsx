@@ -1,0 +1,227 @@
+import { CREATABLE_KINDS, isCreatableKind, type WorkloadSummary } from '@mgpu/shared';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Table, type TableColumnsType, Tag } from 'antd';
+import { useMemo, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { useTRPC } from '../../app/trpc.js';
+import { NativeSelect } from '../../components/native-select.js';
+import { PlainButton } from '../../components/plain-button.js';
+import { TextInput } from '../../components/text-input.js';
+import { useI18n } from '../../i18n/i18n.js';
+
+/** How often the list is read again: the informers behind it are live, the page polls them. */
+const REFRESH_MS = 2000;
+
+const VERIFICATION_COLOR = { verified: 'green', drift: 'red', unknown: 'default' } as const;
+
+const workloadPath = (item: WorkloadSummary) =>
+  `/workloads/${encodeURIComponent(item.namespace)}/${encodeURIComponent(item.name)}`;
+
+/** Replicas box and button: `workload.scale` (a Job's parallelism). */
+function ScaleControl({ item }: { item: WorkloadSummary }) {
+  const { t, lang } = useI18n();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [replicas, setReplicas] = useState(String(item.replicas));
+  const scale = useMutation(
+    trpc.workload.scale.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.workload.list.pathFilter()),
+    }),
+  );
+  const wanted = Number(replicas);
+  const valid = replicas !== '' && Number.isInteger(wanted) && wanted >= 0;
+  return (
+    <span className="workloads-scale">
+      <TextInput
+        aria-label={t('workloads.scale.label', { name: item.name })}
+        type="number"
+        min={0}
+        value={replicas}
+        onValueChange={setReplicas}
+      />
+      <PlainButton
+        disabled={!valid || wanted === item.replicas || scale.isPending}
+        busy={scale.isPending}
+        onClick={() =>
+          scale.mutate({
+            namespace: item.namespace,
+            name: item.name,
+            // The listed kind, so a Deployment and a Job of one name are never confused.
+            kind: isCreatableKind(item.kind) ? item.kind : undefined,
+            replicas: wanted,
+            lang,
+          })
+        }
+      >
+        {t('workloads.scale')}
+      </PlainButton>
+      {scale.error ? <span role="alert">{scale.error.message}</span> : null}
+    </span>
+  );
+}
+
+/**
+ * `/workloads` (spec §8): the operator's mGPU workloads of every kind the console reads, with
+ * ready / wanted replicas, per-card shares, policy, model and verification, re-read every
+ * 2 s; filters and search are URL parameters, so a view can be linked.
+ */
+export function WorkloadsPage() {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const [params, setParams] = useSearchParams();
+  const list = useQuery({ ...trpc.workload.list.queryOptions(), refetchInterval: REFRESH_MS });
+  const namespace = params.get('namespace') ?? '';
+  const kind = params.get('kind') ?? '';
+  const verification = params.get('verification') ?? '';
+  const search = params.get('q') ?? '';
+  const setParam = (key: string, value: string) =>
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        if (value) next.set(key, value);
+        else next.delete(key);
+        return next;
+      },
+      { replace: true },
+    );
+
+  const items = list.data ?? [];
+  const namespaces = useMemo(
+    () => [...new Set(items.map((item) => item.namespace))].sort(),
+    [items],
+  );
+  const shown = items.filter(
+    (item) =>
+      (!namespace || item.namespace === namespace) &&
+      (!kind || item.kind === kind) &&
+      (!verification || item.verification === verification) &&
+      (!search || item.name.includes(search)),
+  );
+
+  const columns: TableColumnsType<WorkloadSummary> = [
+    { title: t('workloads.column.kind'), dataIndex: 'kind', key: 'kind' },
+    { title: t('workloads.column.namespace'), dataIndex: 'namespace', key: 'namespace' },
+    {
+      title: t('workloads.column.name'),
+      key: 'name',
+      render: (_value, item) => <Link to={workloadPath(item)}>{item.name}</Link>,
+    },
+    {
+      title: t('workloads.column.replicas'),
+      key: 'replicas',
+      render: (_value, item) => `${item.readyReplicas}/${item.replicas}`,
+    },
+    {
+      title: t('workloads.column.shares'),
+      key: 'shares',
+      render: (_value, item) =>
+        item.containers.map((share) => (
+          <div key={share.index}>
+            {t('workloads.share', {
+              container: share.name,
+              cards: share.cards,
+              compute: share.perCard.computePercent,
+              memory: share.perCard.memoryMiB === null ? '—' : `${share.perCard.memoryMiB} MiB`,
+            })}
+          </div>
+        )),
+    },
+    {
+      title: t('workloads.column.policy'),
+      key: 'policy',
+      render: (_value, item) => item.computePolicy ?? '—',
+    },
+    {
+      title: t('workloads.column.model'),
+      key: 'model',
+      render: (_value, item) =>
+        [...new Set(item.containers.flatMap((share) => (share.model ? [share.model] : [])))].join(
+          ', ',
+        ) || t('workloads.anyModel'),
+    },
+    {
+      title: t('workloads.column.verification'),
+      key: 'verification',
+      render: (_value, item) => (
+        <Tag color={VERIFICATION_COLOR[item.verification]} data-verification={item.verification}>
+          {t(`workloads.verification.${item.verification}`)}
+        </Tag>
+      ),
+    },
+    {
+      title: t('workloads.column.actions'),
+      key: 'actions',
+      render: (_value, item) => (
+        <span className="workloads-actions">
+          <Link to={`${workloadPath(item)}/edit`}>{t('result.edit')}</Link>
+          <ScaleControl item={item} />
+        </span>
+      ),
+    },
+  ];
+
+  return (
+    <section className="workloads-page">
+      <h1 className="page-title">{t('workloads.title')}</h1>
+      <div className="workloads-filters">
+        <label htmlFor="workloads-namespace">
+          {t('workloads.filter.namespace')}
+          <NativeSelect
+            id="workloads-namespace"
+            value={namespace}
+            onValueChange={(value) => setParam('namespace', value)}
+            options={[
+              { value: '', label: t('workloads.filter.all') },
+              ...namespaces.map((value) => ({ value, label: value })),
+            ]}
+          />
+        </label>
+        <label htmlFor="workloads-kind">
+          {t('field.kind')}
+          <NativeSelect
+            id="workloads-kind"
+            value={kind}
+            onValueChange={(value) => setParam('kind', value)}
+            options={[
+              { value: '', label: t('workloads.filter.all') },
+              ...CREATABLE_KINDS.map((value) => ({ value, label: t(`form.kind.${value}`) })),
+            ]}
+          />
+        </label>
+        <label htmlFor="workloads-verification">
+          {t('workloads.column.verification')}
+          <NativeSelect
+            id="workloads-verification"
+            value={verification}
+            onValueChange={(value) => setParam('verification', value)}
+            options={[
+              { value: '', label: t('workloads.filter.all') },
+              ...(['verified', 'drift', 'unknown'] as const).map((value) => ({
+                value,
+                label: t(`workloads.verification.${value}`),
+              })),
+            ]}
+          />
+        </label>
+        <label htmlFor="workloads-search">
+          {t('workloads.filter.search')}
+          <TextInput
+            id="workloads-search"
+            type="search"
+            value={search}
+            onValueChange={(value) => setParam('q', value)}
+          />
+        </label>
+      </div>
+      {list.error ? <Alert type="error" showIcon message={list.error.message} /> : null}
+      <Table<WorkloadSummary>
+        rowKey={(item) => `${item.kind}/${item.namespace}/${item.name}`}
+        columns={columns}
+        dataSource={shown}
+        loading={list.isPending}
+        pagination={false}
+        locale={{ emptyText: t('workloads.empty') }}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,207 @@
+import type { KubeConfig, V1Job, V1JobCondition, V1Pod } from '@kubernetes/client-node';
+import {
+  isNotFound,
+  type KubeClients,
+  makeClients,
+  mergePatch,
+  splitKey,
+  startInformer,
+} from '@mgpu/kube-client';
+import { Controller, type RunningController } from './controller.js';
+import { isPodReady } from './replicaset-controller.js';
+
+/** Created pods not seen within this long are forgotten (the watch lost them). */
+const EXPECTATION_TTL_MS = 10_000;
+
+/**
+ * The Job controller, in the shape of the deployment controller: keeps `parallelism` pods
+ * running (never more than the completions still missing), counts Succeeded and Failed pods,
+ * and marks the Job `Complete` once `completions` succeeded or `Failed` past `backoffLimit`,
+ * removing what still runs. Pods are `<job>-<suffix>` with the template's labels (the API
+ * server adds the job-name and controller-uid labels, as kube-apiserver does). Expectations
+ * stop a second create while the first one is still on its way through the watch.
+ */
+export async function startJobController(
+  kubeConfig: KubeConfig,
+  options: { log?: (message: string) => void } = {},
+): Promise<RunningController> {
+  const clients: KubeClients = makeClients(kubeConfig);
+  const expectedAdds = new Map<string, Map<string, number>>();
+
+  const controller = new Controller('job controller', {
+    workers: 2,
+    ...(options.log ? { log: options.log } : {}),
+  });
+  const onPod = controller.addControllerOf('Job');
+  const onJob = controller.addObject;
+  const pods = await controller.informer(
+    startInformer<V1Pod>(
+      kubeConfig,
+      '/api/v1/pods',
+      () => clients.core.listPodForAllNamespaces(),
+      { add: onPod, update: onPod, delete: onPod },
+      { indexControllers: true },
+    ),
+  );
+  const jobs = await controller.informer(
+    startInformer<V1Job>(
+      kubeConfig,
+      '/apis/batch/v1/jobs',
+      () => clients.batch.listJobForAllNamespaces(),
+      { add: onJob, update: onJob, delete: onJob },
+    ),
+  );
+
+  async function reconcile(key: string): Promise<void> {
+    const { namespace, name } = splitKey(key);
+    const job = jobs.get(name, namespace);
+    if (!job || job.metadata?.deletionTimestamp) {
+      expectedAdds.delete(key);
+      return;
+    }
+    const uid = job.metadata?.uid ?? '';
+    const owned = pods.controlledBy(uid);
+    const succeeded = owned.filter((pod) => pod.status?.phase === 'Succeeded').length;
+    const failed = owned.filter((pod) => pod.status?.phase === 'Failed').length;
+    const active = owned.filter(
+      (pod) =>
+        pod.status?.phase !== 'Succeeded' &&
+        pod.status?.phase !== 'Failed' &&
+        !pod.metadata?.deletionTimestamp,
+    );
+    const adds = expectedAdds.get(key) ?? new Map<string, number>();
+    expectedAdds.set(key, adds);
+    const names = new Set(owned.map((pod) => pod.metadata?.name ?? ''));
+    const now = Date.now();
+    for (const [pod, at] of adds)
+      if (names.has(pod) || now - at > EXPECTATION_TTL_MS) adds.delete(pod);
+
+    const completions = job.spec?.completions;
+    const parallelism = job.spec?.parallelism ?? 1;
+    const backoffLimit = job.spec?.backoffLimit ?? 6;
+    const finished = job.status?.conditions?.some(
+      (condition) =>
+        (condition.type === 'Complete' || condition.type === 'Failed') &&
+        condition.status === 'True',
+    );
+    // Without completions the Job is done when one pod succeeded and none runs (work queue).
+    const complete =
+      completions === undefined || completions === null
+        ? succeeded > 0 && active.length === 0
+        : succeeded >= completions;
+    const failedOut = failed > backoffLimit;
+    const wanted =
+      finished || complete || failedOut || job.spec?.suspend
+        ? 0
+        : completions === undefined || completions === null
+          ? succeeded > 0
+            ? 0
+            : parallelism
+          : Math.min(parallelism, completions - succeeded);
+
+    const running = active.length + adds.size;
+    if (running < wanted) {
+      const template = job.spec?.template;
+      for (let i = running; i < wanted; i++) {
+        const response = await clients.core.createNamespacedPod({
+          namespace,
+          body: {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: {
+              generateName: `${name}-`,
+              namespace,
+              labels: { ...template?.metadata?.labels },
+              ...(template?.metadata?.annotations
+                ? { annotations: { ...template.metadata.annotations } }
+                : {}),
+              ownerReferences: [
+                {
+                  apiVersion: 'batch/v1',
+                  kind: 'Job',
+                  name,
+                  uid,
+                  controller: true,
+                  blockOwnerDeletion: true,
+                },
+              ],
+            },
+            spec: template?.spec ?? { containers: [] },
+          },
+        });
+        const podName = response.metadata?.name;
+        if (podName && !pods.get(podName, namespace)) adds.set(podName, Date.now());
+      }
+    } else if (active.length > wanted) {
+      // Parallelism lowered, or the Job finished: the newest pods go first.
+      const surplus = [...active]
+        .sort((a, b) =>
+          String(b.metadata?.creationTimestamp ?? '').localeCompare(
+            String(a.metadata?.creationTimestamp ?? ''),
+          ),
+        )
+        .slice(0, active.length - wanted);
+      for (const pod of surplus) {
+        try {
+          await clients.core.deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace });
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+        }
+      }
+    }
+
+    const at = new Date();
+    const conditions: V1JobCondition[] = [...(job.status?.conditions ?? [])];
+    if (!finished && (complete || failedOut)) {
+      conditions.push({
+        type: complete ? 'Complete' : 'Failed',
+        status: 'True',
+        ...(failedOut
+          ? {
+              reason: 'BackoffLimitExceeded',
+              message: 'Job has reached the specified backoff limit',
+            }
+          : {}),
+        lastProbeTime: at,
+        lastTransitionTime: at,
+      });
+    }
+    const status = {
+      active: Math.min(active.length, wanted),
+      ready: active.filter(isPodReady).length,
+      succeeded,
+      failed,
+    };
+    const current = job.status;
+    const changed =
+      conditions.length !== (current?.conditions?.length ?? 0) ||
+      current?.startTime === undefined ||
+      (Object.keys(status) as (keyof typeof status)[]).some(
+        (field) => (current?.[field] ?? 0) !== status[field],
+      );
+    if (changed) {
+      try {
+        await clients.batch.patchNamespacedJobStatus(
+          {
+            name,
+            namespace,
+            body: {
+              status: {
+                ...status,
+                startTime: current?.startTime ?? at,
+                ...(conditions.length > 0 ? { conditions } : {}),
+                ...(complete && !finished ? { completionTime: at } : {}),
+              },
+            },
+          },
+          mergePatch(),
+        );
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    }
+  }
+
+  await controller.run(reconcile);
+  return controller;
+}

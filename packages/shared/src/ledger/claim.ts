@@ -1,0 +1,44 @@
+/**
+ * The ledger's unit: what one container takes on each of its cards (spec §5). The scheduler
+ * books it, the node agents create instances from it, and every per-card sum (node states,
+ * pools, stranded capacity, the dashboard) is made of it.
+ */
+export interface CardClaim {
+  type: 'mgpu' | 'nvidia';
+  /** Percent of one card's compute, on each of the container's cards (100 for whole cards). */
+  perCardCompute: number;
+  /** MiB on each of its cards; null for whole cards, which bring all their memory. */
+  perCardMemoryMiB: number | null;
+}
+
+/** One container's claim: the cards the scheduler gave it and the same share on each. */
+export interface ContainerClaim extends CardClaim {
+  name: string;
+  /** Card indexes on the node, as `gpu-index-container-<name>` lists them. */
+  cards: number[];
+}
+
+/** What one bound (or assumed) pod holds on its node. */
+export interface PodClaims {
+  /** `namespace/name`. */
+  key: string;
+  node: string;
+  containers: ContainerClaim[];
+}
+
+/** A whole `nvidia.com/gpu` card: all its compute and memory, no mGPU instance beside it. */
+export const WHOLE_CARD_CLAIM: CardClaim = {
+  type: 'nvidia',
+  perCardCompute: 100,
+  perCardMemoryMiB: null,
+};
+
+/** The claim of one allocation record (one mGPU instance): what its pod asked on its card. */
+export const claimOfRequested = (requested: {
+  computePercent: number;
+  memoryMiB: number | null;
+}): CardClaim => ({
+  type: 'mgpu',
+  perCardCompute: requested.computePercent,
+  perCardMemoryMiB: requested.memoryMiB,
+});

@@ -1,0 +1,143 @@
+import type { ContainerShare } from '../card-shares.js';
+import { type Evaluation, evaluateRequest } from '../check.js';
+import { parseQuantity } from '../quantity.js';
+import { readWorkloadObject } from '../read-workload.js';
+import { gpuIndexAnnotation, VKE } from '../vke.js';
+import type { CardClaim, ContainerClaim, PodClaims } from './claim.js';
+import { WHOLE_CARD_CLAIM } from './claim.js';
+
+export interface KubeContainerLike {
+  name: string;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+}
+
+/**
+ * The few fields of a Kubernetes Pod the ledger reads. Structural, so `V1Pod` from
+ * `@kubernetes/client-node` and plain JSON both fit; containers are checked as they are read.
+ */
+export interface KubePodLike {
+  metadata?: { name?: string; namespace?: string; annotations?: Record<string, string> };
+  spec?: { nodeName?: string; containers?: readonly unknown[] };
+  status?: { phase?: string };
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The pod's containers that have a name; anything else in the list holds nothing. */
+const containersOf = (pod: KubePodLike): KubeContainerLike[] =>
+  (pod.spec?.containers ?? []).filter(
+    (container): container is KubeContainerLike =>
+      isObject(container) && typeof container.name === 'string',
+  );
+
+/** Reads card indexes like "1,0"; undefined when the annotation is absent or malformed. */
+export function parseCardIndexes(value: string | undefined): number[] | undefined {
+  if (value === undefined || !/^\s*\d+(\s*,\s*\d+)*\s*$/.test(value)) return undefined;
+  return value.split(',').map((part) => Number(part.trim()));
+}
+
+/** The scheduler's card choice for one container (`gpu-index-container-<name>`), if any. */
+export const schedulerCards = (pod: KubePodLike, container: string): number[] | undefined =>
+  parseCardIndexes(pod.metadata?.annotations?.[gpuIndexAnnotation(container)]);
+
+/** The console's reading of a pod's GPU request, as the rule engine judges it. */
+export interface PodRequestReading {
+  /** The pod's `vke.volcengine.com/mgpu-compute-policy`, if it has one. */
+  computePolicy: string | undefined;
+  evaluation: Evaluation;
+}
+
+/**
+ * Reads a pod back as a request (both multi-card annotation forms: `multiple-mgpu-<container>`
+ * and the older positional `container-multiple-gpu`) and evaluates it: the per-card shares of
+ * spec §3, and the violations. The pod's name and namespace are the API server's business, so
+ * only the GPU fields are judged.
+ */
+export function readPodRequest(
+  pod: unknown,
+  options: { modelLabel?: string } = {},
+): PodRequestReading | undefined {
+  const object: Json = isObject(pod) ? { ...pod, kind: 'Pod' } : { kind: 'Pod' };
+  const read = readWorkloadObject(object, options);
+  if (read === undefined) return undefined;
+  const evaluation = evaluateRequest({
+    ...read.request,
+    name: 'pod',
+    namespace: 'default',
+    replicas: 1,
+  });
+  return { computePolicy: read.computePolicy, evaluation };
+}
+
+/**
+ * One container's share per card from its own resources, split over the cards it was given:
+ * `nvidia.com/gpu` takes whole cards. Requests win over limits, as the API server defaults one
+ * from the other and requires them equal for extended resources.
+ */
+function claimFromResources(container: KubeContainerLike, cards: number): CardClaim | undefined {
+  const resources = { ...container.resources?.limits, ...container.resources?.requests };
+  if (resources[VKE.nvidiaResource] !== undefined) return WHOLE_CARD_CLAIM;
+  const core = parseQuantity(resources[VKE.coreResource]);
+  if (!Number.isFinite(core)) return undefined;
+  const memory = parseQuantity(resources[VKE.memoryResource]);
+  return {
+    type: 'mgpu',
+    perCardCompute: core / cards,
+    perCardMemoryMiB: Number.isFinite(memory) ? memory / cards : null,
+  };
+}
+
+const claimFromShare = (share: ContainerShare): CardClaim =>
+  share.type === 'nvidia'
+    ? WHOLE_CARD_CLAIM
+    : {
+        type: 'mgpu',
+        perCardCompute: share.perCard.computePercent,
+        perCardMemoryMiB: share.perCard.memoryMiB,
+      };
+
+function claimsOf(
+  pod: KubePodLike,
+  shares: readonly ContainerShare[] | undefined,
+): PodClaims | undefined {
+  const node = pod.spec?.nodeName;
+  if (!node) return undefined;
+  const containers: ContainerClaim[] = [];
+  for (const container of containersOf(pod)) {
+    const cards = schedulerCards(pod, container.name);
+    if (cards === undefined || cards.length === 0) continue;
+    const share = shares?.find((candidate) => candidate.name === container.name);
+    const claim = share ? claimFromShare(share) : claimFromResources(container, cards.length);
+    if (claim !== undefined) containers.push({ name: container.name, cards, ...claim });
+  }
+  return {
+    key: `${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''}`,
+    node,
+    containers,
+  };
+}
+
+/**
+ * What a bound (or assumed) pod holds, as the scheduler books it: each GPU container's cards
+ * from the scheduler's `gpu-index-container-<name>` annotation, its per-card share from its
+ * resources. Cheap (no rule engine): the scheduler and every node-state build read each pod.
+ */
+export function readPodClaims(pod: KubePodLike): PodClaims | undefined {
+  return claimsOf(pod, undefined);
+}
+
+/**
+ * The same claims, with each share as the console reads the pod where its rules accept the
+ * container (both multi-card annotation forms) and from its resources otherwise (the cluster
+ * took the pod anyway): what the allocation records show as asked.
+ */
+export function readRequestedClaims(
+  pod: KubePodLike,
+): { claims: PodClaims; computePolicy: string | undefined } | undefined {
+  const reading = readPodRequest(pod);
+  if (reading === undefined) return undefined;
+  const claims = claimsOf(pod, reading.evaluation.shares);
+  return claims ? { claims, computePolicy: reading.computePolicy } : undefined;
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { NO_POOL, type PendingPodLike, pendingPods, pendingPodsPerPool } from './pending.js';
+import { buildNodeStates, type KubeNodeLike } from './placement/node-state.js';
+import { poolSummaries } from './pools.js';
+import { gpuIndexAnnotation, VKE } from './vke.js';
+
+function gpuNode(name: string, policy: string, cards: number): KubeNodeLike {
+  return {
+    metadata: {
+      name,
+      labels: {
+        [VKE.scheduleLabel]: 'mgpu',
+        [VKE.defaultModelLabel]: 'NVIDIA-L20',
+        [VKE.computePolicyLabel]: policy,
+      },
+    },
+    status: {
+      allocatable: {
+        pods: '110',
+        [VKE.coreResource]: String(cards * 100),
+        [VKE.memoryResource]: String(cards * 46068),
+      },
+    },
+  };
+}
+
+function mgpuPod(
+  name: string,
+  core: number,
+  memoryMiB: number,
+  extra: { node?: string; cards?: string; created?: string } = {},
+): PendingPodLike {
+  return {
+    metadata: {
+      name,
+      namespace: 'team-a',
+      creationTimestamp: extra.created ?? '2026-12-03T10:00:00Z',
+      annotations: {
+        [VKE.computePolicyAnnotation]: 'native-burst-share',
+        ...(extra.cards ? { [gpuIndexAnnotation('main')]: extra.cards } : {}),
+      },
+      labels: { 'pod-template-hash': 'abc12' },
+      ownerReferences: [{ kind: 'ReplicaSet', name: `${name.split('-')[0]}-abc12` }],
+    },
+    spec: {
+      ...(extra.node ? { nodeName: extra.node } : {}),
+      containers: [
+        {
+          name: 'main',
+          resources: {
+            requests: { [VKE.coreResource]: String(core), [VKE.memoryResource]: String(memoryMiB) },
+            limits: { [VKE.coreResource]: String(core), [VKE.memoryResource]: String(memoryMiB) },
+          },
+        },
+      ],
+    },
+  };
+}
+
+describe('pending pods', () => {
+  const nodes = [gpuNode('nbs-0', 'native-burst-share', 1), gpuNode('fixed-0', 'fixed-share', 1)];
+  // nbs-0's one card is 80 % taken: 20 % and the rest of its memory are left.
+  const bound = mgpuPod('busy-abc12-x', 80, 8192, { node: 'nbs-0', cards: '0' });
+
+  it('lists an unplaced pod with its rejections per group and what the room-short pool still fits', () => {
+    const pods = [bound, mgpuPod('big-abc12-y', 50, 4096)];
+    const states = buildNodeStates(nodes, pods);
+    const pools = poolSummaries(states);
+    const [pending, ...rest] = pendingPods(pods, states, pools);
+    expect(rest).toEqual([]);
+    expect(pending).toMatchObject({
+      namespace: 'team-a',
+      pod: 'big-abc12-y',
+      workload: 'big',
+      since: '2026-12-03T10:00:00.000Z',
+      fitsNow: null,
+      containers: [
+        { name: 'main', type: 'mgpu', cards: 1, perCardCompute: 50, perCardMemoryMiB: 4096 },
+      ],
+    });
+    const groups = Object.fromEntries(
+      pending?.rejections.map((rejection) => [rejection.group, rejection.reason]) ?? [],
+    );
+    expect(groups).toEqual({
+      'NVIDIA-L20/native-burst-share': 'compute',
+      'NVIDIA-L20/fixed-share': 'policy',
+    });
+    // Only the pool that lacks room answers "what fits": its figure is the pool overview's.
+    const nbs = pools.find((pool) => pool.pool === 'NVIDIA-L20/native-burst-share');
+    expect(pending?.largestFits).toEqual([
+      { pool: 'NVIDIA-L20/native-burst-share', largestFit: nbs?.largestFit },
+    ]);
+    expect(nbs?.largestFit.computePercent).toBe(20);
+    expect(Object.fromEntries(pendingPodsPerPool(pendingPods(pods, states, pools)))).toEqual({
+      'NVIDIA-L20/native-burst-share': 1,
+    });
+  });
+
+  it('names the pool that would take a pod now, and counts a pod no pool suits under none', () => {
+    const pods = [
+      mgpuPod('small-abc12-z', 10, 2048, { created: '2026-12-03T10:00:01Z' }),
+      // 150 % on one card breaks the pod's own rules: no pool can take it.
+      mgpuPod('odd-abc12-w', 150, 2048, { created: '2026-12-03T10:00:00Z' }),
+    ];
+    const states = buildNodeStates(nodes, [bound, ...pods]);
+    const pending = pendingPods([bound, ...pods], states, poolSummaries(states));
+    // Oldest first; the bound pod is not pending.
+    expect(pending.map((pod) => [pod.pod, pod.fitsNow])).toEqual([
+      ['odd-abc12-w', null],
+      ['small-abc12-z', 'NVIDIA-L20/native-burst-share'],
+    ]);
+    expect(pending[0]?.rejections.map((rejection) => rejection.group)).toEqual(['pod']);
+    expect(pending[1]?.rejections).toEqual([]);
+    expect(Object.fromEntries(pendingPodsPerPool(pending))).toEqual({
+      [NO_POOL]: 1,
+      'NVIDIA-L20/native-burst-share': 1,
+    });
+  });
+});
