@@ -65,8 +65,8 @@ export const RejectionParamsSchema = z
 
 /**
  * Why a group of nodes (`<model>/<policy>`, or `pod` for the pod itself) would not take a pod:
- * `reason` is the constraint, `code` and `params` are language-free (the web app words them in
- * the operator's language), `message` is the scheduler's English.
+ * `reason` is the constraint, `code` and `params` are language-free (`rejectionText` and
+ * `rejectionLine` word them in the operator's language), `message` is the scheduler's English.
  */
 export const RejectionSchema = z.object({
   group: z.string(),

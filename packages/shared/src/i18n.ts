@@ -85,16 +85,36 @@ export function translationOf<Source extends Catalog>() {
 
 const PLACEHOLDER = /\{(\w+)\}/g;
 
+/**
+ * A template split once into its text and placeholder names (odd indexes), so filling it is a
+ * join: the placement preview words a rejection for each of 1,000 nodes, and a regex replace
+ * per message made that five times slower. Only the catalogs' own, fixed templates get here.
+ */
+const PARSED = new Map<string, readonly string[]>();
+
+function parseTemplate(template: string): readonly string[] {
+  let parts = PARSED.get(template);
+  if (parts === undefined) {
+    parts = template.split(PLACEHOLDER);
+    PARSED.set(template, parts);
+  }
+  return parts;
+}
+
 /** A template with its placeholders filled; one without a value stays as written. */
 export function fillTemplate(
   template: string,
   params: Readonly<Record<string, TemplateValue | undefined>> | undefined,
 ): string {
   if (!params) return template;
-  return template.replace(PLACEHOLDER, (whole, name: string) => {
+  const parts = parseTemplate(template);
+  let text = parts[0] ?? '';
+  for (let index = 1; index < parts.length; index += 2) {
+    const name = parts[index] ?? '';
     const value = params[name];
-    return value === undefined ? whole : String(value);
-  });
+    text += (value === undefined ? `{${name}}` : String(value)) + (parts[index + 1] ?? '');
+  }
+  return text;
 }
 
 /** Any language's catalog of `Source`'s keys: what a translator takes, whichever language. */

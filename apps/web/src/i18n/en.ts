@@ -140,41 +140,10 @@ export const en = translationOf<typeof zhCN>()({
   'placement.node': 'Node {node}',
   'placement.cards': '{container}: card {cards}',
   'placement.rejected': 'Replica {n} cannot be scheduled now; none of the {total} nodes takes it:',
-  'placement.rejection': '{count} node(s) of {group}: {message}',
   'placement.others': 'Why not the other nodes ({fitting} node(s) could take it):',
   'placement.noOthers': 'Every node could take it.',
   'placement.cardPolicy': 'Card policy: {policy}',
   'placement.none': 'Zero replicas: nothing to schedule.',
-
-  'rejection.pod-invalid': "the pod's GPU request breaks {rules}",
-  'rejection.pod-policy-multi-card':
-    'multi-card sharing needs the pod policy native-burst-share; the pod has {podPolicy}',
-  'rejection.unschedulable': 'cordoned or not Ready',
-  'rejection.no-gpus': 'no GPUs; the pod needs {podTypes}',
-  'rejection.resource-type': 'GPU resource type {nodeType}; the pod needs {podTypes}',
-  'rejection.policy-multi-card':
-    'policy {nodePolicy} does not allow multi-card sharing (needs native-burst-share)',
-  'rejection.policy': 'policy {nodePolicy}; the pod has {podPolicy}',
-  'rejection.model': 'GPU model {nodeModel}, not {model}',
-  'rejection.model-missing': 'no GPU model label; the pod needs {model}',
-  'rejection.node-selector': 'node selector {key}={value} does not match',
-  'rejection.node-affinity': 'required node affinity does not match',
-  'rejection.pods': 'already runs {maxPods} pods',
-  'rejection.cards': '{container} needs {cards} cards, these nodes have {nodeCards}',
-  'rejection.idle-cards': 'needs {cards} idle whole cards',
-  'rejection.compute': 'not enough free compute (needs {computePercent}%)',
-  'rejection.memory': 'not enough free GPU memory (needs {memoryMiB} MiB)',
-  'rejection.instance-limit':
-    'no room for {instances} more mGPU instances ({instancesPerCard} per card)',
-  'rejection.container-idle-cards': '{container} needs {cards} idle whole cards',
-  'rejection.container-compute':
-    '{container} needs {cards} distinct cards with {computePercent}% compute and {memoryMiB} MiB free: too few have the compute',
-  'rejection.container-memory':
-    '{container} needs {cards} distinct cards with {computePercent}% compute and {memoryMiB} MiB free: too few have the memory',
-  'rejection.container-instance-limit':
-    '{container} needs {cards} distinct cards ({computePercent}% compute, {memoryMiB} MiB each) under {instancesPerCard} mGPU instances: too few are',
-  'rejection.fragmented':
-    'free compute and memory are fragmented: no set of cards fits every container at once',
 
   'yaml.title': 'The manifest that will be sent',
   'yaml.invalid': 'The YAML does not parse; the form is unchanged: {message}',

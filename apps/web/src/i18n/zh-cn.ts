@@ -135,41 +135,10 @@ export const zhCN = {
   'placement.node': '节点 {node}',
   'placement.cards': '{container}：卡 {cards}',
   'placement.rejected': '副本 {n} 现在无法调度，{total} 个节点都不接收：',
-  'placement.rejection': '{count} 个 {group} 节点：{message}',
   'placement.others': '为什么不是其他节点（共有 {fitting} 个节点可以接收）：',
   'placement.noOthers': '所有节点都可以接收。',
   'placement.cardPolicy': '卡级策略：{policy}',
   'placement.none': '副本数为 0，不需要调度。',
-
-  // Why a node would not take a pod: one per placement rejection code (shared REJECTION_CODES).
-  'rejection.pod-invalid': 'Pod 的 GPU 配置违反规则 {rules}',
-  'rejection.pod-policy-multi-card':
-    '多卡共享要求 Pod 的算力分配策略为 native-burst-share，当前为 {podPolicy}',
-  'rejection.unschedulable': '节点已封锁或未就绪',
-  'rejection.no-gpus': '节点没有 GPU，Pod 需要 {podTypes}',
-  'rejection.resource-type': 'GPU 资源类型为 {nodeType}，Pod 需要 {podTypes}',
-  'rejection.policy-multi-card':
-    '算力分配策略 {nodePolicy} 不支持多卡共享（需要 native-burst-share）',
-  'rejection.policy': '算力分配策略 {nodePolicy} 与 Pod 的 {podPolicy} 不一致',
-  'rejection.model': '显卡类型是 {nodeModel}，不是 {model}',
-  'rejection.model-missing': '节点没有显卡类型标签，Pod 需要 {model}',
-  'rejection.node-selector': '节点选择器 {key}={value} 不匹配',
-  'rejection.node-affinity': '节点亲和性不匹配',
-  'rejection.pods': '节点已运行 {maxPods} 个 Pod，已满',
-  'rejection.cards': '容器 {container} 需要 {cards} 张卡，这些节点只有 {nodeCards} 张',
-  'rejection.idle-cards': '需要 {cards} 张空闲整卡',
-  'rejection.compute': '空闲算力不足（需要 {computePercent}%）',
-  'rejection.memory': '空闲显存不足（需要 {memoryMiB} MiB）',
-  'rejection.instance-limit':
-    '放不下 {instances} 个新的 mGPU 实例（每卡最多 {instancesPerCard} 个）',
-  'rejection.container-idle-cards': '容器 {container} 需要 {cards} 张空闲整卡',
-  'rejection.container-compute':
-    '容器 {container} 需要 {cards} 张不同的卡各有 {computePercent}% 空闲算力和 {memoryMiB} MiB 空闲显存，空闲算力足够的卡太少',
-  'rejection.container-memory':
-    '容器 {container} 需要 {cards} 张不同的卡各有 {computePercent}% 空闲算力和 {memoryMiB} MiB 空闲显存，空闲显存足够的卡太少',
-  'rejection.container-instance-limit':
-    '容器 {container} 需要 {cards} 张不同的卡（各 {computePercent}% 算力、{memoryMiB} MiB 显存），mGPU 实例未满 {instancesPerCard} 个的卡太少',
-  'rejection.fragmented': '空闲算力和显存过于分散：没有一组卡能同时放下所有容器',
 
   'yaml.title': '将提交的清单',
   'yaml.invalid': 'YAML 无法解析，表单保持不变：{message}',

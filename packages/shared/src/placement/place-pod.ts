@@ -12,6 +12,7 @@ import {
   REJECTION_REASON,
   type RejectionCode,
   type RejectionParams,
+  type RejectionParamsOf,
   rejectionMessage,
   roundPercent,
 } from './rejections.js';
@@ -37,9 +38,22 @@ const EPSILON = 1e-9;
 
 type NodeVerdict = Omit<Rejection, 'group' | 'nodes'>;
 
-/** A verdict with its code, parameters and English words; built only when explaining. */
-function verdict(code: RejectionCode, params: RejectionParams = {}): NodeVerdict {
-  return { reason: REJECTION_REASON[code], code, params, message: rejectionMessage(code, params) };
+/**
+ * A verdict with its code, parameters (exactly those its messages need) and English words;
+ * built only when explaining.
+ */
+function verdict<Code extends RejectionCode>(
+  code: Code,
+  ...[params]: keyof RejectionParamsOf<Code> extends never ? [] : [RejectionParamsOf<Code>]
+): NodeVerdict {
+  // Typed per code above; the carried parameters are the wire's one shape for every code.
+  const given: RejectionParams = params ?? {};
+  return {
+    reason: REJECTION_REASON[code],
+    code,
+    params: given,
+    message: rejectionMessage<RejectionCode>(code, given),
+  };
 }
 
 /** The fast pass only needs to know that a node is out; words come in a second pass. */
@@ -438,7 +452,7 @@ function diagnoseCards(node: NodeState, containers: readonly ContainerDemand[]):
       memoryFitsOn(card, container, node.memoryMiBPerCard),
     );
     const withSlots = node.cards.filter(hasInstanceSlot);
-    const needs: RejectionParams = {
+    const needs: RejectionParamsOf<'container-compute'> = {
       container: container.name,
       cards: container.cards,
       computePercent: roundPercent(container.perCardCompute),

@@ -1,9 +1,12 @@
+import { type ParamsOf, type Translate, translationOf, translator } from '../i18n.js';
+import type { Lang } from '../rules.js';
 import type { RejectionReason } from './types.js';
 
 /**
- * Why a node (or the pod itself) was turned down, as a language-free code with its parameters:
- * the web app words them in the operator's language from its catalogs, the scheduler in English
- * (`rejectionMessage`) like kube-scheduler. `reason` is the coarse constraint a code belongs to.
+ * Why a node (or the pod itself) was turned down, as a language-free code with its parameters,
+ * worded here once in both languages (`rejectionText`): the web app and the BFF's views in the
+ * operator's language, the scheduler's Events in English (`rejectionMessage`) like
+ * kube-scheduler. `reason` is the coarse constraint a code belongs to.
  */
 export const REJECTION_CODES = [
   'pod-invalid',
@@ -86,64 +89,171 @@ export const REJECTION_REASON: Record<RejectionCode, RejectionReason> = {
 /** Percents keep at most two decimals in messages (1/3 of a card reads 33.33). */
 export const roundPercent = (value: number) => Math.round(value * 100) / 100;
 
-const plural = (count: number | undefined, word: string) =>
-  `${count} ${word}${count === 1 ? '' : 's'}`;
+/** A message's parameters, typed as `RejectionParams` types them. */
+type Needs<Name extends keyof RejectionParams> = Readonly<Pick<Required<RejectionParams>, Name>>;
 
-const anyOf = (models: string | undefined) =>
-  models?.includes(', ') ? `any of ${models}` : (models ?? '');
+type ContainerNeeds = Needs<'container' | 'cards' | 'computePercent' | 'memoryMiB'>;
 
-function containerNeeds(params: RejectionParams): string {
-  return `${params.container} needs ${plural(params.cards, 'distinct card')} with ${
-    params.computePercent
-  }% compute and ${params.memoryMiB} MiB free`;
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** `model` lists the models a node affinity allows, comma-separated. */
+const anyOf = (models: string) => (models.includes(', ') ? `any of ${models}` : models);
+const anyOfZh = (models: string) =>
+  models.includes(', ') ? `${models.replaceAll(', ', '、')} 中的任何一种` : models;
+
+const containerNeeds = (p: ContainerNeeds) =>
+  `${p.container} needs ${plural(p.cards, 'distinct card')} with ${p.computePercent}% compute and ${p.memoryMiB} MiB free`;
+const containerNeedsZh = (p: ContainerNeeds) =>
+  `容器 ${p.container} 需要 ${p.cards} 张不同的卡各有 ${p.computePercent}% 空闲算力和 ${p.memoryMiB} MiB 空闲显存`;
+
+/**
+ * The rejections in zh-CN, the source language: one message per code, a template or (where the
+ * wording chooses by a value) a function of that code's parameters.
+ */
+const zhCN = {
+  'pod-invalid': 'Pod 的 GPU 配置违反规则 {rules}',
+  'pod-policy-multi-card':
+    '多卡共享要求 Pod 的算力分配策略为 native-burst-share，当前为 {podPolicy}',
+  unschedulable: '节点已封锁或未就绪',
+  'no-gpus': '节点没有 GPU，Pod 需要 {podTypes}',
+  'resource-type': 'GPU 资源类型为 {nodeType}，Pod 需要 {podTypes}',
+  'policy-multi-card': '算力分配策略 {nodePolicy} 不支持多卡共享（需要 native-burst-share）',
+  policy: '算力分配策略 {nodePolicy} 与 Pod 的 {podPolicy} 不一致',
+  model: (p: Needs<'nodeModel' | 'model'>) => `显卡类型是 ${p.nodeModel}，不是 ${anyOfZh(p.model)}`,
+  'model-missing': (p: Needs<'model'>) => `节点没有显卡类型标签，Pod 需要 ${anyOfZh(p.model)}`,
+  'node-selector': '节点选择器 {key}={value} 不匹配',
+  'node-affinity': '节点亲和性不匹配',
+  pods: '节点已运行 {maxPods} 个 Pod，已满',
+  cards: '容器 {container} 需要 {cards} 张卡，这些节点只有 {nodeCards} 张',
+  'idle-cards': '需要 {cards} 张空闲整卡',
+  compute: '空闲算力不足（需要 {computePercent}%）',
+  memory: '空闲显存不足（需要 {memoryMiB} MiB）',
+  'instance-limit': '放不下 {instances} 个新的 mGPU 实例（每卡最多 {instancesPerCard} 个）',
+  'container-idle-cards': (p: Needs<'container' | 'cards'>) =>
+    `容器 ${p.container} 需要 ${p.cards} 张空闲整卡`,
+  'container-compute': (p: ContainerNeeds) => `${containerNeedsZh(p)}，空闲算力足够的卡太少`,
+  'container-memory': (p: ContainerNeeds) => `${containerNeedsZh(p)}，空闲显存足够的卡太少`,
+  'container-instance-limit': (p: ContainerNeeds & Needs<'instancesPerCard'>) =>
+    `${containerNeedsZh(p)}，mGPU 实例未满 ${p.instancesPerCard} 个的卡太少`,
+  fragmented: '空闲算力和显存过于分散：没有一组卡能同时放下所有容器',
+} as const;
+
+/** The same in English, in kube-scheduler's manner ("policy X does not match Y"). */
+const en = translationOf<typeof zhCN>()({
+  'pod-invalid': "the pod's GPU request breaks {rules}",
+  'pod-policy-multi-card':
+    'multi-card sharing needs pod policy native-burst-share, pod has {podPolicy}',
+  unschedulable: 'node is cordoned or not Ready',
+  'no-gpus': 'node has no GPUs, pod needs {podTypes}',
+  'resource-type': 'resource type {nodeType} does not match {podTypes}',
+  'policy-multi-card':
+    'policy {nodePolicy} does not allow multi-card sharing (needs native-burst-share)',
+  policy: 'policy {nodePolicy} does not match {podPolicy}',
+  model: (p) => `GPU model ${p.nodeModel} is not ${anyOf(p.model)}`,
+  'model-missing': (p) => `node has no GPU model label, pod needs ${anyOf(p.model)}`,
+  'node-selector': 'node selector {key}={value} does not match',
+  'node-affinity': 'required node affinity does not match',
+  pods: 'node already runs {maxPods} pods',
+  cards: '{container} needs {cards} cards, nodes have {nodeCards}',
+  'idle-cards': 'needs {cards} idle whole cards',
+  compute: 'not enough free compute (needs {computePercent}%)',
+  memory: 'not enough free GPU memory (needs {memoryMiB} MiB)',
+  'instance-limit': 'no room for {instances} more mGPU instances ({instancesPerCard} per card)',
+  'container-idle-cards': (p) => `${p.container} needs ${plural(p.cards, 'idle whole card')}`,
+  'container-compute': (p) =>
+    `${containerNeeds(p)}: too few cards with ${p.computePercent}% compute free`,
+  'container-memory': (p) => `${containerNeeds(p)}: too few cards with ${p.memoryMiB} MiB free`,
+  'container-instance-limit': (p) =>
+    `${containerNeeds(p)}: too few cards under ${p.instancesPerCard} mGPU instances`,
+  fragmented:
+    'free compute and memory are fragmented: no set of cards fits every container at once',
+});
+
+type RejectionCatalog = typeof zhCN;
+
+/** Every code has a message, and every message is written from `RejectionParams` only. */
+type ParamNames<Code extends RejectionCode> = keyof ParamsOf<RejectionCatalog[Code]>;
+type UnknownParams = { [Code in RejectionCode]: Exclude<ParamNames<Code>, keyof RejectionParams> };
+const CATALOG_CHECK: [
+  UnknownParams[RejectionCode],
+  Exclude<RejectionCode, keyof RejectionCatalog>,
+] extends [never, never]
+  ? true
+  : never = true;
+void CATALOG_CHECK;
+
+/** Exactly the parameters a code's messages are written from: `{ nodeModel, model }` for `model`. */
+export type RejectionParamsOf<Code extends RejectionCode> = Code extends RejectionCode
+  ? Needs<ParamNames<Code> & keyof RejectionParams>
+  : never;
+
+/**
+ * What `rejectionText` takes: a known code its own parameters; a code only known at run time
+ * (a `Rejection` from the wire) the parameters it carries.
+ */
+export type RejectionParamsFor<Code extends RejectionCode> = RejectionCode extends Code
+  ? RejectionParams
+  : RejectionParamsOf<Code>;
+
+const REJECTION_TEXT: Record<Lang, Translate<RejectionCatalog>> = {
+  'zh-CN': translator<RejectionCatalog>(zhCN),
+  en: translator<RejectionCatalog>(en),
+};
+
+/** One rejection in the operator's language, from its code and parameters. */
+export function rejectionText<Code extends RejectionCode>(
+  code: Code,
+  params: RejectionParamsFor<Code>,
+  lang: Lang,
+): string {
+  // The signature typed the parameters per code; the catalog only needs them passed on.
+  const words = REJECTION_TEXT[lang] as (code: RejectionCode, params: RejectionParams) => string;
+  return words(code, params);
 }
 
-/** The English words of one rejection, in the manner of kube-scheduler's messages. */
-export function rejectionMessage(code: RejectionCode, params: RejectionParams): string {
-  switch (code) {
-    case 'pod-invalid':
-      return `the pod's GPU request breaks ${params.rules}`;
-    case 'pod-policy-multi-card':
-      return `multi-card sharing needs pod policy native-burst-share, pod has ${params.podPolicy}`;
-    case 'unschedulable':
-      return 'node is cordoned or not Ready';
-    case 'no-gpus':
-      return `node has no GPUs, pod needs ${params.podTypes}`;
-    case 'resource-type':
-      return `resource type ${params.nodeType} does not match ${params.podTypes}`;
-    case 'policy-multi-card':
-      return `policy ${params.nodePolicy} does not match native-burst-share (multi-card sharing)`;
-    case 'policy':
-      return `policy ${params.nodePolicy} does not match ${params.podPolicy}`;
-    case 'model':
-      return `GPU model ${params.nodeModel} is not ${anyOf(params.model)}`;
-    case 'model-missing':
-      return `node has no GPU model label, pod needs ${anyOf(params.model)}`;
-    case 'node-selector':
-      return `node selector ${params.key}=${params.value} does not match`;
-    case 'node-affinity':
-      return 'required node affinity does not match';
-    case 'pods':
-      return `node already runs ${params.maxPods} pods`;
-    case 'cards':
-      return `${params.container} needs ${params.cards} cards, nodes have ${params.nodeCards}`;
-    case 'idle-cards':
-      return `needs ${params.cards} idle whole cards`;
-    case 'compute':
-      return `not enough free compute (needs ${params.computePercent}%)`;
-    case 'memory':
-      return `not enough free GPU memory (needs ${params.memoryMiB} MiB)`;
-    case 'instance-limit':
-      return `no room for ${params.instances} more mGPU instances (${params.instancesPerCard} per card)`;
-    case 'container-idle-cards':
-      return `${params.container} needs ${plural(params.cards, 'whole card')}`;
-    case 'container-compute':
-      return `${containerNeeds(params)}: too few cards with ${params.computePercent}% compute free`;
-    case 'container-memory':
-      return `${containerNeeds(params)}: too few cards with ${params.memoryMiB} MiB free`;
-    case 'container-instance-limit':
-      return `${containerNeeds(params)}: too few cards under ${params.instancesPerCard} mGPU instances`;
-    case 'fragmented':
-      return 'free compute and memory are fragmented: no set of cards fits every container at once';
-  }
+/**
+ * Where the scheduler's Events keep kube-scheduler's "<node's value> does not match <pod's>"
+ * line that `kubectl describe` readers and scripts know, while the console says what the
+ * mismatch means for the request (`rejectionText`). Only this code words the two differently.
+ */
+const EVENT_WORDING: {
+  readonly [Code in RejectionCode]?: (params: RejectionParamsOf<Code>) => string;
+} = {
+  'policy-multi-card': (p) =>
+    `policy ${p.nodePolicy} does not match native-burst-share (multi-card sharing)`,
+};
+
+/** The English words of one rejection for the scheduler's Events and `describeRejections`. */
+export function rejectionMessage<Code extends RejectionCode>(
+  code: Code,
+  params: RejectionParamsFor<Code>,
+): string {
+  const event = EVENT_WORDING[code] as ((params: RejectionParams) => string) | undefined;
+  return event ? event(params) : rejectionText(code, params, 'en');
+}
+
+interface GroupedRejection {
+  /** The node group, or `pod` for a rejection of the pod itself. */
+  group: string;
+  nodes: readonly string[];
+  code: RejectionCode;
+  params: RejectionParams;
+}
+
+const IN_GROUP_ZH = { line: '{count} 个 {group} 节点：{message}' } as const;
+const IN_GROUP: Record<Lang, Translate<typeof IN_GROUP_ZH>> = {
+  'zh-CN': translator<typeof IN_GROUP_ZH>(IN_GROUP_ZH),
+  en: translator<typeof IN_GROUP_ZH>(
+    translationOf<typeof IN_GROUP_ZH>()({ line: '{count} node(s) of {group}: {message}' }),
+  ),
+};
+
+/**
+ * One rejection as a console line: "3 node(s) of NVIDIA-L20/fixed-share: …"; a rejection of the
+ * pod itself holds for every node, so it has no group or count to name.
+ */
+export function rejectionLine(rejection: GroupedRejection, lang: Lang): string {
+  const message = rejectionText(rejection.code, rejection.params, lang);
+  if (rejection.group === 'pod') return message;
+  return IN_GROUP[lang]('line', { count: rejection.nodes.length, group: rejection.group, message });
 }

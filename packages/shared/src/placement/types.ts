@@ -123,7 +123,7 @@ export interface Rejection {
   group: string;
   nodes: string[];
   reason: RejectionReason;
-  /** Language-free: what the web app words in the operator's language. */
+  /** Language-free: `rejectionText` words it with `params` in the operator's language. */
   code: RejectionCode;
   params: RejectionParams;
   /** English, kube-scheduler-like, for the scheduler's events and scripts. */

@@ -1,10 +1,9 @@
-import type { PendingPod } from '@mgpu/shared';
+import { type PendingPod, rejectionLine } from '@mgpu/shared';
 import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { memo, useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
-import { rejectionText } from '../../i18n/rejection-text.js';
 import { formatCards, formatGiB, formatPercent } from './format.js';
 import { type DashboardKey, useDashboardI18n } from './i18n/dashboard-i18n.js';
 
@@ -70,7 +69,7 @@ const PendingPodItem = memo(function PendingPodItem({
   pod: PendingPod;
   now: number;
 }) {
-  const { t } = useDashboardI18n();
+  const { t, lang } = useDashboardI18n();
   const seconds = Math.max(0, Math.floor((now - Date.parse(pod.since)) / 1000));
   return (
     <li
@@ -122,7 +121,7 @@ const PendingPodItem = memo(function PendingPodItem({
           <ul className="alloc-pending-reasons" data-testid="pending-reasons">
             {pod.rejections.map((rejection) => (
               <li key={`${rejection.group}-${rejection.code}-${rejection.nodes[0] ?? ''}`}>
-                {rejectionText(t, rejection)}
+                {rejectionLine(rejection, lang)}
               </li>
             ))}
           </ul>

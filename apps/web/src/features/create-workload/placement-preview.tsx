@@ -1,7 +1,6 @@
-import type { PreviewResult } from '@mgpu/shared';
+import { type PreviewResult, rejectionLine } from '@mgpu/shared';
 import { memo } from 'react';
 import { useI18n } from '../../i18n/i18n.js';
-import { rejectionText } from '../../i18n/rejection-text.js';
 
 interface PlacementPreviewProps {
   preview: PreviewResult | undefined;
@@ -12,7 +11,7 @@ interface PlacementPreviewProps {
 type Rejections = PreviewResult['placement']['replicas'][number]['rejections'];
 
 function RejectionList({ rejections }: { rejections: Rejections }) {
-  const { t } = useI18n();
+  const { lang } = useI18n();
   return (
     <ul data-testid="placement-rejections">
       {rejections.map((rejection) => (
@@ -22,7 +21,7 @@ function RejectionList({ rejections }: { rejections: Rejections }) {
           data-reason={rejection.reason}
           title={rejection.nodes.join(', ')}
         >
-          {rejectionText(t, rejection)}
+          {rejectionLine(rejection, lang)}
         </li>
       ))}
     </ul>

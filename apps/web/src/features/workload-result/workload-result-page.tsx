@@ -2,6 +2,7 @@ import {
   type AllocationRecord,
   PROGRESS_STAGES,
   type ProgressStage,
+  rejectionLine,
   type WorkloadProgress,
 } from '@mgpu/shared';
 import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -10,7 +11,6 @@ import { Alert, Table, type TableColumnsType, Tag, Timeline } from 'antd';
 import { Link, useParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { type Translate, useI18n } from '../../i18n/i18n.js';
-import { rejectionText } from '../../i18n/rejection-text.js';
 import { DeleteWorkload } from './delete-workload.js';
 
 const STATE_COLOR: Record<ProgressStage['state'], string> = {
@@ -102,6 +102,7 @@ function StageDetail({
   progress: WorkloadProgress;
   t: Translate;
 }) {
+  const { lang } = useI18n();
   switch (name) {
     case 'created': {
       const uid = progress.stages.find((stage) => stage.stage === 'created')?.detail;
@@ -119,7 +120,7 @@ function StageDetail({
                   <ul>
                     {pod.rejections.map((rejection) => (
                       <li key={`${rejection.group}-${rejection.code}-${rejection.nodes[0]}`}>
-                        {rejectionText(t, rejection)}
+                        {rejectionLine(rejection, lang)}
                       </li>
                     ))}
                   </ul>
