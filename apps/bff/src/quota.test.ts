@@ -2,15 +2,17 @@
  * Issue 17 item 6 through the BFF: a namespace's ResourceQuota on mGPU resources is shown as
  * used / limit (`cluster.quotas`), the preview reports `quota-exceeded` with the numbers, and a
  * create over it is refused with nothing created (the API server would have taken the
- * Deployment and refused its pods one by one, leaving a workload that never starts).
+ * Deployment and refused its pods one by one, leaving a workload that never starts). An edit is
+ * charged as the replacement of the workload's own pods, which the quota's used already counts.
  */
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { QUOTA_CORE, QUOTA_MEMORY } from '@mgpu/shared';
+import { QUOTA_CORE, QUOTA_MEMORY, WorkloadRequestSchema } from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BffHarness,
   eventually,
+  ruleErrorsOf,
   seedRequest,
   startHarness,
   uniqueName,
@@ -112,5 +114,94 @@ describe('ResourceQuota on mGPU resources', () => {
     await expect(apps.readNamespacedDeployment({ namespace, name })).rejects.toMatchObject({
       code: 404,
     });
+  });
+  it('an edit of a workload that fills the quota is charged without its own pods', async () => {
+    const full = uniqueName('quota-full');
+    await core.createNamespace({ body: { metadata: { name: full } } });
+    try {
+      await core.createNamespacedResourceQuota({
+        namespace: full,
+        body: {
+          metadata: { name: 'gpu' },
+          spec: { hard: { [QUOTA_CORE]: '100', [QUOTA_MEMORY]: '8192' } },
+        },
+      });
+      // Compute 1 on 2 cards with 8 GiB is charged 100 and 8192: the quota exactly.
+      const name = uniqueName('fills');
+      const gpu = {
+        type: 'mgpu',
+        multiCard: true,
+        compute: '1',
+        memoryGiB: '8',
+        cards: 2,
+      } as const;
+      const ask = (compute: string) =>
+        WorkloadRequestSchema.parse(
+          seedRequest(name, { namespace: full, kind: 'StatefulSet' }, { ...gpu, compute }),
+        );
+      await harness.caller.workload.create({ request: ask('1'), lang: 'en' });
+      const usedCore = async () =>
+        (await harness.caller.cluster.quotas({ namespace: full }))[0]?.resources.find(
+          (resource) => resource.resource === QUOTA_CORE,
+        )?.used;
+      const ownPodSeen = () =>
+        harness.bff.context.cluster.pods
+          .list()
+          .some((pod) => pod.metadata?.namespace === full && pod.spec?.nodeName);
+      await eventually(
+        async () => (await usedCore()) === 100 && ownPodSeen(),
+        'the quota filled by the workload',
+      );
+      const quotaErrors = (errors: readonly { rule: string; path: string }[]) =>
+        errors.filter((error) => error.rule === 'quota-exceeded');
+
+      // Beside itself it would not fit; in place of its own pod it does.
+      const beside = await harness.caller.workload.preview({ request: ask('1'), lang: 'en' });
+      expect(quotaErrors(beside.errors).map((error) => error.path)).toEqual([
+        'containers.0.gpu.compute',
+        'containers.0.gpu.memoryGiB',
+      ]);
+      const same = await harness.caller.workload.preview({
+        request: ask('1'),
+        lang: 'en',
+        replacing: { namespace: full, name },
+      });
+      expect(quotaErrors(same.errors)).toEqual([]);
+
+      const live = await harness.caller.workload.get({ namespace: full, name });
+      const smaller = await harness.caller.workload.update({
+        namespace: full,
+        name,
+        resourceVersion: live.resourceVersion,
+        request: ask('0.8'),
+        lang: 'en',
+      });
+      expect(smaller.changes).toEqual([
+        { path: 'containers.0.gpu.compute', before: '1', after: '0.8' },
+      ]);
+      // The StatefulSet replaces its pod: the quota is charged the edited 80.
+      await eventually(async () => (await usedCore()) === 80, 'the edited pod charged');
+
+      const edited = await harness.caller.workload.get({ namespace: full, name });
+      const larger = await ruleErrorsOf(
+        harness.caller.workload.update({
+          namespace: full,
+          name,
+          resourceVersion: edited.resourceVersion,
+          request: ask('1.2'),
+          lang: 'en',
+        }),
+      );
+      expect(larger.code).toBe('BAD_REQUEST');
+      expect(quotaErrors(larger.errors)).toEqual([
+        expect.objectContaining({ path: 'containers.0.gpu.compute', rule: 'quota-exceeded' }),
+      ]);
+      const after = await harness.caller.workload.get({ namespace: full, name });
+      expect(after.request.containers[0]?.gpu?.compute).toBe('0.8');
+      // Its controller's status writes move the resourceVersion on; the spec stays as it was.
+      expect(after.request).toEqual(edited.request);
+    } finally {
+      await core.deleteNamespace({ name: full }).catch(() => undefined);
+    }
   });
 });

@@ -14,6 +14,7 @@ import {
   podQuotaUsage,
   QUOTA_CORE,
   QUOTA_MEMORY,
+  quotasWithout,
   quotaUsedBy,
 } from './quota.js';
 import { type WorkloadRequestInput, WorkloadRequestSchema } from './request.js';
@@ -117,6 +118,26 @@ describe('podQuotaUsage: what one pod charges', () => {
     expect(
       quotaUsedBy([pod('60'), pod('40'), pod('100', 'Succeeded')], [QUOTA_CORE, QUOTA_MEMORY], 0),
     ).toEqual({ [QUOTA_CORE]: 100, [QUOTA_MEMORY]: 0 });
+  });
+});
+
+describe('quotasWithout: the quota as an edit of a workload sees it', () => {
+  it("gives back what the workload's own pods are charged, in their namespace only", () => {
+    const pod = (core: string, phase = 'Running') => ({
+      spec: { containers: [{ resources: { requests: { [VKE.coreResource]: core } } }] },
+      status: { phase },
+    });
+    const quotas: NamespaceQuota[] = [
+      quota({ [QUOTA_CORE]: 100 }, { [QUOTA_CORE]: 100, [QUOTA_MEMORY]: 0 }),
+      { ...quota({ [QUOTA_CORE]: 100 }, { [QUOTA_CORE]: 100 }), namespace: 'team-b' },
+    ];
+    // A finished pod is not in status.used, so it is not given back either.
+    const own = [pod('60'), pod('40'), pod('100', 'Succeeded')];
+    const edited = quotasWithout(quotas, 'team-a', own, 0);
+    expect(edited[0]?.used).toEqual({ [QUOTA_CORE]: 0, [QUOTA_MEMORY]: 0 });
+    expect(edited[1]).toBe(quotas[1]);
+    // A pod the controller has not counted yet does not drive used below zero.
+    expect(quotasWithout(quotas, 'team-a', [pod('150')], 0)[0]?.used[QUOTA_CORE]).toBe(0);
   });
 });
 

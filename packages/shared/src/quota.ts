@@ -132,6 +132,32 @@ function amountsOf(list: Record<string, string> | undefined): QuotaAmounts {
   return amounts;
 }
 
+/**
+ * The quotas as an edit of a workload sees them: `status.used` already charges the workload's
+ * own current pods, which its new pods replace, so what they are charged (`quotaUsedBy`, the
+ * quota controller's own sum) is given back in their namespace. Never below zero: the
+ * controller's status may not have counted a pod that was just made.
+ */
+export function quotasWithout(
+  quotas: readonly NamespaceQuota[],
+  namespace: string,
+  pods: Iterable<QuotaPod>,
+  now: number,
+): NamespaceQuota[] {
+  const own = [...pods];
+  return quotas.map((quota) => {
+    if (quota.namespace !== namespace || own.length === 0) return quota;
+    const charged = quotaUsedBy(own, Object.keys(quota.used), now);
+    const used = Object.fromEntries(
+      Object.entries(quota.used).map(([resource, amount]) => [
+        resource,
+        Math.max(0, amount - (charged[resource] ?? 0)),
+      ]),
+    );
+    return { ...quota, used };
+  });
+}
+
 /** Reads a ResourceQuota object; the admission plugin judges by status, so status comes first. */
 export function namespaceQuotaOf(object: ResourceQuotaLike): NamespaceQuota {
   const statusHard = object.status?.hard;

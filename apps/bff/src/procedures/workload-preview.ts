@@ -4,6 +4,7 @@ import {
   applyAllocation,
   buildPodTemplate,
   type CheckOptions,
+  type CreatableKind,
   checkRequest,
   describeRejections,
   type Lang,
@@ -13,6 +14,7 @@ import {
   PreviewResultSchema,
   placePod,
   podDemandOf,
+  quotasWithout,
   readPodClaims,
   releaseAllocation,
   type WorkloadRequest,
@@ -30,17 +32,50 @@ import { ownedBy } from './workload-progress.js';
 /** Replicas beyond this are not previewed one by one: the answer would not fit on a screen. */
 const MAX_PREVIEWED_REPLICAS = 16;
 
-/** The check with the cluster-aware rules, against the cluster as the informers see it now. */
-export function checkWithCluster(ctx: BffContext, request: WorkloadRequest, lang: Lang) {
+/** The workload an edit replaces; the update knows its kind, the preview only its name. */
+export interface Replacing {
+  namespace: string;
+  name: string;
+  kind?: CreatableKind;
+}
+
+/** The edited workload as the informers have it, with its pods that are not on their way out. */
+function ownPods(ctx: BffContext, replacing: Replacing) {
+  const live = ctx.cluster.workloads.cached(replacing.namespace, replacing.name, replacing.kind);
+  const pods =
+    live === undefined
+      ? []
+      : ctx.cluster.pods
+          .list()
+          .filter((pod) => ownedBy(pod, live) && !pod.metadata?.deletionTimestamp);
+  return { live, pods };
+}
+
+/**
+ * The check with the cluster-aware rules, against the cluster as the informers see it now. An
+ * edit (`replacing`) is charged against its namespace's quotas without its own current pods:
+ * `status.used` counts them, and the edited pods take their place rather than join them.
+ */
+export function checkWithCluster(
+  ctx: BffContext,
+  request: WorkloadRequest,
+  lang: Lang,
+  replacing?: Replacing,
+) {
   const states = currentNodeStates(ctx);
   // Until the nodes were listed once the cluster is unknown, not empty: judge the request by
   // its own rules only rather than blame it for a cluster nobody has seen yet.
   const known = ctx.cluster.nodes.health.synced;
+  const listed = currentQuotas(ctx);
+  const quotas =
+    listed !== undefined && replacing !== undefined
+      ? quotasWithout(listed, replacing.namespace, ownPods(ctx, replacing).pods, Date.now())
+      : listed;
   // Unset, the namespace-reserved rule keeps DEFAULT_RESERVED_NAMESPACES.
   const options: CheckOptions = {
     lang,
     modelLabel: ctx.modelLabel,
-    ...(known ? { inventory: inventoryOf(currentPools(ctx), currentQuotas(ctx)) } : {}),
+    ...(known ? { inventory: inventoryOf(currentPools(ctx), quotas) } : {}),
     ...(ctx.reservedNamespaces ? { reservedNamespaces: ctx.reservedNamespaces } : {}),
   };
   const check = checkRequest(request, options);
@@ -56,13 +91,10 @@ export function checkWithCluster(ctx: BffContext, request: WorkloadRequest, lang
 function statesWithout(
   ctx: BffContext,
   states: readonly NodeState[],
-  replacing: { namespace: string; name: string },
+  replacing: Replacing,
 ): readonly NodeState[] {
-  const live = ctx.cluster.workloads.cached(replacing.namespace, replacing.name);
+  const { live, pods } = ownPods(ctx, replacing);
   if (live === undefined || live.kind === 'Job') return states;
-  const pods = ctx.cluster.pods
-    .list()
-    .filter((pod) => ownedBy(pod, live) && !pod.metadata?.deletionTimestamp);
   const surge =
     live.kind === 'Deployment' && live.spec?.strategy?.type !== 'Recreate'
       ? resolveFenceposts(
@@ -91,9 +123,9 @@ export function previewWorkload(
   ctx: BffContext,
   request: WorkloadRequest,
   lang: Lang,
-  replacing?: { namespace: string; name: string },
+  replacing?: Replacing,
 ): PreviewResult {
-  const checked = checkWithCluster(ctx, request, lang);
+  const checked = checkWithCluster(ctx, request, lang, replacing);
   const { check } = checked;
   const states = replacing ? statesWithout(ctx, checked.states, replacing) : checked.states;
   const replicas: PreviewResult['placement']['replicas'] = [];

@@ -60,10 +60,11 @@ export const workloadUpdate = publicProcedure
         moved,
         `${namespace}/${name} → ${request.namespace}/${request.name}`,
       );
-    const { check } = checkWithCluster(ctx, request, lang);
+    const kind = workloadKindOf(request);
+    // Its own pods are already in the quota's used: the edit is charged as their replacement.
+    const { check } = checkWithCluster(ctx, request, lang, { namespace, name, kind });
     if (!check.valid) throw ruleFailure('BAD_REQUEST', check.errors as RuleError[]);
 
-    const kind = workloadKindOf(request);
     const live = await ctx.cluster.workloads.read(kind, namespace, name).catch((error: unknown) => {
       throw kubeFailure(error);
     });
