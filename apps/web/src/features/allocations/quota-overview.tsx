@@ -5,6 +5,8 @@ import { useTRPC } from '../../app/trpc.js';
 import { formatCards, formatGiB } from './format.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 import { UsageBar } from './usage-bar.js';
+// Its table and bars are styled there; /workloads shows it without the dashboard's page.
+import './allocations.css';
 
 /** Quotas change when pods come and go; the stream does not carry them, so they are re-read. */
 const QUOTA_REFRESH_MS = 10_000;
@@ -16,6 +18,7 @@ const resourceOf = (quota: QuotaUsage, name: string) =>
  * Each namespace's ResourceQuotas on mGPU resources: compute and memory used / limit, as the
  * API server charges them (a multi-card container counts its total). Narrowed by the namespace
  * filter; what the form checks a request against before the API server refuses its pods.
+ * Shown on the dashboard and on /workloads (issue 17 item 6).
  */
 export const QuotaOverview = memo(function QuotaOverview({ namespace }: { namespace: string }) {
   const { t } = useDashboardI18n();

@@ -8,6 +8,8 @@ import { NativeSelect } from '../../components/native-select.js';
 import { PlainButton } from '../../components/plain-button.js';
 import { TextInput } from '../../components/text-input.js';
 import { useI18n } from '../../i18n/i18n.js';
+import { useDashboardI18n } from '../allocations/i18n/dashboard-i18n.js';
+import { QuotaOverview } from '../allocations/quota-overview.js';
 
 /** How often the list is read again: the informers behind it are live, the page polls them. */
 const REFRESH_MS = 2000;
@@ -60,10 +62,24 @@ function ScaleControl({ item }: { item: WorkloadSummary }) {
   );
 }
 
+/** The quotas of the namespace filtered on (all of them without one), as on the dashboard. */
+function WorkloadsQuotas({ namespace }: { namespace: string }) {
+  const { t } = useDashboardI18n();
+  return (
+    <section className="workloads-quotas" aria-labelledby="workloads-quotas-title">
+      <h2 id="workloads-quotas-title" className="section-title">
+        {t('allocations.quotas.title')}
+      </h2>
+      <QuotaOverview namespace={namespace} />
+    </section>
+  );
+}
+
 /**
  * `/workloads` (spec §8): the operator's mGPU workloads of every kind the console reads, with
  * ready / wanted replicas, per-card shares, policy, model and verification, re-read every
- * 2 s; filters and search are URL parameters, so a view can be linked.
+ * 2 s; filters and search are URL parameters, so a view can be linked. Below them the
+ * namespace's quota used / limit, so an edit or a scale-up can be weighed against it.
  */
 export function WorkloadsPage() {
   const { t } = useI18n();
@@ -222,6 +238,7 @@ export function WorkloadsPage() {
         pagination={false}
         locale={{ emptyText: t('workloads.empty') }}
       />
+      <WorkloadsQuotas namespace={namespace} />
     </section>
   );
 }
