@@ -1,9 +1,9 @@
 /**
  * Issue 17 item 6 in the browser: a namespace with a ResourceQuota on mGPU resources. The form
  * shows its used / limit under 命名空间 and refuses, while typing, a request the API server would
- * refuse pod by pod; the dashboard lists the quota. The quota is made through the Kubernetes
- * API (kubectl), so this spec runs its own standalone embedded cluster (`pnpm sim`) and a
- * console on it.
+ * refuse pod by pod; the dashboard and /workloads list the quota. The quota is made through the
+ * Kubernetes API (kubectl), so this spec runs its own standalone embedded cluster (`pnpm sim`)
+ * and a console on it.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -140,4 +140,12 @@ test('the dashboard lists the namespace quota with used / limit', async ({ page 
   const row = page.getByTestId('quota-row').filter({ hasText: namespace });
   await expect(row).toContainText('gpu');
   await expect(row).toContainText('0 / 1');
+});
+
+test('/workloads shows the quota of the namespace filtered on', async ({ page }) => {
+  await page.goto(`${consoleUrl}/workloads?namespace=${namespace}`);
+  const rows = page.getByTestId('quota-row');
+  await expect(rows).toHaveCount(1);
+  await expect(rows).toContainText(namespace);
+  await expect(rows).toContainText('0 / 1');
 });
