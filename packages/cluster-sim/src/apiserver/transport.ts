@@ -15,7 +15,7 @@ import {
   type RequestListener,
   type ServerResponse,
 } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { isIP, type Socket } from 'node:net';
 import * as x509 from '@peculiar/x509';
 import { ApiError } from './status.js';
@@ -41,7 +41,24 @@ export interface ApiTransport {
   token: string;
   certificate: ServingCertificate;
   /** Fastify's `serverFactory`: a server that answers both HTTP and TLS on its one port. */
-  serverFactory(handler: RequestListener): HttpServer;
+  serverFactory(handler: RequestListener, options: ServerTimeouts): HttpServer;
+}
+
+/**
+ * The timeouts Fastify gives a server it makes itself but not one from a `serverFactory`. Without
+ * them Node's 5 s keep-alive applied instead of Fastify's 72 s, and a client reusing a connection
+ * the server was closing at that moment got ECONNRESET (a create's dry run failed so in e2e).
+ */
+export interface ServerTimeouts {
+  keepAliveTimeout?: number;
+  requestTimeout?: number;
+  connectionTimeout?: number;
+}
+
+function applyTimeouts(server: HttpServer | HttpsServer, options: ServerTimeouts): void {
+  if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
+  if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
+  if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout);
 }
 
 /** Whether `authorization` is `Bearer <token>`, compared as HMACs so the time tells nothing. */
@@ -136,9 +153,11 @@ class DualProtocolServer extends HttpServer {
   /** Connections still being sniffed or handed to TLS, which the HTTP server does not track. */
   private readonly untracked = new Set<Socket>();
 
-  constructor(handler: RequestListener, tls: ServingCertificate) {
+  constructor(handler: RequestListener, tls: ServingCertificate, timeouts: ServerTimeouts) {
     super(handler);
     const https = createHttpsServer({ cert: tls.certificate, key: tls.key }, handler);
+    applyTimeouts(this, timeouts);
+    applyTimeouts(https, timeouts);
     const plain = this.listeners('connection') as ((socket: Socket) => void)[];
     this.removeAllListeners('connection');
     this.on('connection', (socket: Socket) => {
@@ -188,6 +207,7 @@ export async function createApiTransport(options: ApiTransportOptions): Promise<
   return {
     token,
     certificate: tls,
-    serverFactory: (handler) => new DualProtocolServer(authenticated(handler), tls),
+    serverFactory: (handler, options) =>
+      new DualProtocolServer(authenticated(handler), tls, options),
   };
 }
