@@ -41,6 +41,8 @@ export interface ApiServerOptions {
   token?: string;
   /** The serving certificate (of an earlier start); a new CA and certificate if absent. */
   certificate?: ServingCertificate;
+  /** How long a connection may stay silent before its first byte (10 s if absent). */
+  firstByteTimeoutMs?: number;
   /**
    * Run the garbage collector and namespace controller beside the server (default on), as a
    * cluster's kube-controller-manager would; off, deleted owners leave their dependents and
@@ -109,6 +111,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     host,
     ...(options.token !== undefined ? { token: options.token } : {}),
     ...(options.certificate !== undefined ? { certificate: options.certificate } : {}),
+    ...(options.firstByteTimeoutMs !== undefined
+      ? { firstByteTimeoutMs: options.firstByteTimeoutMs }
+      : {}),
   });
   const app: FastifyInstance = Fastify({
     serverFactory: transport.serverFactory,

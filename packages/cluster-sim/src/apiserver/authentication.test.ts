@@ -14,6 +14,7 @@ import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { authorizationFor, type EmbeddedCluster, startEmbeddedCluster } from '../embedded.js';
+import { startApiServer } from './api-server.js';
 import { KUBECTL } from './test-cluster.js';
 
 let cluster: EmbeddedCluster;
@@ -135,6 +136,22 @@ describe.skipIf(process.env.MGPU_TEST_KUBECONFIG)('bearer token authentication',
     it.each(['/healthz', '/livez', '/readyz'])('%s answers without a token', async (path) => {
       expect((await send(scheme, path)).status).toBe(200);
     });
+  });
+
+  it('closes a connection that never sends its first byte', async () => {
+    const server = await startApiServer({ firstByteTimeoutMs: 100, controllerManager: false });
+    try {
+      const closed = await new Promise<boolean>((resolve) => {
+        const socket = connect(server.port, '127.0.0.1');
+        socket.on('close', () => resolve(true));
+        socket.on('error', () => undefined);
+      });
+      expect(closed).toBe(true);
+      const answer = await fetch(new URL(PODS, server.url), { headers: authorizationFor(server) });
+      expect(answer.status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 
   it('keeps answering after connections reset before and after their first byte', async () => {

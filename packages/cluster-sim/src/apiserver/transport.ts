@@ -35,7 +35,12 @@ export interface ApiTransportOptions {
   host: string;
   /** The certificate of an earlier start, so that clients keep trusting a restarted server. */
   certificate?: ServingCertificate;
+  /** How long a new connection may stay silent before its first byte (default 10 s). */
+  firstByteTimeoutMs?: number;
 }
+
+/** As long as the console gives a request for its headers: silence past it holds no socket. */
+const FIRST_BYTE_TIMEOUT_MS = 10_000;
 
 export interface ApiTransport {
   token: string;
@@ -153,7 +158,12 @@ class DualProtocolServer extends HttpServer {
   /** Connections still being sniffed or handed to TLS, which the HTTP server does not track. */
   private readonly untracked = new Set<Socket>();
 
-  constructor(handler: RequestListener, tls: ServingCertificate, timeouts: ServerTimeouts) {
+  constructor(
+    handler: RequestListener,
+    tls: ServingCertificate,
+    timeouts: ServerTimeouts,
+    firstByteTimeoutMs: number,
+  ) {
     super(handler);
     const https = createHttpsServer({ cert: tls.certificate, key: tls.key }, handler);
     applyTimeouts(this, timeouts);
@@ -166,7 +176,11 @@ class DualProtocolServer extends HttpServer {
       // A client that resets before its first byte must not crash the process: no server
       // listens for this socket's errors until it is handed over.
       socket.on('error', () => socket.destroy());
+      // Neither server times a socket before it is handed over: one that never speaks would be
+      // held until the client closes it.
+      socket.setTimeout(firstByteTimeoutMs, () => socket.destroy());
       socket.once('data', (first: Buffer) => {
+        socket.setTimeout(0);
         // Put the byte back and let the chosen server read the connection from its start.
         socket.pause();
         socket.unshift(first);
@@ -190,10 +204,12 @@ class DualProtocolServer extends HttpServer {
 }
 
 /** The transport of one API server start: a new token (unless given) and a new certificate. */
-export async function createApiTransport(options: ApiTransportOptions): Promise<ApiTransport> {
-  const token = options.token ?? randomBytes(32).toString('base64url');
+export async function createApiTransport(
+  transportOptions: ApiTransportOptions,
+): Promise<ApiTransport> {
+  const token = transportOptions.token ?? randomBytes(32).toString('base64url');
   const admits = bearerCheck(token);
-  const tls = options.certificate ?? (await servingCertificate(options.host));
+  const tls = transportOptions.certificate ?? (await servingCertificate(transportOptions.host));
   const authenticated =
     (handler: RequestListener): RequestListener =>
     (request: IncomingMessage, response: ServerResponse) => {
@@ -208,6 +224,11 @@ export async function createApiTransport(options: ApiTransportOptions): Promise<
     token,
     certificate: tls,
     serverFactory: (handler, options) =>
-      new DualProtocolServer(authenticated(handler), tls, options),
+      new DualProtocolServer(
+        authenticated(handler),
+        tls,
+        options,
+        transportOptions.firstByteTimeoutMs ?? FIRST_BYTE_TIMEOUT_MS,
+      ),
   };
 }
