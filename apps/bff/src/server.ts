@@ -16,6 +16,7 @@ import Fastify, {
 import { z } from 'zod';
 import { ClusterClient } from './cluster/cluster-client.js';
 import { type ClusterConnection, describeSource } from './cluster/connection.js';
+import { AccessReviews } from './identity/access-reviews.js';
 import { AllocationFeed } from './live/allocation-feed.js';
 import { PoolHistory, type PoolHistoryOptions } from './live/pool-history.js';
 import { ConsoleMetrics, serveMetrics } from './observability/metrics.js';
@@ -63,6 +64,8 @@ export interface BffOptions {
   metricsPort?: number;
   /** Per-pool history: sampling interval (default 10 s) and how long it reaches (default 1 h). */
   history?: PoolHistoryOptions;
+  /** How long an operator's RBAC decisions are cached (default 5 s): a revocation's delay. */
+  accessReviewTtlMs?: number;
 }
 
 export interface RunningBff {
@@ -415,6 +418,9 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     allocations,
     history,
     cardPolicy: options.cardPolicy ?? 'binpack',
+    accessReviews: new AccessReviews(
+      options.accessReviewTtlMs !== undefined ? { ttlMs: options.accessReviewTtlMs } : {},
+    ),
     modelLabel: options.modelLabel ?? VKE.defaultModelLabel,
     ...(options.reservedNamespaces ? { reservedNamespaces: options.reservedNamespaces } : {}),
   };

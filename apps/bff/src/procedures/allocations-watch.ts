@@ -1,6 +1,16 @@
-import { type AllocationEvent, AllocationEventSchema, AllocationFilterSchema } from '@mgpu/shared';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type AllocationEvent,
+  AllocationEventSchema,
+  type AllocationFilter,
+  AllocationFilterSchema,
+  type AllocationRecord,
+} from '@mgpu/shared';
 import { tracked } from '@trpc/server';
-import { matchesFilter } from '../live/allocation-feed.js';
+import { OperatorView } from '../identity/filtered-reads.js';
+import type { Operator } from '../identity/operator.js';
+import { type AllocationFeed, type FeedEntry, matchesFilter } from '../live/allocation-feed.js';
+import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
 
@@ -18,6 +28,10 @@ export const allocationsWatch = publicProcedure
   .output(trackedStream(AllocationEventSchema))
   .subscription(async function* ({ ctx, input, signal }) {
     const filter = input ?? {};
+    if (ctx.operator) {
+      yield* operatorAllocations(ctx, ctx.operator, filter, signal);
+      return;
+    }
     const feed = ctx.allocations;
     // Listen before reading the snapshot or the replay, so nothing falls between them; both
     // cover every change up to `upTo`, so live entries up to it are skipped.
@@ -56,3 +70,79 @@ export const allocationsWatch = publicProcedure
       await live.return?.();
     }
   });
+
+const sequenceOf = (id: string) => Number(id.split('-')[1]);
+
+/**
+ * `allocations.watch` for a signed-in operator: the same feed, each snapshot and event cut to the
+ * namespaces they may list pods in. Every cache TTL the stream asks again; when a namespace was
+ * granted or revoked it sends a fresh snapshot (the client replaces its records with it), so a
+ * revoked namespace's records leave the operator's view within the TTL and a granted one's
+ * arrive. The snapshot's id is a feed id like any other, so a reconnect resumes after it.
+ */
+async function* operatorAllocations(
+  ctx: BffContext,
+  operator: Operator,
+  filter: AllocationFilter,
+  signal: AbortSignal | undefined,
+) {
+  const feed = ctx.allocations;
+  const view = new OperatorView(ctx.accessReviews, operator);
+  const live = feed.live(signal);
+  const visibleRecords = async (records: readonly AllocationRecord[]) => {
+    const kept = records.filter((record) => matchesFilter(record, filter));
+    const visible = await view.visible(kept.map((record) => record.namespace));
+    return kept.filter((record) => visible.has(record.namespace));
+  };
+  const snapshotOf = async (of: AllocationFeed) => {
+    // Read together, so the snapshot is complete up to `id`.
+    const id = of.currentId;
+    const records = of.snapshot(filter);
+    return {
+      id,
+      event: {
+        type: 'snapshot',
+        records: await visibleRecords(records),
+        at: new Date().toISOString(),
+      } satisfies AllocationEvent,
+    };
+  };
+  try {
+    let sentUpTo: number;
+    const replay = filter.lastEventId ? feed.entriesSince(filter.lastEventId) : undefined;
+    if (replay === undefined) {
+      const first = await snapshotOf(feed);
+      sentUpTo = sequenceOf(first.id);
+      yield tracked(first.id, first.event);
+    } else {
+      sentUpTo = sequenceOf(feed.currentId);
+      for (const entry of replay) {
+        const records = await visibleRecords(entry.event.records);
+        if (records.length > 0) yield tracked(entry.id, { ...entry.event, records });
+      }
+    }
+    let nextEntry = live.next();
+    let recheck = sleep(view.recheckMs, 'recheck' as const, { signal });
+    for (;;) {
+      const next = await Promise.race([nextEntry, recheck]);
+      if (next === 'recheck') {
+        recheck = sleep(view.recheckMs, 'recheck' as const, { signal });
+        if (!(await view.recheck())) continue;
+        const fresh = await snapshotOf(feed);
+        sentUpTo = sequenceOf(fresh.id);
+        yield tracked(fresh.id, fresh.event);
+        continue;
+      }
+      if (next.done) return;
+      nextEntry = live.next();
+      const [entry] = next.value as [FeedEntry];
+      if (sequenceOf(entry.id) <= sentUpTo) continue;
+      const records = await visibleRecords(entry.event.records);
+      if (records.length > 0) yield tracked(entry.id, { ...entry.event, records });
+    }
+  } catch (error) {
+    if (!isAbort(error)) throw error;
+  } finally {
+    await live.return?.();
+  }
+}

@@ -1,18 +1,29 @@
 import { NodeViewSchema, strandedOnCard } from '@mgpu/shared';
 import { z } from 'zod';
 import { currentNodeStates, poolOf } from '../cluster/inventory.js';
+import { requireListNodes, visibleItems } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
 
 /**
  * `cluster.nodes`: every GPU node's cards — compute and memory used, instances of 16, what is
  * stranded, and who holds each card (namespace / pod / container with its share).
+ *
+ * A signed-in operator needs `list nodes` for any of it. On a card shared with another team the
+ * card's figures stay whole (used compute, memory, instances: what `list nodes` already shows of
+ * it through the nodes' reports), but its holders are only those in namespaces the operator may
+ * list pods in: another team's pod, container and workload names are not theirs to see.
  */
 export const clusterNodes = publicProcedure
   .input(z.object({ pool: z.string().optional(), node: z.string().optional() }).optional())
   .output(z.array(NodeViewSchema))
-  .query(({ ctx, input }) => {
+  .query(async ({ ctx, input }) => {
+    await requireListNodes(ctx);
     const holders = new Map<string, z.infer<typeof NodeViewSchema>['cards'][number]['holders']>();
-    for (const record of ctx.allocations.snapshot(input?.node ? { node: input.node } : {})) {
+    const records = await visibleItems(
+      ctx,
+      ctx.allocations.snapshot(input?.node ? { node: input.node } : {}),
+    );
+    for (const record of records) {
       const key = `${record.node}/${record.card}`;
       holders.set(key, [
         ...(holders.get(key) ?? []),

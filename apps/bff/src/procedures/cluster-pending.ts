@@ -6,6 +6,7 @@ import {
   PendingWatchInputSchema,
 } from '@mgpu/shared';
 import { tracked } from '@trpc/server';
+import { visibleItems } from '../identity/filtered-reads.js';
 import { ChangeSignal } from '../live/change-signal.js';
 import { currentPendingPods } from '../live/pending-pods.js';
 import type { BffContext } from '../trpc/context.js';
@@ -34,16 +35,21 @@ const idOf = (list: object) => {
   return id;
 };
 
-function pendingIn(ctx: BffContext, namespace: string | undefined): readonly PendingPod[] {
+/** The pending pods of `namespace` (or all), cut to what a signed-in operator may see. */
+function pendingIn(
+  ctx: BffContext,
+  namespace: string | undefined,
+): readonly PendingPod[] | Promise<readonly PendingPod[]> {
   const all = currentPendingPods(ctx);
-  return namespace ? all.filter((pod) => pod.namespace === namespace) : all;
+  const wanted = namespace ? all.filter((pod) => pod.namespace === namespace) : all;
+  return ctx.operator ? visibleItems(ctx, wanted) : wanted;
 }
 
 /** `cluster.pending` (spec §8): every GPU pod the scheduler has not placed, and why. */
 export const clusterPending = publicProcedure
   .input(PendingInputSchema)
   .output(PendingPodsSchema)
-  .query(({ ctx, input }) => [...pendingIn(ctx, input?.namespace)]);
+  .query(async ({ ctx, input }) => [...(await pendingIn(ctx, input?.namespace))]);
 
 /**
  * `cluster.pendingWatch`: the same list, sent again whenever it changes. It is a state, not a
@@ -71,10 +77,15 @@ export const clusterPendingWatch = publicProcedure
         if (waiting.size > 0) changes.notify();
       }),
     ];
+    // A signed-in operator's list is recomputed every cache TTL too, so a revoked namespace's
+    // pods leave it (and a granted one's join) within that time.
+    const recheck = ctx.operator
+      ? setInterval(() => changes.notify(), ctx.accessReviews.ttlMs)
+      : undefined;
     let last = '';
     try {
       do {
-        const pending = pendingIn(ctx, input.namespace);
+        const pending = await pendingIn(ctx, input.namespace);
         waiting = new Set(pending.map((pod) => podKey(pod.namespace, pod.pod)));
         const text = JSON.stringify(pending);
         if (text !== last) {
@@ -84,6 +95,7 @@ export const clusterPendingWatch = publicProcedure
         }
       } while (await changes.changed(signal));
     } finally {
+      clearInterval(recheck);
       for (const stop of unsubscribe) stop();
     }
   });

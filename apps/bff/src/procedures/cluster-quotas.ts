@@ -1,6 +1,7 @@
 import { mgpuQuotaUsage, QuotasInputSchema, QuotaUsageSchema } from '@mgpu/shared';
 import { z } from 'zod';
 import { currentQuotas } from '../cluster/inventory.js';
+import { visibleItems } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
 
 /**
@@ -11,9 +12,16 @@ import { publicProcedure } from '../trpc/init.js';
 export const clusterQuotas = publicProcedure
   .input(QuotasInputSchema)
   .output(z.array(QuotaUsageSchema))
-  .query(({ ctx, input }) =>
-    (currentQuotas(ctx) ?? [])
-      .filter((quota) => input?.namespace === undefined || quota.namespace === input.namespace)
-      .flatMap((quota) => mgpuQuotaUsage(quota) ?? [])
+  .query(async ({ ctx, input }) =>
+    // A signed-in operator sees the quotas of the namespaces they may list pods in.
+    (
+      await visibleItems(
+        ctx,
+        (currentQuotas(ctx) ?? [])
+          .filter((quota) => input?.namespace === undefined || quota.namespace === input.namespace)
+          .flatMap((quota) => mgpuQuotaUsage(quota) ?? []),
+      )
+    )
+      .slice()
       .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name)),
   );

@@ -2,6 +2,7 @@ import { ClusterSummarySchema } from '@mgpu/shared';
 import { z } from 'zod';
 import { describeSource } from '../cluster/connection.js';
 import { currentPools } from '../cluster/inventory.js';
+import { requireListNodes } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
 
@@ -10,6 +11,7 @@ export const clusterSummary = publicProcedure
   .input(z.object({}).optional())
   .output(ClusterSummarySchema)
   .query(async ({ ctx }) => {
+    await requireListNodes(ctx);
     const version = await ctx.cluster.version().catch((error: unknown) => {
       throw kubeFailure(error);
     });

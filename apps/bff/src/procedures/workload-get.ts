@@ -6,6 +6,7 @@ import {
   WorkloadDetailSchema,
   WorkloadLookupSchema,
 } from '@mgpu/shared';
+import { requireListPods } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
 import { summarizeWorkload } from './workload-list.js';
@@ -27,6 +28,7 @@ export const workloadGet = publicProcedure
   .input(WorkloadLookupSchema)
   .output(WorkloadDetailSchema)
   .query(async ({ ctx, input }) => {
+    await requireListPods(ctx, input.namespace);
     const deployment = await ctx.cluster.workloads
       .find(input.namespace, input.name, input.kind)
       .catch((error: unknown) => {

@@ -10,6 +10,7 @@ import {
 } from '@mgpu/shared';
 import { z } from 'zod';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
+import { visibleItems } from '../identity/filtered-reads.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
 
@@ -74,7 +75,7 @@ export function summarizeWorkload(
 export const workloadList = publicProcedure
   .input(z.object({ namespace: z.string().optional() }).optional())
   .output(z.array(WorkloadSummarySchema))
-  .query(({ ctx, input }) => {
+  .query(async ({ ctx, input }) => {
     // One pass over the records for every workload, not one per workload.
     const recordsOf = new Map<string, AllocationRecord[]>();
     for (const record of ctx.allocations.snapshot(
@@ -83,9 +84,16 @@ export const workloadList = publicProcedure
       const key = `${record.namespace}/${record.workload}`;
       recordsOf.set(key, [...(recordsOf.get(key) ?? []), record]);
     }
-    return ctx.cluster.workloads
+    const workloads = ctx.cluster.workloads
       .listAll()
-      .filter((object) => !input?.namespace || object.metadata?.namespace === input.namespace)
+      .filter((object) => !input?.namespace || object.metadata?.namespace === input.namespace);
+    // A signed-in operator sees the workloads of the namespaces they may list pods in.
+    const visible = await visibleItems(
+      ctx,
+      workloads.map((object) => ({ namespace: object.metadata?.namespace ?? 'default', object })),
+    );
+    return visible
+      .map(({ object }) => object)
       .map((object) =>
         summarizeWorkload(
           ctx,

@@ -16,6 +16,7 @@ import { tracked } from '@trpc/server';
 import { z } from 'zod';
 import { currentNodeStates } from '../cluster/inventory.js';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
+import { requireListPods } from '../identity/filtered-reads.js';
 import { ChangeSignal } from '../live/change-signal.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
@@ -174,6 +175,7 @@ export const workloadProgressSubscription = publicProcedure
   .output(trackedStream(WorkloadProgressSchema))
   .subscription(async function* ({ ctx, input, signal }) {
     const { namespace, name } = input;
+    await requireListPods(ctx, namespace);
     const changes = new ChangeSignal();
     // Nodes that hold this workload's pods: only their agents' reports concern it.
     let nodes = new Set<string>();
@@ -206,11 +208,17 @@ export const workloadProgressSubscription = publicProcedure
           changes.notify();
       }),
     ];
+    // A signed-in operator's access is asked again every cache TTL: one who loses it gets
+    // FORBIDDEN on the open stream within that time (the stream ends; nothing more is sent).
+    const recheck = ctx.operator
+      ? setInterval(() => changes.notify(), ctx.accessReviews.ttlMs)
+      : undefined;
     let version = 0;
     let last = '';
     try {
       // The first state goes out at once; later ones only when something an operator sees changed.
       do {
+        await requireListPods(ctx, namespace);
         const progress = workloadProgress(ctx, namespace, name);
         nodes = new Set(progress.pods.flatMap((pod) => (pod.node ? [pod.node] : [])));
         const text = JSON.stringify(progress);
@@ -221,6 +229,7 @@ export const workloadProgressSubscription = publicProcedure
         }
       } while (await changes.changed(signal));
     } finally {
+      clearInterval(recheck);
       for (const stop of unsubscribe) stop();
     }
   });

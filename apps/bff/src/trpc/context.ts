@@ -1,6 +1,7 @@
 import type { CardPolicy } from '@mgpu/shared';
 import type { ClusterClient } from '../cluster/cluster-client.js';
 import type { ClusterSource } from '../cluster/connection.js';
+import type { AccessReviews } from '../identity/access-reviews.js';
 import type { Operator } from '../identity/operator.js';
 import type { AllocationFeed } from '../live/allocation-feed.js';
 import type { PoolHistory } from '../live/pool-history.js';
@@ -21,6 +22,8 @@ export interface BffContext {
   modelLabel: string;
   /** Namespaces no workload may be created in (rule namespace-reserved); unset: the rule's defaults. */
   reservedNamespaces?: readonly string[];
+  /** The signed-in operator's RBAC decisions (cached), which filter what the informers show them. */
+  accessReviews: AccessReviews;
   /** The signed-in operator; absent without per-user auth. Their calls use their identity. */
   operator?: Operator;
 }

@@ -13,6 +13,7 @@ import {
 import { useSearchParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { AllocationModel } from './allocation-model.js';
+import { isClusterWideForbidden } from './cluster-wide-access.js';
 import {
   type DashboardFilters,
   type DashboardState,
@@ -165,6 +166,8 @@ export function AllocationsPage() {
     staleTime: 0,
     // A thousand nodes: comparing old and new trees costs more than it saves.
     structuralSharing: false,
+    // No `list nodes`: asking again does not change the answer until the RBAC does.
+    retry: (count, error) => !isClusterWideForbidden(error) && count < 3,
   });
   const { refetch: refetchLayout } = layout;
   useEffect(() => {
@@ -206,7 +209,9 @@ export function AllocationsPage() {
     void refetchLayout();
   }, [restartStream, refetchLayout]);
 
-  const loading = !hasSnapshot || layout.data === undefined;
+  // Without `list nodes` the layout never comes: the operator's own records are all there is.
+  const loading =
+    !hasSnapshot || (layout.data === undefined && !isClusterWideForbidden(layout.error));
 
   return (
     <section className="alloc-page">
@@ -216,7 +221,9 @@ export function AllocationsPage() {
         <StreamFreshness stream={stream} lastChangeAt={model.getLastChangeAt} onRefresh={refresh} />
       </div>
       <StreamBanner stream={stream} />
-      {layout.error ? (
+      {isClusterWideForbidden(layout.error) ? (
+        <Alert type="info" showIcon title={t('allocations.clusterWideForbidden')} />
+      ) : layout.error ? (
         <Alert
           type="error"
           showIcon

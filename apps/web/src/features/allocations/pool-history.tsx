@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { useTRPC } from '../../app/trpc.js';
+import { isClusterWideForbidden } from './cluster-wide-access.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 
 /** The chart library comes with the charts, after the dashboard's first paint. */
@@ -16,6 +17,8 @@ export function PoolHistorySection() {
   const history = useQuery({
     ...trpc.cluster.history.queryOptions(),
     refetchInterval: HISTORY_REFRESH_MS,
+    // No `list nodes`: asking again does not change the answer until the RBAC does.
+    retry: (count, error) => !isClusterWideForbidden(error) && count < 3,
   });
   const loading = <p className="loading">{t('allocations.history.loading')}</p>;
   return (
@@ -23,7 +26,9 @@ export function PoolHistorySection() {
       <h2 id="alloc-history-title" className="section-title">
         {t('allocations.history.title')}
       </h2>
-      {history.data === undefined ? (
+      {isClusterWideForbidden(history.error) ? (
+        <p className="muted">{t('allocations.clusterWideForbidden')}</p>
+      ) : history.data === undefined ? (
         loading
       ) : history.data.samples.length === 0 ? (
         <p className="muted">{t('allocations.history.empty')}</p>

@@ -6,6 +6,8 @@ export const allocationsEn = translationOf<typeof allocationsZhCN>()({
   'allocations.title': 'Allocations',
   'allocations.loading': 'Reading the cluster’s nodes and allocations…',
   'allocations.layoutError': 'Could not read the node list: {message}',
+  'allocations.clusterWideForbidden':
+    'You may not see the cluster-wide figures (nodes, cards, pools): your Kubernetes account may not list nodes. Your namespaces’ allocations are shown below.',
   'allocations.totals': '{nodes} GPU nodes, {instances} mGPU instances',
   'allocations.refresh': 'Refresh',
   'allocations.close': 'Close',

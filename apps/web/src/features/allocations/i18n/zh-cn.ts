@@ -6,6 +6,8 @@ export const allocationsZhCN = {
   'allocations.title': '分配看板',
   'allocations.loading': '正在读取集群的节点和分配…',
   'allocations.layoutError': '无法读取节点列表：{message}',
+  'allocations.clusterWideForbidden':
+    '你无权查看集群范围的数据（节点、显卡、资源池）：你的 Kubernetes 账号没有 list nodes 权限。下方只显示你的命名空间中的分配。',
   'allocations.totals': '{nodes} 个 GPU 节点，{instances} 个 mGPU 实例',
   'allocations.refresh': '刷新',
   'allocations.close': '关闭',
