@@ -3,6 +3,7 @@
  * resource path (collection, object, subresource, legacy /watch) dispatched to its handler.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SELF_SUBJECT_ACCESS_REVIEWS, selfSubjectAccessReview } from './access-review.js';
 import {
   apiGroupDocument,
   apiGroupList,
@@ -208,6 +209,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     }
   };
 
+  app.post(SELF_SUBJECT_ACCESS_REVIEWS, selfSubjectAccessReview);
   for (const prefix of ['/api', '/apis']) {
     app.route({
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],

@@ -1,0 +1,103 @@
+/**
+ * Operators for tests, built as per-user auth will build them (`{ username, groups, kubeConfig }`
+ * with the operator's own bearer token as the only credential), without the sign-in code.
+ */
+import {
+  CoreV1Api,
+  KubeConfig,
+  RbacAuthorizationV1Api,
+  type RbacV1Subject,
+} from '@kubernetes/client-node';
+import type { Operator } from '../identity/operator.js';
+
+/** `cluster`'s API server (and its CA) with `token` as the only credential. */
+export function kubeConfigWithToken(cluster: KubeConfig, token: string): KubeConfig {
+  const server = cluster.getCurrentCluster();
+  if (!server) throw new Error('the kubeconfig has no current cluster');
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [server],
+    users: [{ name: 'operator', token }],
+    contexts: [{ name: 'operator', cluster: server.name, user: 'operator' }],
+    currentContext: 'operator',
+  });
+  return kubeConfig;
+}
+
+export function operatorWithToken(
+  cluster: KubeConfig,
+  token: string,
+  username: string,
+  groups: readonly string[] = [],
+): Operator {
+  return { username, groups, kubeConfig: kubeConfigWithToken(cluster, token) };
+}
+
+/** A service account the test owns, its operator (token from the TokenRequest API) and bindings. */
+export interface ServiceAccountOperator {
+  operator: Operator;
+  /** Binds `clusterRole` to this account in `namespace`, or cluster-wide without one; returns the unbind. */
+  bind(clusterRole: string, namespace?: string): Promise<() => Promise<void>>;
+  delete(): Promise<void>;
+}
+
+/** Creates service account `name` in `namespace` as `admin` and takes a one-hour token for it. */
+export async function serviceAccountOperator(
+  admin: KubeConfig,
+  namespace: string,
+  name: string,
+): Promise<ServiceAccountOperator> {
+  const core = admin.makeApiClient(CoreV1Api);
+  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
+  const request = await core.createNamespacedServiceAccountToken({
+    namespace,
+    name,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const token = request.status?.token;
+  if (!token) throw new Error(`no token for service account ${namespace}/${name}`);
+  const subject: RbacV1Subject = { kind: 'ServiceAccount', name, namespace };
+  const operator = operatorWithToken(admin, token, `system:serviceaccount:${namespace}:${name}`, [
+    'system:serviceaccounts',
+    `system:serviceaccounts:${namespace}`,
+    'system:authenticated',
+  ]);
+  const bindings: (() => Promise<void>)[] = [];
+  return {
+    operator,
+    async bind(clusterRole, bindingNamespace) {
+      const bindingName = `${name}-${clusterRole}`;
+      const roleRef = {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: clusterRole,
+      };
+      let unbind: () => Promise<void>;
+      if (bindingNamespace === undefined) {
+        await rbac.createClusterRoleBinding({
+          body: { metadata: { name: bindingName }, roleRef, subjects: [subject] },
+        });
+        unbind = async () => {
+          await rbac.deleteClusterRoleBinding({ name: bindingName }).catch(() => undefined);
+        };
+      } else {
+        await rbac.createNamespacedRoleBinding({
+          namespace: bindingNamespace,
+          body: { metadata: { name: bindingName }, roleRef, subjects: [subject] },
+        });
+        unbind = async () => {
+          await rbac
+            .deleteNamespacedRoleBinding({ namespace: bindingNamespace, name: bindingName })
+            .catch(() => undefined);
+        };
+      }
+      bindings.push(unbind);
+      return unbind;
+    },
+    async delete() {
+      for (const unbind of bindings.splice(0)) await unbind();
+      await core.deleteNamespacedServiceAccount({ namespace, name }).catch(() => undefined);
+    },
+  };
+}
