@@ -6,6 +6,7 @@ import {
   eventually,
   seedRequest,
   startHarness,
+  trackedData,
   uniqueName,
 } from './test-support/bff-harness.js';
 
@@ -16,9 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.close();
 });
-
-const trackedData = <T>(item: unknown): T =>
-  (Array.isArray(item) ? item[1] : (item as { data: T }).data) as T;
 
 /** Valid on its own, but more native-burst-share compute on 8 cards than any node has free. */
 const impossibleRequest = (name: string) =>

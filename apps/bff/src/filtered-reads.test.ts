@@ -9,6 +9,7 @@ import {
   eventually,
   seedRequest,
   startHarness,
+  trackedData,
   uniqueName,
 } from './test-support/bff-harness.js';
 import {
@@ -26,9 +27,6 @@ import { createCallerFactory } from './trpc/init.js';
  */
 const onReal = Boolean(process.env.MGPU_TEST_KUBECONFIG);
 const createCaller = createCallerFactory(appRouter);
-/** A caller's subscription yields tRPC's tracked envelope `[id, data]`. */
-const trackedData = <T>(item: unknown): T =>
-  (Array.isArray(item) ? item[1] : (item as { data: T }).data) as T;
 
 let harness: BffHarness;
 const cleanups: (() => Promise<void>)[] = [];

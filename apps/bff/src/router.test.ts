@@ -8,14 +8,12 @@ import {
   SEED_GPU,
   seedRequest,
   startHarness,
+  trackedData,
   uniqueName,
 } from './test-support/bff-harness.js';
 
 let harness: BffHarness;
 
-/** A caller's subscription yields tRPC's tracked envelope `[id, data]`. */
-const trackedData = <T>(item: { data: T } | unknown): T =>
-  (Array.isArray(item) ? item[1] : (item as { data: T }).data) as T;
 beforeAll(async () => {
   harness = await startHarness();
 });

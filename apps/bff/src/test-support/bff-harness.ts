@@ -128,6 +128,10 @@ export async function eventually<T>(
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** A caller's subscription yields tRPC's tracked envelope `[id, data]`: its data. */
+export const trackedData = <T>(item: unknown): T =>
+  (Array.isArray(item) ? item[1] : (item as { data: T }).data) as T;
+
 /** Reads SSE messages from tRPC's subscription endpoint with the Node-side `eventsource` client. */
 export function subscribe(url: string, lastEventId?: string) {
   const messages: { id: string; event: AllocationEvent }[] = [];
