@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, Fragment, type ReactNode, useEffect, useId, useState } from 'react';
 import { TextInput } from '../components/text-input.js';
 import { useI18n } from '../i18n/i18n.js';
+import { SESSION_ENDED_EVENT } from './trpc.js';
 import './session-gate.css';
 
 interface SessionState {
@@ -41,9 +42,12 @@ export function SessionGate({ children }: { children: ReactNode }) {
       // Unreachable BFF: the pages show their own connection errors.
       () => undefined,
     );
-  // biome-ignore lint/correctness/useExhaustiveDependencies: read once on mount.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read on mount and when a call finds the session gone.
   useEffect(() => {
     void refresh();
+    const ended = () => void refresh();
+    window.addEventListener(SESSION_ENDED_EVENT, ended);
+    return () => window.removeEventListener(SESSION_ENDED_EVENT, ended);
   }, []);
   const restart = () => {
     // Pages mount afresh so their queries and streams start over with the new cookie (or none).
