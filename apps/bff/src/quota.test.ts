@@ -205,3 +205,73 @@ describe('ResourceQuota on mGPU resources', () => {
     }
   });
 });
+
+describe("an edit's rolling update within the quota", () => {
+  it('refuses an edit that fits once rolled out but not beside the surge pod, and says how', async () => {
+    const tight = uniqueName('quota-surge');
+    await core.createNamespace({ body: { metadata: { name: tight } } });
+    try {
+      await core.createNamespacedResourceQuota({
+        namespace: tight,
+        body: { metadata: { name: 'gpu' }, spec: { hard: { [QUOTA_CORE]: '200' } } },
+      });
+      const name = uniqueName('surge');
+      const gpu = { type: 'mgpu', multiCard: true, memoryGiB: '8', cards: 2 } as const;
+      const ask = (compute: string) =>
+        WorkloadRequestSchema.parse(seedRequest(name, { namespace: tight }, { ...gpu, compute }));
+      // One replica of compute 1 (100 of 200); maxSurge 25 % of 1 rounds up to one surge pod.
+      await harness.caller.workload.create({ request: ask('1'), lang: 'en' });
+      await eventually(
+        async () =>
+          (await harness.caller.cluster.quotas({ namespace: tight }))[0]?.resources[0]?.used ===
+            100 &&
+          harness.bff.context.cluster.pods
+            .list()
+            .some((pod) => pod.metadata?.namespace === tight && pod.spec?.nodeName),
+        'the old pod charged',
+      );
+      // 120 fits the 200 once rolled out, but the old pod's 100 stays charged beside it.
+      const preview = await harness.caller.workload.preview({
+        request: ask('1.2'),
+        lang: 'en',
+        replacing: { namespace: tight, name },
+      });
+      expect(preview.errors.filter((error) => error.rule === 'quota-exceeded')).toEqual([
+        expect.objectContaining({
+          path: 'containers.0.gpu.compute',
+          fix:
+            "Lower the Deployment's spec.strategy.rollingUpdate.maxSurge to 0 (with maxUnavailable at least 1), or have the quota raised (kubectl describe resourcequota gpu -n " +
+            `${tight}).`,
+        }),
+      ]);
+      const live = await harness.caller.workload.get({ namespace: tight, name });
+      const refused = await ruleErrorsOf(
+        harness.caller.workload.update({
+          namespace: tight,
+          name,
+          resourceVersion: live.resourceVersion,
+          request: ask('1.2'),
+          lang: 'en',
+        }),
+      );
+      expect(refused.code).toBe('BAD_REQUEST');
+      expect(refused.errors.map((error) => error.rule)).toEqual(['quota-exceeded']);
+      expect(refused.errors[0]?.message).toContain('220 (2.2 cards) is charged at its peak');
+      // Nothing changed; an edit whose peak fits (0.9 beside the old 1.0) is taken.
+      expect(
+        (await harness.caller.workload.get({ namespace: tight, name })).request.containers[0]?.gpu
+          ?.compute,
+      ).toBe('1');
+      const fits = await harness.caller.workload.update({
+        namespace: tight,
+        name,
+        resourceVersion: live.resourceVersion,
+        request: ask('0.9'),
+        lang: 'en',
+      });
+      expect(fits.changes.map((change) => change.path)).toEqual(['containers.0.gpu.compute']);
+    } finally {
+      await core.deleteNamespace({ name: tight }).catch(() => undefined);
+    }
+  });
+});
