@@ -13,6 +13,7 @@ export * from './kubernetes-names.js';
 export * from './ledger/index.js';
 export * from './lint.js';
 export * from './manifest.js';
+export * from './manifest-diff.js';
 export * from './messages.js';
 export * from './ownership.js';
 export * from './pending.js';
