@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AllocationRecordSchema } from './allocations.js';
 import { isDns1123Label, isDns1123Subdomain } from './kubernetes-names.js';
 import { REJECTION_CODES, type RejectionParams } from './placement/rejections.js';
-import { WORKLOAD_KINDS } from './read-workload.js';
+import { KEPT_UNEXPRESSED, LOST_UNEXPRESSED, WORKLOAD_KINDS } from './read-workload.js';
 import { CREATABLE_KINDS, WorkloadRequestSchema } from './request.js';
 import { LANGS, MAX_REPLICAS } from './rules.js';
 
@@ -255,6 +255,24 @@ export const WorkloadDetailSchema = WorkloadSummarySchema.extend({
   request: WorkloadRequestSchema,
   labels: z.record(z.string(), z.string()),
   annotations: z.record(z.string(), z.string()),
+  /**
+   * The pod template's fields the request cannot express (paths, never values): `kept` ones an
+   * update leaves as they are; any other makes the edit form read-only, saying why.
+   */
+  unexpressed: z
+    .array(
+      z.object({
+        path: z.string(),
+        reason: z.enum([...KEPT_UNEXPRESSED, ...LOST_UNEXPRESSED]),
+        kept: z.boolean(),
+      }),
+    )
+    .default([]),
+  /**
+   * The live object cut to the fields the form manages (`managedFieldsOf`): what the edit form
+   * diffs as YAML against the edited object before applying.
+   */
+  manifest: z.record(z.string(), z.unknown()).optional(),
 });
 
 export const PoolSummarySchema = z.object({
