@@ -38,6 +38,8 @@ export const CheckResultSchema = z.object({
   errors: z.array(RuleErrorSchema),
   containers: z.array(ContainerShareSchema),
   manifest: z.record(z.string(), z.unknown()).optional(),
+  /** The node label the GPU model is pinned with (`--model-label`), for that diff's edited side. */
+  modelLabel: z.string().optional(),
 });
 
 /** The values a rejection code is worded from (see `RejectionParams`). */
@@ -273,6 +275,8 @@ export const WorkloadDetailSchema = WorkloadSummarySchema.extend({
    * diffs as YAML against the edited object before applying.
    */
   manifest: z.record(z.string(), z.unknown()).optional(),
+  /** The node label the GPU model is pinned with (`--model-label`), for that diff's edited side. */
+  modelLabel: z.string().optional(),
 });
 
 export const PoolSummarySchema = z.object({

@@ -49,5 +49,6 @@ export const workloadGet = publicProcedure
       manifest: managedFieldsOf(deployment as unknown as Record<string, unknown>, {
         modelLabel: ctx.modelLabel,
       }),
+      modelLabel: ctx.modelLabel,
     };
   });

@@ -98,6 +98,29 @@ export const en = translationOf<typeof zhCN>()({
     'This object was not created by the console: applying changes only the fields of the form; everything else (labels, volumes, env, other annotations, other resources of the containers) stays as it is.',
   'edit.jobFixed':
     "A Job's pod template cannot change after it is created: only its replicas (parallelism) can.",
+  'edit.yamlDiff': 'YAML diff against the live object (the fields the form manages)',
+  'edit.yamlDiffPending': 'Fix the problems above to see the YAML that will be applied.',
+  'edit.yamlDiffSame': 'The YAML is the same as the live object.',
+  'edit.keptFields':
+    'The form does not show these fields of the object; applying keeps them exactly as they are:',
+  'edit.readOnly.title': 'This object cannot be edited in the form',
+  'edit.readOnly.explain':
+    'The request the form edits cannot express the fields below: applying would rewrite or drop them. Edit the object with kubectl instead.',
+  'edit.readOnly.yaml': 'The object as the console reads it (the fields the form manages)',
+  'edit.readOnly.kubectl': 'Edit the whole object with:',
+  'edit.unexpressed.pod-field': 'pod field the form does not show',
+  'edit.unexpressed.container-field': 'container setting the form does not show',
+  'edit.unexpressed.other-resource': 'resource other than GPU',
+  'edit.unexpressed.gpu-request-not-limit':
+    'a GPU request that differs from its limit (the form writes one value for both)',
+  'edit.unexpressed.mixed-gpu-resources':
+    'mGPU and whole nvidia cards in one container (the form has one GPU type per container)',
+  'edit.unexpressed.multi-card-annotation':
+    'a multi-card annotation the form would not write again (no mGPU container of that name)',
+  'edit.unexpressed.model-requirement':
+    'a GPU-model requirement other than one model (several models, NotIn, Exists, or different models in different places)',
+  'edit.unexpressed.init-container-gpu':
+    'GPU resources on an init container (the form neither shows nor checks them)',
   'result.edit': 'Edit',
   'nav.workloads': 'Workloads',
   'workloads.title': 'mGPU workloads',

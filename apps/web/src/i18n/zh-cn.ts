@@ -93,6 +93,25 @@ export const zhCN = {
   'edit.notManaged':
     '该对象不是由本控制台创建的：应用只修改表单中的字段，其余内容（标签、卷、环境变量、其他注解和容器的其他资源）保持不变。',
   'edit.jobFixed': 'Job 创建后其 Pod 模板不可修改：只能修改副本数（parallelism）。',
+  'edit.yamlDiff': 'YAML 差异（与集群中的对象对比，仅表单管理的字段）',
+  'edit.yamlDiffPending': '请先修正上面的问题，再查看将要应用的 YAML。',
+  'edit.yamlDiffSame': 'YAML 与集群中的对象相同。',
+  'edit.keptFields': '表单不显示该对象的以下字段；应用时它们保持原样：',
+  'edit.readOnly.title': '该对象无法在表单中编辑',
+  'edit.readOnly.explain':
+    '表单编辑的请求无法表达以下字段：应用会改写或丢弃它们。请改用 kubectl 编辑该对象。',
+  'edit.readOnly.yaml': '控制台读取到的对象（表单管理的字段）',
+  'edit.readOnly.kubectl': '用以下命令编辑整个对象：',
+  'edit.unexpressed.pod-field': '表单不显示的 Pod 字段',
+  'edit.unexpressed.container-field': '表单不显示的容器设置',
+  'edit.unexpressed.other-resource': 'GPU 以外的资源',
+  'edit.unexpressed.gpu-request-not-limit': 'GPU 请求值与限制值不同（表单为两者写入同一个值）',
+  'edit.unexpressed.mixed-gpu-resources':
+    '同一容器同时申请 mGPU 与整卡 nvidia（表单每个容器只有一种 GPU 类型）',
+  'edit.unexpressed.multi-card-annotation': '表单不会再写入的多卡注解（没有同名的 mGPU 容器）',
+  'edit.unexpressed.model-requirement':
+    '不是单一型号的显卡型号要求（多个型号、NotIn、Exists，或不同位置要求不同型号）',
+  'edit.unexpressed.init-container-gpu': 'Init 容器上的 GPU 资源（表单既不显示也不校验）',
   'result.edit': '编辑',
   'nav.workloads': '工作负载',
   'workloads.title': 'mGPU 工作负载',
