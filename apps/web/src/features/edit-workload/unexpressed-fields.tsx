@@ -54,9 +54,7 @@ export function ReadOnlyWorkload({ live }: { live: WorkloadDetail }) {
       {live.manifest ? (
         <>
           <h2 className="section-title">{t('edit.readOnly.yaml')}</h2>
-          <pre className="yaml-view">
-            {manifestYaml(live.manifest)}
-          </pre>
+          <pre className="yaml-view">{manifestYaml(live.manifest)}</pre>
         </>
       ) : null}
       <KeptFields fields={live.unexpressed.filter((field) => field.kept)} />
