@@ -249,6 +249,20 @@ export const WorkloadSummarySchema = WorkloadRefSchema.extend({
 });
 
 /**
+ * `workload.watch`: the operator's workloads as `workload.list` has them, live. `snapshot`
+ * replaces the subscriber's list; `upsert` adds or replaces workloads by kind, namespace and
+ * name; `delete` removes them.
+ */
+export const WorkloadListEventSchema = z.object({
+  type: z.enum(['snapshot', 'upsert', 'delete']),
+  workloads: z.array(WorkloadSummarySchema),
+});
+
+export const WorkloadWatchInputSchema = z
+  .object({ namespace: z.string().optional(), lastEventId: z.string().nullish() })
+  .optional();
+
+/**
  * One workload as the console shows it: the request read back, its status, and only the labels
  * and annotations the console itself sets. Never the whole object: a Deployment's env values,
  * volumes and the rest of its spec may hold secrets the console has no reason to pass on.
@@ -492,6 +506,7 @@ export const ClusterHistorySchema = z.object({
 export type PreviewResult = z.infer<typeof PreviewResultSchema>;
 export type CreateResult = z.infer<typeof CreateResultSchema>;
 export type WorkloadSummary = z.infer<typeof WorkloadSummarySchema>;
+export type WorkloadListEvent = z.infer<typeof WorkloadListEventSchema>;
 export type UpdateResult = z.infer<typeof UpdateResultSchema>;
 export type ScaleResult = z.infer<typeof ScaleResultSchema>;
 export type WorkloadVerification = (typeof WORKLOAD_VERIFICATIONS)[number];
