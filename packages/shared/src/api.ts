@@ -4,6 +4,7 @@ import { isDns1123Label, isDns1123Subdomain } from './kubernetes-names.js';
 import { REJECTION_CODES, type RejectionParams } from './placement/rejections.js';
 import { KEPT_UNEXPRESSED, LOST_UNEXPRESSED, WORKLOAD_KINDS } from './read-workload.js';
 import { CREATABLE_KINDS, WorkloadRequestSchema } from './request.js';
+import { ROLLOUT_STALLS } from './rollout.js';
 import { LANGS, MAX_REPLICAS } from './rules.js';
 
 /**
@@ -408,6 +409,19 @@ export const ProgressStageSchema = z.object({
   detail: z.string().nullable(),
 });
 
+/** A Deployment's or StatefulSet's rolling update (`readRollout`): old and new pods, counts, stall. */
+export const WorkloadRolloutSchema = z.object({
+  newPods: z.array(z.string()),
+  oldPods: z.array(z.string()),
+  desired: z.number(),
+  updated: z.number(),
+  ready: z.number(),
+  available: z.number(),
+  state: z.enum(['complete', 'progressing', 'stalled']),
+  stall: z.enum(ROLLOUT_STALLS).nullable(),
+  message: z.string().nullable(),
+});
+
 export const WorkloadProgressSchema = z.object({
   namespace: z.string(),
   name: z.string(),
@@ -431,6 +445,8 @@ export const WorkloadProgressSchema = z.object({
     }),
   ),
   records: z.array(AllocationRecordSchema),
+  /** Absent for a Job, and from older BFFs. */
+  rollout: WorkloadRolloutSchema.optional(),
 });
 
 /**
@@ -520,6 +536,7 @@ export type AllocationFilter = z.infer<typeof AllocationFilterSchema>;
 export type AllocationEvent = z.infer<typeof AllocationEventSchema>;
 export type WorkloadProgress = z.infer<typeof WorkloadProgressSchema>;
 export type ProgressStage = z.infer<typeof ProgressStageSchema>;
+export type WorkloadRolloutView = z.infer<typeof WorkloadRolloutSchema>;
 export type PendingPod = z.infer<typeof PendingPodSchema>;
 export type PoolSample = z.infer<typeof PoolSampleSchema>;
 export type ClusterHistory = z.infer<typeof ClusterHistorySchema>;
