@@ -197,6 +197,23 @@ export const en = translationOf<typeof zhCN>()({
   'result.outcome.absent': 'Absent',
   'result.replicas': 'Ready replicas {ready}/{desired}',
   'result.instances': 'Per-card allocation (one row per mGPU instance)',
+  'result.rollout.title': 'Rolling update',
+  'result.rollout.counts':
+    '{updated}/{desired} updated, {ready} ready, {available} available; {old} old pod(s) left',
+  'result.rollout.state.complete': 'Complete: every pod runs the current template',
+  'result.rollout.state.progressing': 'In progress',
+  'result.rollout.state.stalled': 'Stalled',
+  'result.rollout.stall.progress-deadline':
+    'The progress deadline passed (spec.progressDeadlineSeconds) without the new pods becoming available.',
+  'result.rollout.stall.quota-refused':
+    "The namespace's ResourceQuota refuses the new pods: lower maxSurge or the request, or have the quota raised.",
+  'result.rollout.stall.unschedulable': 'A new pod fits on no node (see Progress above).',
+  'result.rollout.new': 'New revision',
+  'result.rollout.old': 'Old revision',
+  'result.rollout.pod': 'Pod',
+  'result.rollout.revision': 'Revision',
+  'result.rollout.node': 'Node',
+  'result.rollout.cards': 'Cards',
   'result.noInstances': 'No mGPU instances yet.',
   'result.col.pod': 'Pod',
   'result.col.container': 'Container',

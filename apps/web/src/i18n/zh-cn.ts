@@ -188,6 +188,23 @@ export const zhCN = {
   'result.outcome.absent': '不存在',
   'result.replicas': '就绪副本 {ready}/{desired}',
   'result.instances': '每卡分配（每个 mGPU 实例一行）',
+  'result.rollout.title': '滚动更新',
+  'result.rollout.counts':
+    '已更新 {updated}/{desired}，就绪 {ready}，可用 {available}；剩余旧 Pod {old} 个',
+  'result.rollout.state.complete': '已完成：所有 Pod 均运行当前模板',
+  'result.rollout.state.progressing': '进行中',
+  'result.rollout.state.stalled': '已停滞',
+  'result.rollout.stall.progress-deadline':
+    '超过进度期限（spec.progressDeadlineSeconds），新 Pod 仍未可用。',
+  'result.rollout.stall.quota-refused':
+    '命名空间的资源配额拒绝了新 Pod：请降低 maxSurge 或申请量，或请管理员提高配额。',
+  'result.rollout.stall.unschedulable': '有新 Pod 无法调度到任何节点（见上方进度）。',
+  'result.rollout.new': '新版本',
+  'result.rollout.old': '旧版本',
+  'result.rollout.pod': 'Pod',
+  'result.rollout.revision': '版本',
+  'result.rollout.node': '节点',
+  'result.rollout.cards': '显卡',
   'result.noInstances': '还没有 mGPU 实例。',
   'result.col.pod': 'Pod',
   'result.col.container': '容器',
