@@ -102,7 +102,7 @@ export const en = translationOf<typeof zhCN>()({
   'edit.yamlDiffPending': 'Fix the problems above to see the YAML that will be applied.',
   'edit.yamlDiffSame': 'The YAML is the same as the live object.',
   'edit.keptFields':
-    'The form does not show these fields of the object; applying keeps them exactly as they are:',
+    'The form does not show these fields of the object; an update keeps them exactly as they are:',
   'edit.readOnly.title': 'This object cannot be edited in the form',
   'edit.readOnly.explain':
     'The request the form edits cannot express the fields below: applying would rewrite or drop them. Edit the object with kubectl instead.',
@@ -210,9 +210,6 @@ export const en = translationOf<typeof zhCN>()({
   'result.rollout.stall.unschedulable': 'A new pod fits on no node (see Progress above).',
   'result.rollout.new': 'New revision',
   'result.rollout.old': 'Old revision',
-  'result.rollout.pod': 'Pod',
-  'result.rollout.revision': 'Revision',
-  'result.rollout.node': 'Node',
   'result.rollout.cards': 'Cards',
   'result.noInstances': 'No mGPU instances yet.',
   'result.col.pod': 'Pod',

@@ -96,7 +96,7 @@ export const zhCN = {
   'edit.yamlDiff': 'YAML 差异（与集群中的对象对比，仅表单管理的字段）',
   'edit.yamlDiffPending': '请先修正上面的问题，再查看将要应用的 YAML。',
   'edit.yamlDiffSame': 'YAML 与集群中的对象相同。',
-  'edit.keptFields': '表单不显示该对象的以下字段；应用时它们保持原样：',
+  'edit.keptFields': '表单不显示该对象的以下字段；更新时它们保持原样：',
   'edit.readOnly.title': '该对象无法在表单中编辑',
   'edit.readOnly.explain':
     '表单编辑的请求无法表达以下字段：应用会改写或丢弃它们。请改用 kubectl 编辑该对象。',
@@ -201,9 +201,6 @@ export const zhCN = {
   'result.rollout.stall.unschedulable': '有新 Pod 无法调度到任何节点（见上方进度）。',
   'result.rollout.new': '新版本',
   'result.rollout.old': '旧版本',
-  'result.rollout.pod': 'Pod',
-  'result.rollout.revision': '版本',
-  'result.rollout.node': '节点',
   'result.rollout.cards': '显卡',
   'result.noInstances': '还没有 mGPU 实例。',
   'result.col.pod': 'Pod',

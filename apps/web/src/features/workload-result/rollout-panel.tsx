@@ -47,35 +47,27 @@ export function RolloutPanel({ progress }: { progress: WorkloadProgress }) {
           ) : null}
         </p>
       ) : null}
-      <table className="edit-changes-table">
-        <thead>
-          <tr>
-            <th scope="col">{t('result.rollout.pod')}</th>
-            <th scope="col">{t('result.rollout.revision')}</th>
-            <th scope="col">{t('result.rollout.node')}</th>
-            <th scope="col">{t('result.rollout.cards')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {progress.pods.map((pod) => {
-            const revision = revisionOf(pod.name);
-            return (
-              <tr key={pod.name} data-revision={revision ?? ''}>
-                <th scope="row">
-                  <code>{pod.name}</code>
-                </th>
-                <td>{revision ? t(`result.rollout.${revision}`) : ''}</td>
-                <td>{pod.node ?? ''}</td>
-                <td>
-                  {Object.entries(pod.cards)
-                    .map(([container, cards]) => `${container}: ${cards.join(',')}`)
-                    .join('; ')}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      {/* A list, not a table: the per-card table below stays the page's only table rows. */}
+      <ul className="rollout-pods">
+        {progress.pods.map((pod) => {
+          const revision = revisionOf(pod.name);
+          const cards = Object.entries(pod.cards)
+            .map(([container, indexes]) => `${container}: ${indexes.join(',')}`)
+            .join('; ');
+          return (
+            <li key={pod.name} data-revision={revision ?? ''}>
+              {revision ? (
+                <Tag color={revision === 'new' ? 'green' : 'default'}>
+                  {t(`result.rollout.${revision}`)}
+                </Tag>
+              ) : null}
+              <code>{pod.name}</code>
+              {pod.node ? ` → ${pod.node}` : ''}
+              {cards ? ` (${t('result.rollout.cards')} ${cards})` : ''}
+            </li>
+          );
+        })}
+      </ul>
     </section>
   );
 }
