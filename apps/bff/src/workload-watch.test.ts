@@ -112,7 +112,7 @@ describe('workload.watch', () => {
         'the next change',
       );
       // The first thing the resumed stream says is the change, not the list again.
-      expect((event?.event as unknown as WorkloadListEvent).type).toBe('upsert');
+      expect((event?.event as unknown as WorkloadListEvent | undefined)?.type).toBe('upsert');
       await harness.caller.workload.delete({ namespace, name });
     } finally {
       resumed.source.close();
