@@ -65,6 +65,29 @@ const GPU_RESOURCE_NAMES: readonly string[] = [
   VKE.nvidiaResource,
 ];
 
+/**
+ * Fields kube-apiserver fills in on every pod template (SetDefaults_PodSpec, SetDefaults_Container)
+ * at the value it fills in: nobody wrote them, an update keeps them, so they are not listed.
+ * A Job's `OnFailure` is what the console's own manifest writes (manifest.ts).
+ */
+const isPodDefault = (key: string, value: unknown, kind: WorkloadKind) =>
+  (key === 'dnsPolicy' && value === 'ClusterFirst') ||
+  (key === 'restartPolicy' && value === (kind === 'Job' ? 'OnFailure' : 'Always')) ||
+  (key === 'schedulerName' && value === 'default-scheduler') ||
+  (key === 'terminationGracePeriodSeconds' && value === 30) ||
+  (key === 'securityContext' && isObject(value) && Object.keys(value).length === 0);
+
+const defaultPullPolicy = (image: unknown) => {
+  const text = typeof image === 'string' ? image : '';
+  const tag = /:([^/:@]+)$/.exec(text.split('@')[0] ?? '')?.[1];
+  return text.includes('@') || (tag !== undefined && tag !== 'latest') ? 'IfNotPresent' : 'Always';
+};
+
+const isContainerDefault = (key: string, value: unknown, container: Json) =>
+  (key === 'terminationMessagePath' && value === '/dev/termination-log') ||
+  (key === 'terminationMessagePolicy' && value === 'File') ||
+  (key === 'imagePullPolicy' && value === defaultPullPolicy(container.image));
+
 /** An existing object read back into the console's request shape. */
 export interface ReadWorkload {
   kind: WorkloadKind;
@@ -229,8 +252,9 @@ export function readWorkloadObject(
       reason,
       kept: (KEPT_UNEXPRESSED as readonly string[]).includes(reason),
     });
-  for (const key of Object.keys(podSpec))
-    if (!FORM_POD_FIELDS.has(key)) note(`${prefix}spec.${key}`, 'pod-field');
+  for (const [key, value] of Object.entries(podSpec))
+    if (!FORM_POD_FIELDS.has(key) && !isPodDefault(key, value, kind))
+      note(`${prefix}spec.${key}`, 'pod-field');
   for (const path of unexpressibleModelPins(podSpec, modelLabel, prefix))
     note(path, 'model-requirement');
   const initContainers = Array.isArray(podSpec.initContainers) ? podSpec.initContainers : [];
@@ -274,8 +298,9 @@ export function readWorkloadObject(
         note(`${base}.resources.requests${keyPath(key)}`, 'gpu-request-not-limit');
       }
     }
-    for (const key of Object.keys(container))
-      if (!FORM_CONTAINER_FIELDS.has(key)) note(`${base}.${key}`, 'container-field');
+    for (const [key, value] of Object.entries(container))
+      if (!FORM_CONTAINER_FIELDS.has(key) && !isContainerDefault(key, value, container))
+        note(`${base}.${key}`, 'container-field');
     for (const side of ['requests', 'limits'] as const) {
       for (const key of Object.keys(stringMap(resources[side])))
         if (!GPU_RESOURCE_NAMES.includes(key))

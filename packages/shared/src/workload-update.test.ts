@@ -273,9 +273,38 @@ describe('what the form cannot express (readWorkloadObject().unexpressed)', () =
     ]);
   });
 
-  it('finds nothing lost in an object the console made', () => {
+  it('finds nothing in an object the console made, nor in what the API server defaults', () => {
     const manifest = checkRequest(WorkloadRequestSchema.parse(SEED_REQUEST)).manifest;
     expect(readWorkloadObject(manifest)?.unexpressed).toEqual([]);
+    const job = checkRequest(
+      WorkloadRequestSchema.parse({ ...SEED_REQUEST, kind: 'Job' }),
+    ).manifest;
+    expect(readWorkloadObject(job)?.unexpressed).toEqual([]);
+    // As kube-apiserver stores it: SetDefaults_PodSpec and SetDefaults_Container filled in.
+    const stored = structuredClone(manifest) as unknown as {
+      spec: {
+        template: { spec: Record<string, unknown> & { containers: Record<string, unknown>[] } };
+      };
+    };
+    Object.assign(stored.spec.template.spec, {
+      dnsPolicy: 'ClusterFirst',
+      restartPolicy: 'Always',
+      schedulerName: 'default-scheduler',
+      securityContext: {},
+      terminationGracePeriodSeconds: 30,
+    });
+    for (const container of stored.spec.template.spec.containers)
+      Object.assign(container, {
+        imagePullPolicy: 'IfNotPresent',
+        terminationMessagePath: '/dev/termination-log',
+        terminationMessagePolicy: 'File',
+      });
+    expect(readWorkloadObject(stored)?.unexpressed).toEqual([]);
+    // Set otherwise, they are someone's choice: listed, and kept.
+    stored.spec.template.spec.terminationGracePeriodSeconds = 5;
+    expect(readWorkloadObject(stored)?.unexpressed).toEqual([
+      { path: 'spec.template.spec.terminationGracePeriodSeconds', reason: 'pod-field', kept: true },
+    ]);
   });
 });
 
