@@ -14,6 +14,7 @@ import { workloadPreview } from './procedures/workload-preview.js';
 import { workloadProgressSubscription } from './procedures/workload-progress.js';
 import { workloadScale } from './procedures/workload-scale.js';
 import { workloadUpdate } from './procedures/workload-update.js';
+import { workloadWatch } from './procedures/workload-watch.js';
 import { router } from './trpc/init.js';
 
 /** The BFF's procedures (spec §7); the names are a contract with outside scripts. */
@@ -33,6 +34,7 @@ export const appRouter = router({
     update: workloadUpdate,
     scale: workloadScale,
     list: workloadList,
+    watch: workloadWatch,
     get: workloadGet,
     delete: workloadDelete,
     progress: workloadProgressSubscription,

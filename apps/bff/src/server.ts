@@ -4,7 +4,12 @@ import { join, resolve, sep } from 'node:path';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
-import { type CardPolicy, PendingWatchInputSchema, VKE } from '@mgpu/shared';
+import {
+  type CardPolicy,
+  PendingWatchInputSchema,
+  VKE,
+  WorkloadWatchInputSchema,
+} from '@mgpu/shared';
 import type { TRPCError } from '@trpc/server';
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, {
@@ -228,6 +233,7 @@ const SUBSCRIPTION_INPUTS: Record<string, z.ZodType> = {
   'allocations.watch': AllocationsWatchInputSchema,
   'workload.progress': WorkloadProgressInputSchema,
   'cluster.pendingWatch': PendingWatchInputSchema,
+  'workload.watch': WorkloadWatchInputSchema,
 };
 
 // A subscription added without its schema here would stream before its input was checked.
