@@ -9,6 +9,7 @@ import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { QUOTA_CORE, QUOTA_MEMORY, WorkloadRequestSchema } from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workloadProgress } from './procedures/workload-progress.js';
 import {
   type BffHarness,
   eventually,
@@ -202,6 +203,131 @@ describe('ResourceQuota on mGPU resources', () => {
       expect(after.request).toEqual(edited.request);
     } finally {
       await core.deleteNamespace({ name: full }).catch(() => undefined);
+    }
+  });
+});
+
+describe("an edit's rolling update within the quota", () => {
+  it('refuses an edit that fits once rolled out but not beside the surge pod, and says how', async () => {
+    const tight = uniqueName('quota-surge');
+    await core.createNamespace({ body: { metadata: { name: tight } } });
+    try {
+      await core.createNamespacedResourceQuota({
+        namespace: tight,
+        body: { metadata: { name: 'gpu' }, spec: { hard: { [QUOTA_CORE]: '200' } } },
+      });
+      const name = uniqueName('surge');
+      const gpu = { type: 'mgpu', multiCard: true, memoryGiB: '8', cards: 2 } as const;
+      const ask = (compute: string) =>
+        WorkloadRequestSchema.parse(seedRequest(name, { namespace: tight }, { ...gpu, compute }));
+      // One replica of compute 1 (100 of 200); maxSurge 25 % of 1 rounds up to one surge pod.
+      await harness.caller.workload.create({ request: ask('1'), lang: 'en' });
+      await eventually(
+        async () =>
+          (await harness.caller.cluster.quotas({ namespace: tight }))[0]?.resources[0]?.used ===
+            100 &&
+          harness.bff.context.cluster.pods
+            .list()
+            .some((pod) => pod.metadata?.namespace === tight && pod.spec?.nodeName),
+        'the old pod charged',
+      );
+      // 120 fits the 200 once rolled out, but the old pod's 100 stays charged beside it.
+      const preview = await harness.caller.workload.preview({
+        request: ask('1.2'),
+        lang: 'en',
+        replacing: { namespace: tight, name },
+      });
+      expect(preview.errors.filter((error) => error.rule === 'quota-exceeded')).toEqual([
+        expect.objectContaining({
+          path: 'containers.0.gpu.compute',
+          fix:
+            "Lower the Deployment's spec.strategy.rollingUpdate.maxSurge to 0 (with maxUnavailable at least 1), or have the quota raised (kubectl describe resourcequota gpu -n " +
+            `${tight}).`,
+        }),
+      ]);
+      const live = await harness.caller.workload.get({ namespace: tight, name });
+      const refused = await ruleErrorsOf(
+        harness.caller.workload.update({
+          namespace: tight,
+          name,
+          resourceVersion: live.resourceVersion,
+          request: ask('1.2'),
+          lang: 'en',
+        }),
+      );
+      expect(refused.code).toBe('BAD_REQUEST');
+      expect(refused.errors.map((error) => error.rule)).toEqual(['quota-exceeded']);
+      expect(refused.errors[0]?.message).toContain('220 (2.2 cards) is charged at its peak');
+      // Nothing changed; an edit whose peak fits (0.9 beside the old 1.0) is taken.
+      expect(
+        (await harness.caller.workload.get({ namespace: tight, name })).request.containers[0]?.gpu
+          ?.compute,
+      ).toBe('1');
+      const fits = await harness.caller.workload.update({
+        namespace: tight,
+        name,
+        resourceVersion: live.resourceVersion,
+        request: ask('0.9'),
+        lang: 'en',
+      });
+      expect(fits.changes.map((change) => change.path)).toEqual(['containers.0.gpu.compute']);
+    } finally {
+      await core.deleteNamespace({ name: tight }).catch(() => undefined);
+    }
+  });
+});
+
+describe('the rollout view of workload.progress', () => {
+  it('shows an edit rolling from old to new pods, and a scale-up the quota refuses as stalled', async () => {
+    const ns = uniqueName('quota-rollout');
+    await core.createNamespace({ body: { metadata: { name: ns } } });
+    try {
+      await core.createNamespacedResourceQuota({
+        namespace: ns,
+        body: { metadata: { name: 'gpu' }, spec: { hard: { [QUOTA_CORE]: '100' } } },
+      });
+      const name = uniqueName('rolls');
+      const gpu = { type: 'mgpu', multiCard: true, memoryGiB: '8', cards: 2 } as const;
+      const ask = (compute: string, replicas = 1) =>
+        WorkloadRequestSchema.parse(
+          seedRequest(name, { namespace: ns, kind: 'StatefulSet', replicas }, { ...gpu, compute }),
+        );
+      await harness.caller.workload.create({ request: ask('1'), lang: 'en' });
+      const progress = () => workloadProgress(harness.bff.context, ns, name);
+      const first = await eventually(
+        () => (progress().rollout?.state === 'complete' ? progress().rollout : undefined),
+        'the first pod rolled out',
+      );
+      expect(first).toMatchObject({ desired: 1, updated: 1, oldPods: [] });
+
+      const live = await harness.caller.workload.get({ namespace: ns, name });
+      await harness.caller.workload.update({
+        namespace: ns,
+        name,
+        resourceVersion: live.resourceVersion,
+        request: ask('0.8'),
+        lang: 'en',
+      });
+      // The StatefulSet replaces its pod: once done, the one pod is of the new revision.
+      const edited = await eventually(() => {
+        const rollout = progress().rollout;
+        return rollout?.state === 'complete' &&
+          progress().pods.every((pod) => pod.node !== null) &&
+          progress().records.every((record) => record.compute_weight_native_burst === 40)
+          ? rollout
+          : undefined;
+      }, 'the edited pod rolled out');
+      expect(edited).toMatchObject({ newPods: [`${name}-0`], oldPods: [], updated: 1 });
+
+      // 80 of 100 used: a second pod of 80 is refused by the quota, the rollout says so.
+      await harness.caller.workload.scale({ namespace: ns, name, replicas: 2, lang: 'en' });
+      const stalled = await eventually(
+        () => (progress().rollout?.state === 'stalled' ? progress().rollout : undefined),
+        'the scale-up stalled on the quota',
+      );
+      expect(stalled).toMatchObject({ desired: 2, updated: 1, stall: 'quota-refused' });
+    } finally {
+      await core.deleteNamespace({ name: ns }).catch(() => undefined);
     }
   });
 });

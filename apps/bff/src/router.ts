@@ -5,6 +5,7 @@ import { clusterPending, clusterPendingWatch } from './procedures/cluster-pendin
 import { clusterQuotas } from './procedures/cluster-quotas.js';
 import { clusterSummary } from './procedures/cluster-summary.js';
 import { gpuModels } from './procedures/gpu-models.js';
+import { sessionWhoami } from './procedures/session-whoami.js';
 import { workloadCreate } from './procedures/workload-create.js';
 import { workloadDelete } from './procedures/workload-delete.js';
 import { workloadGet } from './procedures/workload-get.js';
@@ -13,6 +14,7 @@ import { workloadPreview } from './procedures/workload-preview.js';
 import { workloadProgressSubscription } from './procedures/workload-progress.js';
 import { workloadScale } from './procedures/workload-scale.js';
 import { workloadUpdate } from './procedures/workload-update.js';
+import { workloadWatch } from './procedures/workload-watch.js';
 import { router } from './trpc/init.js';
 
 /** The BFF's procedures (spec §7); the names are a contract with outside scripts. */
@@ -32,11 +34,13 @@ export const appRouter = router({
     update: workloadUpdate,
     scale: workloadScale,
     list: workloadList,
+    watch: workloadWatch,
     get: workloadGet,
     delete: workloadDelete,
     progress: workloadProgressSubscription,
   }),
   allocations: router({ watch: allocationsWatch }),
+  session: router({ whoami: sessionWhoami }),
 });
 
 export type AppRouter = typeof appRouter;

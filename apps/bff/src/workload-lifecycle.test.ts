@@ -182,6 +182,68 @@ describe('workload lifecycle: list, update, conflict, scale (spec §8)', () => {
     await harness.caller.workload.delete({ namespace: 'default', name, force: true });
   });
 
+  it('says what the form cannot express: kept fields, and a model requirement it would rewrite', async () => {
+    const name = uniqueName('unround');
+    const apps = harness.adminKubeConfig.makeApiClient(AppsV1Api);
+    const modelLabel = harness.bff.context.modelLabel;
+    await apps.createNamespacedDeployment({
+      namespace: 'default',
+      body: {
+        metadata: { name, namespace: 'default' },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: name } },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: {
+              tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }],
+              affinity: {
+                nodeAffinity: {
+                  requiredDuringSchedulingIgnoredDuringExecution: {
+                    nodeSelectorTerms: [
+                      {
+                        matchExpressions: [
+                          { key: modelLabel, operator: 'NotIn', values: ['NVIDIA-A10'] },
+                        ],
+                      },
+                    ],
+                  },
+                },
+              },
+              containers: [
+                {
+                  name: 'worker',
+                  image: 'nginx:1.27',
+                  env: [{ name: 'API_KEY', value: 'not-for-the-browser' }],
+                  resources: { limits: { 'vke.volcengine.com/mgpu-core': '50' } },
+                },
+              ],
+            },
+          },
+        },
+      },
+    });
+    try {
+      const detail = await harness.caller.workload.get({ namespace: 'default', name });
+      expect(detail.unexpressed).toEqual([
+        { path: 'spec.template.spec.tolerations', reason: 'pod-field', kept: true },
+        {
+          path: 'spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]',
+          reason: 'model-requirement',
+          kept: false,
+        },
+        { path: 'spec.template.spec.containers[0].env', reason: 'container-field', kept: true },
+      ]);
+      // The YAML the edit form diffs holds the form's fields, never the env values.
+      expect(JSON.stringify(detail.manifest)).not.toContain('not-for-the-browser');
+      expect(detail.manifest).toMatchObject({
+        spec: { template: { spec: { containers: [{ name: 'worker', image: 'nginx:1.27' }] } } },
+      });
+    } finally {
+      await apps.deleteNamespacedDeployment({ namespace: 'default', name });
+    }
+  });
+
   it('creates a StatefulSet with its headless Service and a Job, and follows their pods', async () => {
     const set = uniqueName('sts');
     const created = await harness.caller.workload.create({

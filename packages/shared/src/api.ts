@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { AllocationRecordSchema } from './allocations.js';
 import { isDns1123Label, isDns1123Subdomain } from './kubernetes-names.js';
 import { REJECTION_CODES, type RejectionParams } from './placement/rejections.js';
-import { WORKLOAD_KINDS } from './read-workload.js';
+import { KEPT_UNEXPRESSED, LOST_UNEXPRESSED, WORKLOAD_KINDS } from './read-workload.js';
 import { CREATABLE_KINDS, WorkloadRequestSchema } from './request.js';
+import { ROLLOUT_STALLS } from './rollout.js';
 import { LANGS, MAX_REPLICAS } from './rules.js';
 
 /**
@@ -38,6 +39,8 @@ export const CheckResultSchema = z.object({
   errors: z.array(RuleErrorSchema),
   containers: z.array(ContainerShareSchema),
   manifest: z.record(z.string(), z.unknown()).optional(),
+  /** The node label the GPU model is pinned with (`--model-label`), for that diff's edited side. */
+  modelLabel: z.string().optional(),
 });
 
 /** The values a rejection code is worded from (see `RejectionParams`). */
@@ -247,6 +250,20 @@ export const WorkloadSummarySchema = WorkloadRefSchema.extend({
 });
 
 /**
+ * `workload.watch`: the operator's workloads as `workload.list` has them, live. `snapshot`
+ * replaces the subscriber's list; `upsert` adds or replaces workloads by kind, namespace and
+ * name; `delete` removes them.
+ */
+export const WorkloadListEventSchema = z.object({
+  type: z.enum(['snapshot', 'upsert', 'delete']),
+  workloads: z.array(WorkloadSummarySchema),
+});
+
+export const WorkloadWatchInputSchema = z
+  .object({ namespace: z.string().optional(), lastEventId: z.string().nullish() })
+  .optional();
+
+/**
  * One workload as the console shows it: the request read back, its status, and only the labels
  * and annotations the console itself sets. Never the whole object: a Deployment's env values,
  * volumes and the rest of its spec may hold secrets the console has no reason to pass on.
@@ -255,6 +272,26 @@ export const WorkloadDetailSchema = WorkloadSummarySchema.extend({
   request: WorkloadRequestSchema,
   labels: z.record(z.string(), z.string()),
   annotations: z.record(z.string(), z.string()),
+  /**
+   * The pod template's fields the request cannot express (paths, never values): `kept` ones an
+   * update leaves as they are; any other makes the edit form read-only, saying why.
+   */
+  unexpressed: z
+    .array(
+      z.object({
+        path: z.string(),
+        reason: z.enum([...KEPT_UNEXPRESSED, ...LOST_UNEXPRESSED]),
+        kept: z.boolean(),
+      }),
+    )
+    .default([]),
+  /**
+   * The live object cut to the fields the form manages (`managedFieldsOf`): what the edit form
+   * diffs as YAML against the edited object before applying.
+   */
+  manifest: z.record(z.string(), z.unknown()).optional(),
+  /** The node label the GPU model is pinned with (`--model-label`), for that diff's edited side. */
+  modelLabel: z.string().optional(),
 });
 
 export const PoolSummarySchema = z.object({
@@ -372,6 +409,19 @@ export const ProgressStageSchema = z.object({
   detail: z.string().nullable(),
 });
 
+/** A Deployment's or StatefulSet's rolling update (`readRollout`): old and new pods, counts, stall. */
+export const WorkloadRolloutSchema = z.object({
+  newPods: z.array(z.string()),
+  oldPods: z.array(z.string()),
+  desired: z.number(),
+  updated: z.number(),
+  ready: z.number(),
+  available: z.number(),
+  state: z.enum(['complete', 'progressing', 'stalled']),
+  stall: z.enum(ROLLOUT_STALLS).nullable(),
+  message: z.string().nullable(),
+});
+
 export const WorkloadProgressSchema = z.object({
   namespace: z.string(),
   name: z.string(),
@@ -395,6 +445,8 @@ export const WorkloadProgressSchema = z.object({
     }),
   ),
   records: z.array(AllocationRecordSchema),
+  /** Absent for a Job, and from older BFFs. */
+  rollout: WorkloadRolloutSchema.optional(),
 });
 
 /**
@@ -470,6 +522,7 @@ export const ClusterHistorySchema = z.object({
 export type PreviewResult = z.infer<typeof PreviewResultSchema>;
 export type CreateResult = z.infer<typeof CreateResultSchema>;
 export type WorkloadSummary = z.infer<typeof WorkloadSummarySchema>;
+export type WorkloadListEvent = z.infer<typeof WorkloadListEventSchema>;
 export type UpdateResult = z.infer<typeof UpdateResultSchema>;
 export type ScaleResult = z.infer<typeof ScaleResultSchema>;
 export type WorkloadVerification = (typeof WORKLOAD_VERIFICATIONS)[number];
@@ -483,6 +536,7 @@ export type AllocationFilter = z.infer<typeof AllocationFilterSchema>;
 export type AllocationEvent = z.infer<typeof AllocationEventSchema>;
 export type WorkloadProgress = z.infer<typeof WorkloadProgressSchema>;
 export type ProgressStage = z.infer<typeof ProgressStageSchema>;
+export type WorkloadRolloutView = z.infer<typeof WorkloadRolloutSchema>;
 export type PendingPod = z.infer<typeof PendingPodSchema>;
 export type PoolSample = z.infer<typeof PoolSampleSchema>;
 export type ClusterHistory = z.infer<typeof ClusterHistorySchema>;

@@ -4,7 +4,14 @@ import { type ContainerShare, largestWholeGiB } from './card-shares.js';
 import type { GpuInventory, GpuPool } from './inventory.js';
 import { knownModels } from './inventory.js';
 import { containerResources } from './manifest.js';
-import { podQuotaUsage, QUOTA_CORE, QUOTA_MEMORY, quotaResourceOf } from './quota.js';
+import {
+  podQuotaUsage,
+  QUOTA_CORE,
+  QUOTA_MEMORY,
+  type QuotaRollout,
+  quotaResourceOf,
+  rolloutPeakCharge,
+} from './quota.js';
 import {
   type ComputePolicy,
   DEFAULT_NODE_POLICY,
@@ -26,12 +33,15 @@ const QUOTA_FIELDS: Record<string, 'compute' | 'memoryGiB' | 'cards'> = {
  * `quota-exceeded`: the replicas of this request, each charged what its manifest requests (the
  * same function the embedded API server's admission uses), on top of what the namespace's quotas
  * already have used. The API server refuses pod by pod, so a Deployment over quota is created
- * and its pods never appear; the form says so before that.
+ * and its pods never appear; the form says so before that. An edit's rolling update
+ * (`rollout`) is charged at its peak, old and surge pods together: one that fits once rolled
+ * out but not during the rollout stalls half-way, so it is refused with the maxSurge that fits.
  */
 function evaluateQuotas(
   request: WorkloadRequest,
   shares: readonly ContainerShare[],
   quotas: NonNullable<GpuInventory['quotas']>,
+  rollout: QuotaRollout | undefined,
   violations: Violation[],
 ): void {
   const replicas = request.replicas;
@@ -48,9 +58,22 @@ function evaluateQuotas(
       const field = QUOTA_FIELDS[resource];
       if (charge === undefined || charge === 0 || field === undefined) continue;
       const used = quota.used[resource] ?? 0;
-      const requested = charge * replicas;
-      if (used + requested <= limit) continue;
+      const steady = charge * replicas;
+      const peak =
+        rollout === undefined ? steady : rolloutPeakCharge(charge, replicas, resource, rollout);
+      if (used + Math.max(steady, peak) <= limit) continue;
       const left = Math.max(limit - used, 0);
+      // Fits once rolled out, not while old and new pods overlap: a smaller surge is the fix.
+      let surge: { maxSurge: number; fits: number } | undefined;
+      if (rollout !== undefined && used + steady <= limit) {
+        let fits = rollout.maxSurge - 1;
+        while (
+          fits > 0 &&
+          used + rolloutPeakCharge(charge, replicas, resource, rollout, fits) > limit
+        )
+          fits -= 1;
+        surge = { maxSurge: rollout.maxSurge, fits: Math.max(fits, 0) };
+      }
       // The first container that asks for the resource carries the error: its field is the fix.
       const first = containers.find(
         (container) => (podQuotaUsage({ containers: [container] })[resource] ?? 0) > 0,
@@ -66,11 +89,13 @@ function evaluateQuotas(
           resource,
           replicas,
           perPod: charge,
-          requested,
+          // The peak when only the rollout overflows, else what the pods ask for once rolled out.
+          requested: surge !== undefined ? peak : steady,
           used,
           limit,
           maxPerPod: Math.floor(left / replicas),
           maxReplicas: Math.floor(left / charge),
+          ...(surge !== undefined ? { surge } : {}),
         },
       });
     }
@@ -225,7 +250,8 @@ export function evaluateAgainstCluster(
 ): void {
   const known = policy !== undefined && isComputePolicy(policy) ? policy : undefined;
   const unknownPolicy = policy !== undefined && known === undefined;
-  if (inventory.quotas !== undefined) evaluateQuotas(request, shares, inventory.quotas, violations);
+  if (inventory.quotas !== undefined)
+    evaluateQuotas(request, shares, inventory.quotas, inventory.rollout, violations);
   const before = violations.length;
   for (const share of shares)
     evaluateAgainstInventory(share, known, unknownPolicy, inventory, violations);

@@ -1,4 +1,4 @@
-import type { NamespaceQuota } from './quota.js';
+import type { NamespaceQuota, QuotaRollout } from './quota.js';
 import type { ComputePolicy } from './request.js';
 
 /**
@@ -20,6 +20,11 @@ export interface GpuInventory {
   pools: GpuPool[];
   /** ResourceQuotas on GPU resources (`quota-exceeded`); absent = not known, nothing checked. */
   quotas?: readonly NamespaceQuota[];
+  /**
+   * The rolling update an edit starts (its quotas then come without the workload's own pods,
+   * `quotasWithout`): `quota-exceeded` counts the surge pods that overlap during it.
+   */
+  rollout?: QuotaRollout;
 }
 
 export function knownModels(inventory: GpuInventory): string[] {

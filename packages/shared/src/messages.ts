@@ -324,14 +324,22 @@ const english: RuleCatalog = {
     message: `Container "${container}" requests ${resource} differently from its limit; GPU requests must equal limits.`,
     fix: 'Set requests and limits to the same value.',
   }),
-  'quota-exceeded': (p) => ({
-    message: `ResourceQuota "${p.quota}" of ${en.namespace} "${p.namespace}" limits ${p.resource} to ${quotaEn(p.resource, p.limit)} and ${quotaEn(p.resource, p.used)} is used; ${p.replicas === 1 ? 'this pod asks for' : `${p.replicas} replicas × ${p.perPod} ask for`} ${quotaEn(p.resource, p.requested)} more (${enOf(en[QUOTA_FIELD_LABEL[p.field]], p.container)}).`,
-    fix:
-      p.maxPerPod > 0
-        ? `Ask for at most ${quotaEn(p.resource, p.maxPerPod)} per pod${p.replicas > 1 && p.maxReplicas > 0 ? `, or run at most ${p.maxReplicas} replicas` : ''}, or have the quota raised (kubectl describe resourcequota ${p.quota} -n ${p.namespace}).`
-        : `${p.maxReplicas > 0 ? `Run at most ${p.maxReplicas} replicas, free` : 'Nothing of it is left: free'} some of the quota, or have it raised (kubectl describe resourcequota ${p.quota} -n ${p.namespace}).`,
-  }),
+  'quota-exceeded': (p) =>
+    p.surge !== undefined
+      ? {
+          message: `ResourceQuota "${p.quota}" of ${en.namespace} "${p.namespace}" limits ${p.resource} to ${quotaEn(p.resource, p.limit)}. ${p.replicas} replicas × ${p.perPod} fit once rolled out, but during the rolling update up to ${p.surge.maxSurge} more pod${p.surge.maxSurge === 1 ? '' : 's'} (maxSurge) run beside them and ${quotaEn(p.resource, p.requested)} is charged at its peak (${enOf(en[QUOTA_FIELD_LABEL[p.field]], p.container)}); the update would stall half-way.`,
+          fix: `Lower the Deployment's spec.strategy.rollingUpdate.maxSurge to ${p.surge.fits}${p.surge.fits === 0 ? ' (with maxUnavailable at least 1)' : ''}, or have the quota raised (kubectl describe resourcequota ${p.quota} -n ${p.namespace}).`,
+        }
+      : quotaExceededEn(p),
 };
+
+const quotaExceededEn = (p: RuleParams['quota-exceeded']) => ({
+  message: `ResourceQuota "${p.quota}" of ${en.namespace} "${p.namespace}" limits ${p.resource} to ${quotaEn(p.resource, p.limit)} and ${quotaEn(p.resource, p.used)} is used; ${p.replicas === 1 ? 'this pod asks for' : `${p.replicas} replicas × ${p.perPod} ask for`} ${quotaEn(p.resource, p.requested)} more (${enOf(en[QUOTA_FIELD_LABEL[p.field]], p.container)}).`,
+  fix:
+    p.maxPerPod > 0
+      ? `Ask for at most ${quotaEn(p.resource, p.maxPerPod)} per pod${p.replicas > 1 && p.maxReplicas > 0 ? `, or run at most ${p.maxReplicas} replicas` : ''}, or have the quota raised (kubectl describe resourcequota ${p.quota} -n ${p.namespace}).`
+      : `${p.maxReplicas > 0 ? `Run at most ${p.maxReplicas} replicas, free` : 'Nothing of it is left: free'} some of the quota, or have it raised (kubectl describe resourcequota ${p.quota} -n ${p.namespace}).`,
+});
 
 const zhCards = (n: number) => `${n} 张卡`;
 
@@ -545,14 +553,22 @@ const chinese: RuleCatalog = {
     message: `容器 ${container} 的 ${resource} 请求值（requests）与限制值（limits）不同；GPU 资源的请求值必须等于限制值。`,
     fix: '请将 requests 与 limits 设为相同的值。',
   }),
-  'quota-exceeded': (p) => ({
-    message: `${zh.namespace} ${p.namespace} 的资源配额 ${p.quota} 将 ${p.resource} 限制为 ${quotaZh(p.resource, p.limit)}，已使用 ${quotaZh(p.resource, p.used)}；${p.replicas === 1 ? '本 Pod 还需' : `${p.replicas} 个副本 × ${p.perPod} 还需`} ${quotaZh(p.resource, p.requested)}（${zhOf(zh[QUOTA_FIELD_LABEL[p.field]], p.container)}），超出配额。`,
-    fix:
-      p.maxPerPod > 0
-        ? `每个 Pod 最多申请 ${quotaZh(p.resource, p.maxPerPod)}${p.replicas > 1 && p.maxReplicas > 0 ? `，或最多运行 ${p.maxReplicas} 个副本` : ''}，或请管理员提高配额（kubectl describe resourcequota ${p.quota} -n ${p.namespace}）。`
-        : `${p.maxReplicas > 0 ? `最多运行 ${p.maxReplicas} 个副本，或` : '配额已用尽：请'}释放部分配额，或请管理员提高配额（kubectl describe resourcequota ${p.quota} -n ${p.namespace}）。`,
-  }),
+  'quota-exceeded': (p) =>
+    p.surge !== undefined
+      ? {
+          message: `${zh.namespace} ${p.namespace} 的资源配额 ${p.quota} 将 ${p.resource} 限制为 ${quotaZh(p.resource, p.limit)}。更新完成后 ${p.replicas} 个副本 × ${p.perPod} 不超出配额，但滚动更新期间最多还有 ${p.surge.maxSurge} 个 Pod（maxSurge）同时运行，峰值需 ${quotaZh(p.resource, p.requested)}（${zhOf(zh[QUOTA_FIELD_LABEL[p.field]], p.container)}），更新会中途停滞。`,
+          fix: `请将 Deployment 的 spec.strategy.rollingUpdate.maxSurge 降到 ${p.surge.fits}${p.surge.fits === 0 ? '（maxUnavailable 至少为 1）' : ''}，或请管理员提高配额（kubectl describe resourcequota ${p.quota} -n ${p.namespace}）。`,
+        }
+      : quotaExceededZh(p),
 };
+
+const quotaExceededZh = (p: RuleParams['quota-exceeded']) => ({
+  message: `${zh.namespace} ${p.namespace} 的资源配额 ${p.quota} 将 ${p.resource} 限制为 ${quotaZh(p.resource, p.limit)}，已使用 ${quotaZh(p.resource, p.used)}；${p.replicas === 1 ? '本 Pod 还需' : `${p.replicas} 个副本 × ${p.perPod} 还需`} ${quotaZh(p.resource, p.requested)}（${zhOf(zh[QUOTA_FIELD_LABEL[p.field]], p.container)}），超出配额。`,
+  fix:
+    p.maxPerPod > 0
+      ? `每个 Pod 最多申请 ${quotaZh(p.resource, p.maxPerPod)}${p.replicas > 1 && p.maxReplicas > 0 ? `，或最多运行 ${p.maxReplicas} 个副本` : ''}，或请管理员提高配额（kubectl describe resourcequota ${p.quota} -n ${p.namespace}）。`
+      : `${p.maxReplicas > 0 ? `最多运行 ${p.maxReplicas} 个副本，或` : '配额已用尽：请'}释放部分配额，或请管理员提高配额（kubectl describe resourcequota ${p.quota} -n ${p.namespace}）。`,
+});
 
 const RULE_TEXT: Record<Lang, Translate<RuleCatalog>> = {
   en: translator<RuleCatalog>(english),

@@ -16,6 +16,7 @@ import {
   QUOTA_MEMORY,
   quotasWithout,
   quotaUsedBy,
+  rolloutPeakCharge,
 } from './quota.js';
 import { type WorkloadRequestInput, WorkloadRequestSchema } from './request.js';
 import { VKE } from './vke.js';
@@ -232,5 +233,54 @@ describe('quota-exceeded: the request against its namespace quotas', () => {
     expect(zh.errors[0]?.message).toContain('400（4 张卡）');
     expect(zh.errors[0]?.message).toContain('已使用 100（1 张卡）');
     expect(zh.errors[0]?.fix).toContain('最多运行 2 个副本');
+  });
+});
+
+describe("quota-exceeded during an edit's rolling update: the surge pods count", () => {
+  // 3 replicas of compute 1 on 2 cards (100 each) become compute 1.2 (120 each): 360 once rolled
+  // out. The quota's used has the old pods given back (quotasWithout), so it reads 0 here.
+  const edited = request({ replicas: 3 });
+  const oldPods = [{ [QUOTA_CORE]: 100 }, { [QUOTA_CORE]: 100 }, { [QUOTA_CORE]: 100 }];
+  const check = (limit: number, maxSurge: number, lang: 'en' | 'zh-CN' = 'en') =>
+    checkRequest(edited, {
+      lang,
+      inventory: {
+        pools,
+        quotas: [quota({ [QUOTA_CORE]: limit }, { [QUOTA_CORE]: 0 })],
+        rollout: { maxSurge, replaced: oldPods },
+      },
+    });
+
+  it('peaks at the new replicas beside the last maxSurge old pods', () => {
+    // 3 × 120 new beside one old 100 = 460; at the start 300 old beside one new 120 = 420.
+    expect(rolloutPeakCharge(120, 3, QUOTA_CORE, { maxSurge: 1, replaced: oldPods })).toBe(460);
+    // A smaller edit peaks at the start: all 3 old pods beside the first new one.
+    expect(rolloutPeakCharge(50, 3, QUOTA_CORE, { maxSurge: 1, replaced: oldPods })).toBe(350);
+    expect(rolloutPeakCharge(120, 3, QUOTA_CORE, { maxSurge: 0, replaced: oldPods })).toBe(360);
+  });
+
+  it('refuses an edit that fits once rolled out but not while old and new pods overlap', () => {
+    const refused = check(400, 1);
+    expect(refused.valid).toBe(false);
+    expect(refused.errors).toEqual([
+      {
+        path: 'containers.0.gpu.compute',
+        rule: 'quota-exceeded',
+        message: `ResourceQuota "gpu" of Namespace "team-a" limits ${QUOTA_CORE} to 400 (4 cards). 3 replicas × 120 fit once rolled out, but during the rolling update up to 1 more pod (maxSurge) run beside them and 460 (4.6 cards) is charged at its peak (GPU compute of container "worker"); the update would stall half-way.`,
+        fix: "Lower the Deployment's spec.strategy.rollingUpdate.maxSurge to 0 (with maxUnavailable at least 1), or have the quota raised (kubectl describe resourcequota gpu -n team-a).",
+      },
+    ]);
+    expect(check(400, 1, 'zh-CN').errors[0]?.fix).toContain('maxSurge 降到 0');
+  });
+
+  it('names the largest maxSurge that fits, and passes once the quota holds the peak', () => {
+    // maxSurge 3: 360 + 300 = 660 > 600; maxSurge 2: 360 + 200 = 560 fits.
+    expect(check(600, 3).errors[0]?.fix).toContain('maxSurge to 2,');
+    expect(check(460, 1).valid).toBe(true);
+  });
+
+  it('keeps the steady-state wording when even the rolled-out pods do not fit', () => {
+    const [error] = check(300, 1).errors;
+    expect(error?.message).toContain('3 replicas × 120 ask for 360 (3.6 cards) more');
   });
 });

@@ -158,6 +158,37 @@ export function quotasWithout(
   });
 }
 
+/**
+ * An edit's rolling update as its namespace's quotas see it: a RollingUpdate Deployment runs up
+ * to `maxSurge` pods beyond its replicas while old and new pods overlap, and every one of them
+ * is charged (terminating ones too, until their grace period ends). `replaced` are what each of
+ * the workload's current pods is charged — `quotasWithout` has given them back.
+ */
+export interface QuotaRollout {
+  maxSurge: number;
+  replaced: readonly QuotaAmounts[];
+}
+
+/**
+ * The most a rolling update to `replicas` new pods, each charged `perPod`, charges of one
+ * resource at any moment. The deployment controller scales the new ReplicaSet up before the old
+ * ones down, and never above replicas + maxSurge pods: so the peak is either at the start (every
+ * old pod beside the first `maxSurge` new ones) or at the end (every new pod beside the last
+ * `maxSurge` old ones, the most charged of them), whichever is more.
+ */
+export function rolloutPeakCharge(
+  perPod: number,
+  replicas: number,
+  resource: string,
+  rollout: QuotaRollout,
+  maxSurge = rollout.maxSurge,
+): number {
+  const old = rollout.replaced.map((charge) => charge[resource] ?? 0).sort((a, b) => b - a);
+  const allOld = old.reduce((sum, charge) => sum + charge, 0);
+  const lastOld = old.slice(0, maxSurge).reduce((sum, charge) => sum + charge, 0);
+  return Math.max(perPod * replicas + lastOld, allOld + perPod * Math.min(maxSurge, replicas));
+}
+
 /** Reads a ResourceQuota object; the admission plugin judges by status, so status comes first. */
 export function namespaceQuotaOf(object: ResourceQuotaLike): NamespaceQuota {
   const statusHard = object.status?.hard;

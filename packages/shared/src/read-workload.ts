@@ -25,6 +25,69 @@ const POD_TEMPLATE_PATH: Record<WorkloadKind, string[]> = {
   Pod: [],
 };
 
+/**
+ * Why a field of the object is not in the request of spec §7. The first group `workload.update`
+ * keeps exactly as it is (it writes only the form's fields); the second it would rewrite or drop,
+ * so an object with any of them is not edited through the form.
+ */
+export const KEPT_UNEXPRESSED = ['pod-field', 'container-field', 'other-resource'] as const;
+export const LOST_UNEXPRESSED = [
+  /** A GPU resource whose request differs from its limit: the form writes one value for both. */
+  'gpu-request-not-limit',
+  /** A container asking for mGPU and whole nvidia cards at once: the form has one GPU type. */
+  'mixed-gpu-resources',
+  /** A multi-card annotation the form would not write again (no mGPU resources, or no such container). */
+  'multi-card-annotation',
+  /** A GPU-model requirement other than one `In` value (several models, NotIn, Exists, …). */
+  'model-requirement',
+  /** GPU resources on an init container: the form neither shows nor checks them. */
+  'init-container-gpu',
+] as const;
+export type UnexpressedReason =
+  | (typeof KEPT_UNEXPRESSED)[number]
+  | (typeof LOST_UNEXPRESSED)[number];
+
+/** A field of the object the request cannot express, at its path in the object. */
+export interface UnexpressedField {
+  path: string;
+  reason: UnexpressedReason;
+  /** Whether an update keeps it as it is; false: the form cannot round-trip the object. */
+  kept: boolean;
+}
+
+/** The pod spec fields the form writes (containers, and the model pin in these two). */
+const FORM_POD_FIELDS = new Set(['containers', 'nodeSelector', 'affinity']);
+/** The container fields the form writes; `resources` only for the GPU resources. */
+const FORM_CONTAINER_FIELDS = new Set(['name', 'image', 'resources']);
+const GPU_RESOURCE_NAMES: readonly string[] = [
+  VKE.coreResource,
+  VKE.memoryResource,
+  VKE.nvidiaResource,
+];
+
+/**
+ * Fields kube-apiserver fills in on every pod template (SetDefaults_PodSpec, SetDefaults_Container)
+ * at the value it fills in: nobody wrote them, an update keeps them, so they are not listed.
+ * A Job's `OnFailure` is what the console's own manifest writes (manifest.ts).
+ */
+const isPodDefault = (key: string, value: unknown, kind: WorkloadKind) =>
+  (key === 'dnsPolicy' && value === 'ClusterFirst') ||
+  (key === 'restartPolicy' && value === (kind === 'Job' ? 'OnFailure' : 'Always')) ||
+  (key === 'schedulerName' && value === 'default-scheduler') ||
+  (key === 'terminationGracePeriodSeconds' && value === 30) ||
+  (key === 'securityContext' && isObject(value) && Object.keys(value).length === 0);
+
+const defaultPullPolicy = (image: unknown) => {
+  const text = typeof image === 'string' ? image : '';
+  const tag = /:([^/:@]+)$/.exec(text.split('@')[0] ?? '')?.[1];
+  return text.includes('@') || (tag !== undefined && tag !== 'latest') ? 'IfNotPresent' : 'Always';
+};
+
+const isContainerDefault = (key: string, value: unknown, container: Json) =>
+  (key === 'terminationMessagePath' && value === '/dev/termination-log') ||
+  (key === 'terminationMessagePolicy' && value === 'File') ||
+  (key === 'imagePullPolicy' && value === defaultPullPolicy(container.image));
+
 /** An existing object read back into the console's request shape. */
 export interface ReadWorkload {
   kind: WorkloadKind;
@@ -41,6 +104,11 @@ export interface ReadWorkload {
   hasReplicas: boolean;
   /** GPU resources whose request differs from its limit, with the request's path in the object. */
   unequalLimits: { index: number; resource: string; path: string }[];
+  /**
+   * Every field of the pod template the request cannot express, in object order: what an
+   * update keeps as it is, and what it could not write back (`kept: false`).
+   */
+  unexpressed: UnexpressedField[];
   /**
    * The path in the object of a field of the request (`containers.0.gpu.compute` →
    * `spec.template.spec.containers[0].resources.limits["vke.volcengine.com/mgpu-core"]`);
@@ -118,6 +186,37 @@ function modelOf(podSpec: Json, modelLabel: string): { model: string; path: stri
 }
 
 /**
+ * GPU-model requirements the form cannot write back: it pins one model with `In` in every
+ * required term or in the node selector, so anything else on the model label would be replaced.
+ */
+function unexpressibleModelPins(podSpec: Json, modelLabel: string, prefix: string): string[] {
+  const required = objectAt(
+    objectAt(objectAt(podSpec, 'affinity'), 'nodeAffinity'),
+    'requiredDuringSchedulingIgnoredDuringExecution',
+  );
+  const terms = Array.isArray(required.nodeSelectorTerms) ? required.nodeSelectorTerms : [];
+  const paths: string[] = [];
+  const models = new Set<string>();
+  for (const [termIndex, term] of terms.entries()) {
+    const expressions =
+      isObject(term) && Array.isArray(term.matchExpressions) ? term.matchExpressions : [];
+    for (const [index, expression] of expressions.entries()) {
+      if (!isObject(expression) || expression.key !== modelLabel) continue;
+      const path = `${prefix}spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[${termIndex}].matchExpressions[${index}]`;
+      const values = Array.isArray(expression.values) ? expression.values : [];
+      if (expression.operator !== 'In' || values.length !== 1 || typeof values[0] !== 'string')
+        paths.push(path);
+      else models.add(values[0]);
+    }
+  }
+  const selector = stringMap(podSpec.nodeSelector)[modelLabel];
+  if (selector !== undefined) models.add(selector);
+  // Different models in different places: the form keeps only the first.
+  if (paths.length === 0 && models.size > 1) paths.push(`${prefix}spec.affinity.nodeAffinity`);
+  return paths;
+}
+
+/**
  * Reads a Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob or Pod back into a
  * workload request: mGPU core and memory into compute and GiB, card counts from the seed's
  * `multiple-mgpu-<container>` annotation or the older positional `container-multiple-gpu`.
@@ -146,6 +245,33 @@ export function readWorkloadObject(
 
   let usesMgpu = false;
   const unequalLimits: ReadWorkload['unequalLimits'] = [];
+  const unexpressed: UnexpressedField[] = [];
+  const note = (path: string, reason: UnexpressedReason) =>
+    unexpressed.push({
+      path,
+      reason,
+      kept: (KEPT_UNEXPRESSED as readonly string[]).includes(reason),
+    });
+  for (const [key, value] of Object.entries(podSpec))
+    if (!FORM_POD_FIELDS.has(key) && !isPodDefault(key, value, kind))
+      note(`${prefix}spec.${key}`, 'pod-field');
+  for (const path of unexpressibleModelPins(podSpec, modelLabel, prefix))
+    note(path, 'model-requirement');
+  const initContainers = Array.isArray(podSpec.initContainers) ? podSpec.initContainers : [];
+  for (const [index, raw] of initContainers.entries()) {
+    const resources = objectAt(raw, 'resources');
+    const named = { ...stringMap(resources.requests), ...stringMap(resources.limits) };
+    if (GPU_RESOURCE_NAMES.some((key) => named[key] !== undefined))
+      note(`${prefix}spec.initContainers[${index}].resources`, 'init-container-gpu');
+  }
+  const containerNames = new Set(
+    rawContainers.map((raw) => (isObject(raw) && typeof raw.name === 'string' ? raw.name : '')),
+  );
+  for (const key of Object.keys(annotations)) {
+    if (!key.startsWith(VKE.multiCardAnnotationPrefix)) continue;
+    if (!containerNames.has(key.slice(VKE.multiCardAnnotationPrefix.length)))
+      note(`${prefix}metadata.annotations${keyPath(key)}`, 'multi-card-annotation');
+  }
   const fieldPaths = new Map<string, string>();
   const containers: ContainerRequest[] = rawContainers.map((raw, index) => {
     const container = isObject(raw) ? raw : {};
@@ -169,7 +295,16 @@ export function readWorkloadObject(
           resource: key,
           path: `${base}.resources.requests${keyPath(key)}`,
         });
+        note(`${base}.resources.requests${keyPath(key)}`, 'gpu-request-not-limit');
       }
+    }
+    for (const [key, value] of Object.entries(container))
+      if (!FORM_CONTAINER_FIELDS.has(key) && !isContainerDefault(key, value, container))
+        note(`${base}.${key}`, 'container-field');
+    for (const side of ['requests', 'limits'] as const) {
+      for (const key of Object.keys(stringMap(resources[side])))
+        if (!GPU_RESOURCE_NAMES.includes(key))
+          note(`${base}.resources.${side}${keyPath(key)}`, 'other-resource');
     }
     fieldPaths.set(`containers.${index}.name`, `${base}.name`);
     fieldPaths.set(`containers.${index}.image`, `${base}.image`);
@@ -193,6 +328,7 @@ export function readWorkloadObject(
     let gpu: GpuRequest | undefined;
     if (core !== undefined || memory !== undefined) {
       usesMgpu = true;
+      if (nvidia !== undefined) note(quantityPath(VKE.nvidiaResource), 'mixed-gpu-resources');
       const compute = computeFromCore(core);
       const memoryGiB = memoryFromMiB(memory);
       gpu = {
@@ -207,6 +343,9 @@ export function readWorkloadObject(
       fieldPaths.set(`containers.${index}.gpu.cards`, cardsPath);
       fieldPaths.set(`containers.${index}.gpu.multiCard`, cardsPath);
     } else if (nvidia !== undefined) {
+      // Whole cards take no multi-card annotation: the form would not write it again.
+      if (annotated !== undefined)
+        note(`${prefix}metadata.annotations${keyPath(annotationKey)}`, 'multi-card-annotation');
       gpu = {
         type: 'nvidia',
         multiCard: annotated !== undefined,
@@ -217,6 +356,7 @@ export function readWorkloadObject(
     } else if (annotated !== undefined) {
       // A multi-card annotation on a container without GPU resources is still an mGPU intent.
       usesMgpu = true;
+      note(`${prefix}metadata.annotations${keyPath(annotationKey)}`, 'multi-card-annotation');
       gpu = { type: 'none', multiCard: true };
       fieldPaths.set(`containers.${index}.gpu.multiCard`, cardsPath);
     }
@@ -262,6 +402,7 @@ export function readWorkloadObject(
     hasName: typeof metadata.name === 'string',
     hasReplicas: replicas !== undefined,
     unequalLimits,
+    unexpressed,
     objectPath: (requestPath) => fieldPaths.get(requestPath) ?? requestPath,
   };
 }

@@ -244,6 +244,11 @@ export interface RuleParams {
     maxPerPod: number;
     /** The most pods of this request the quota still takes. */
     maxReplicas: number;
+    /**
+     * Only when the request fits once rolled out but not during an edit's rolling update
+     * (`requested` is then its peak): the Deployment's maxSurge and the largest one that fits.
+     */
+    surge?: { maxSurge: number; fits: number };
   };
 }
 

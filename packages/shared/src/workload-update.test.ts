@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { checkRequest, evaluateRequest } from './check.js';
+import { manifestDiff } from './manifest-diff.js';
 import { readWorkloadObject } from './read-workload.js';
 import { type WorkloadRequest, WorkloadRequestSchema } from './request.js';
 import { SEED_REQUEST } from './test-support/seed.js';
-import { applyRequestToObject, diffRequests } from './workload-update.js';
+import { applyRequestToObject, diffRequests, managedFieldsOf } from './workload-update.js';
 
 const MODEL_LABEL = 'machine.cluster.vke.volcengine.com/gpu-name';
 
@@ -192,5 +193,168 @@ describe('diffRequests', () => {
       { path: 'containers.0.gpu.compute', before: '1.2', after: '1.6' },
     ]);
     expect(diffRequests(before, before)).toEqual([]);
+  });
+});
+
+describe('what the form cannot express (readWorkloadObject().unexpressed)', () => {
+  it('lists every field an update keeps as it is, so none is dropped silently', () => {
+    const read = readWorkloadObject(foreignDeployment(), { modelLabel: MODEL_LABEL });
+    const base = 'spec.template.spec';
+    expect(read?.unexpressed).toEqual([
+      { path: `${base}.serviceAccountName`, reason: 'pod-field', kept: true },
+      { path: `${base}.volumes`, reason: 'pod-field', kept: true },
+      { path: `${base}.containers[0].env`, reason: 'container-field', kept: true },
+      { path: `${base}.containers[0].volumeMounts`, reason: 'container-field', kept: true },
+      {
+        path: `${base}.containers[0].resources.requests["cpu"]`,
+        reason: 'other-resource',
+        kept: true,
+      },
+      {
+        path: `${base}.containers[0].resources.limits["cpu"]`,
+        reason: 'other-resource',
+        kept: true,
+      },
+      { path: `${base}.containers[1].args`, reason: 'container-field', kept: true },
+      {
+        path: `${base}.containers[1].resources.requests["cpu"]`,
+        reason: 'other-resource',
+        kept: true,
+      },
+      {
+        path: `${base}.containers[1].resources.requests["memory"]`,
+        reason: 'other-resource',
+        kept: true,
+      },
+    ]);
+  });
+
+  it('marks what an update would rewrite or drop, so the form does not edit such an object', () => {
+    const live = foreignDeployment();
+    const spec = live.spec.template.spec;
+    const worker = spec.containers[0] as unknown as {
+      resources: { requests: Record<string, string>; limits: Record<string, string> };
+    };
+    worker.resources.requests['vke.volcengine.com/mgpu-core'] = '100';
+    const expressions =
+      spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]
+        ?.matchExpressions ?? [];
+    expressions[1] = { key: MODEL_LABEL, operator: 'In', values: ['NVIDIA-L20', 'NVIDIA-A10'] };
+    (live.spec.template.metadata.annotations as Record<string, string>)[
+      'vke.volcengine.com/multiple-mgpu-gone'
+    ] = '2';
+    (spec as Record<string, unknown>).initContainers = [
+      { name: 'warm', image: 'busybox', resources: { limits: { 'nvidia.com/gpu': '1' } } },
+    ];
+    const lost = readWorkloadObject(live, { modelLabel: MODEL_LABEL })?.unexpressed.filter(
+      (field) => !field.kept,
+    );
+    expect(lost).toEqual([
+      {
+        path: 'spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[1]',
+        reason: 'model-requirement',
+        kept: false,
+      },
+      {
+        path: 'spec.template.spec.initContainers[0].resources',
+        reason: 'init-container-gpu',
+        kept: false,
+      },
+      {
+        path: 'spec.template.metadata.annotations["vke.volcengine.com/multiple-mgpu-gone"]',
+        reason: 'multi-card-annotation',
+        kept: false,
+      },
+      {
+        path: 'spec.template.spec.containers[0].resources.requests["vke.volcengine.com/mgpu-core"]',
+        reason: 'gpu-request-not-limit',
+        kept: false,
+      },
+    ]);
+  });
+
+  it('finds nothing in an object the console made, nor in what the API server defaults', () => {
+    const manifest = checkRequest(WorkloadRequestSchema.parse(SEED_REQUEST)).manifest;
+    expect(readWorkloadObject(manifest)?.unexpressed).toEqual([]);
+    const job = checkRequest(
+      WorkloadRequestSchema.parse({ ...SEED_REQUEST, kind: 'Job' }),
+    ).manifest;
+    expect(readWorkloadObject(job)?.unexpressed).toEqual([]);
+    // As kube-apiserver stores it: SetDefaults_PodSpec and SetDefaults_Container filled in.
+    const stored = structuredClone(manifest) as unknown as {
+      spec: {
+        template: { spec: Record<string, unknown> & { containers: Record<string, unknown>[] } };
+      };
+    };
+    Object.assign(stored.spec.template.spec, {
+      dnsPolicy: 'ClusterFirst',
+      restartPolicy: 'Always',
+      schedulerName: 'default-scheduler',
+      securityContext: {},
+      terminationGracePeriodSeconds: 30,
+    });
+    for (const container of stored.spec.template.spec.containers)
+      Object.assign(container, {
+        imagePullPolicy: 'IfNotPresent',
+        terminationMessagePath: '/dev/termination-log',
+        terminationMessagePolicy: 'File',
+      });
+    expect(readWorkloadObject(stored)?.unexpressed).toEqual([]);
+    // Set otherwise, they are someone's choice: listed, and kept.
+    stored.spec.template.spec.terminationGracePeriodSeconds = 5;
+    expect(readWorkloadObject(stored)?.unexpressed).toEqual([
+      { path: 'spec.template.spec.terminationGracePeriodSeconds', reason: 'pod-field', kept: true },
+    ]);
+  });
+});
+
+describe('managedFieldsOf and manifestDiff: the YAML diff before an edit is applied', () => {
+  it('shows only the form fields of the live object, never env or volumes', () => {
+    const managed = managedFieldsOf(foreignDeployment(), { modelLabel: MODEL_LABEL });
+    const text = JSON.stringify(managed);
+    expect(text).not.toContain('TOKEN');
+    expect(text).not.toContain('volumes');
+    expect(text).not.toContain('"cpu"');
+    expect(managed).toMatchObject({
+      kind: 'Deployment',
+      spec: {
+        replicas: 1,
+        template: {
+          metadata: { annotations: { 'vke.volcengine.com/container-multiple-gpu': '2,1' } },
+        },
+      },
+    });
+  });
+
+  it('diffs the live manifest against the edit line by line', () => {
+    const live = foreignDeployment();
+    const request = structuredClone(
+      readWorkloadObject(live, { modelLabel: MODEL_LABEL })?.request as WorkloadRequest,
+    );
+    const gpu = request.containers[0]?.gpu;
+    if (gpu === undefined) throw new Error('GPU container');
+    gpu.compute = '1.6';
+    const before = managedFieldsOf(live, { modelLabel: MODEL_LABEL });
+    // Applying onto the managed fields alone gives the managed fields of the applied object.
+    const after = managedFieldsOf(
+      applyRequestToObject(before, request, shareOf(request), { modelLabel: MODEL_LABEL }),
+      { modelLabel: MODEL_LABEL },
+    );
+    expect(after).toEqual(
+      managedFieldsOf(
+        applyRequestToObject(live, request, shareOf(request), { modelLabel: MODEL_LABEL }),
+        { modelLabel: MODEL_LABEL },
+      ),
+    );
+    const changed = manifestDiff(before, after).filter((line) => line.change !== 'same');
+    expect(changed).toEqual([
+      { change: 'removed', text: '        vke.volcengine.com/container-multiple-gpu: 2,1' },
+      { change: 'added', text: '        vke.volcengine.com/multiple-mgpu-worker: "2"' },
+      { change: 'removed', text: '              vke.volcengine.com/mgpu-core: "120"' },
+      { change: 'added', text: '              vke.volcengine.com/mgpu-core: "160"' },
+      { change: 'removed', text: '              vke.volcengine.com/mgpu-core: "120"' },
+      { change: 'added', text: '              vke.volcengine.com/mgpu-core: "160"' },
+    ]);
+    expect(manifestDiff(before, before).every((line) => line.change === 'same')).toBe(true);
   });
 });

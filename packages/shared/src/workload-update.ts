@@ -201,3 +201,84 @@ export function diffRequests(before: WorkloadRequest, after: WorkloadRequest): R
     return was === now ? [] : [{ path, before: was, after: now }];
   });
 }
+
+/** The model-label requirements of the pod's required node affinity, each term kept in place. */
+function modelAffinityOf(podSpec: Json, modelLabel: string): Json | undefined {
+  const affinity = isObject(podSpec.affinity) ? podSpec.affinity : {};
+  const nodeAffinity = isObject(affinity.nodeAffinity) ? affinity.nodeAffinity : {};
+  const required = isObject(nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution)
+    ? nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
+    : {};
+  const terms = Array.isArray(required.nodeSelectorTerms) ? required.nodeSelectorTerms : [];
+  const modelTerms = terms.flatMap((term) => {
+    const expressions =
+      isObject(term) && Array.isArray(term.matchExpressions) ? term.matchExpressions : [];
+    const model = expressions.filter((e) => isObject(e) && e.key === modelLabel);
+    return model.length > 0 ? [{ matchExpressions: model }] : [];
+  });
+  return modelTerms.length > 0
+    ? {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: modelTerms },
+        },
+      }
+    : undefined;
+}
+
+/**
+ * The object cut down to the fields the form manages — what `applyRequestToObject` reads and
+ * writes: kind, name, replicas (a Job's parallelism), the pod template's mGPU annotations, each
+ * container's name, image and GPU resources, and the GPU-model pin. The edit form's YAML diff
+ * compares two of these, so env values, volumes and the rest of the spec never leave the BFF.
+ */
+export function managedFieldsOf(object: Json, options: ManifestOptions = {}): Json {
+  const modelLabel = options.modelLabel ?? VKE.defaultModelLabel;
+  const metadata = isObject(object.metadata) ? object.metadata : {};
+  const spec = isObject(object.spec) ? object.spec : {};
+  const template = isObject(spec.template) ? spec.template : {};
+  const podMeta = isObject(template.metadata) ? template.metadata : {};
+  const podSpec = isObject(template.spec) ? template.spec : {};
+  const annotations = Object.fromEntries(
+    Object.entries(isObject(podMeta.annotations) ? podMeta.annotations : {}).filter(([key]) =>
+      isFormAnnotation(key),
+    ),
+  );
+  const gpuOnly = (side: unknown) => {
+    const kept = Object.fromEntries(
+      Object.entries(isObject(side) ? side : {}).filter(([key]) => GPU_RESOURCES.includes(key)),
+    );
+    return Object.keys(kept).length > 0 ? kept : undefined;
+  };
+  const containers = (Array.isArray(podSpec.containers) ? podSpec.containers : []).map((raw) => {
+    const container = isObject(raw) ? raw : {};
+    const resources = isObject(container.resources) ? container.resources : {};
+    const requests = gpuOnly(resources.requests);
+    const limits = gpuOnly(resources.limits);
+    return {
+      name: container.name,
+      image: container.image,
+      ...(requests || limits
+        ? { resources: { ...(limits ? { limits } : {}), ...(requests ? { requests } : {}) } }
+        : {}),
+    };
+  });
+  const selector = isObject(podSpec.nodeSelector) ? podSpec.nodeSelector[modelLabel] : undefined;
+  const affinity = modelAffinityOf(podSpec, modelLabel);
+  const replicasField = object.kind === 'Job' ? 'parallelism' : 'replicas';
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    metadata: { name: metadata.name, namespace: metadata.namespace },
+    spec: {
+      ...(spec[replicasField] !== undefined ? { [replicasField]: spec[replicasField] } : {}),
+      template: {
+        ...(Object.keys(annotations).length > 0 ? { metadata: { annotations } } : {}),
+        spec: {
+          containers,
+          ...(selector !== undefined ? { nodeSelector: { [modelLabel]: selector } } : {}),
+          ...(affinity !== undefined ? { affinity } : {}),
+        },
+      },
+    },
+  };
+}

@@ -11,6 +11,7 @@ import {
   type PoolSummary,
   poolOf,
   poolSummaries,
+  type QuotaRollout,
 } from '@mgpu/shared';
 import type { BffContext } from '../trpc/context.js';
 
@@ -78,9 +79,11 @@ export function currentQuotas(ctx: BffContext): NamespaceQuota[] | undefined {
 export function inventoryOf(
   pools: readonly PoolSummary[],
   quotas?: readonly NamespaceQuota[],
+  rollout?: QuotaRollout,
 ): GpuInventory {
   return {
     ...(quotas !== undefined ? { quotas } : {}),
+    ...(rollout !== undefined ? { rollout } : {}),
     pools: pools.map(
       (pool): GpuPool => ({
         model: pool.model,

@@ -1,6 +1,7 @@
 import {
   APP_LABEL,
   MANAGED_BY_LABEL,
+  managedFieldsOf,
   readWorkloadObject,
   VKE,
   WorkloadDetailSchema,
@@ -22,7 +23,8 @@ const pick = (from: Record<string, string> | undefined, keep: (key: string) => b
 /**
  * `workload.get`: one Deployment, StatefulSet or Job (the first kind with that name unless the
  * input names one), read from the API server — its resourceVersion is what an edit sends back —
- * into the form's request, with its status.
+ * into the form's request, with its status, what the request cannot express (paths only) and
+ * the object cut to the form's fields for the edit form's YAML diff.
  */
 export const workloadGet = publicProcedure
   .input(WorkloadLookupSchema)
@@ -45,5 +47,10 @@ export const workloadGet = publicProcedure
       },
       labels: pick(deployment.metadata?.labels, (key) => CONSOLE_LABELS.has(key)),
       annotations: pick(deployment.spec?.template.metadata?.annotations, isConsoleAnnotation),
+      unexpressed: read?.unexpressed ?? [],
+      manifest: managedFieldsOf(deployment as unknown as Record<string, unknown>, {
+        modelLabel: ctx.modelLabel,
+      }),
+      modelLabel: ctx.modelLabel,
     };
   });

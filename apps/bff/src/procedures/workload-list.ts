@@ -69,38 +69,35 @@ export function summarizeWorkload(
 }
 
 /**
- * `workload.list`: the Deployments, StatefulSets and Jobs that use GPUs (or that the console
- * made), newest first.
+ * The Deployments, StatefulSets and Jobs that use GPUs (or that the console made), newest
+ * first, in one namespace or all: `workload.list` and every `workload.watch` event.
  */
+export function listWorkloads(ctx: BffContext, namespace?: string): WorkloadSummary[] {
+  // One pass over the records for every workload, not one per workload.
+  const recordsOf = new Map<string, AllocationRecord[]>();
+  for (const record of ctx.allocations.snapshot(namespace ? { namespace } : {})) {
+    const key = `${record.namespace}/${record.workload}`;
+    recordsOf.set(key, [...(recordsOf.get(key) ?? []), record]);
+  }
+  return ctx.cluster.workloads
+    .listAll()
+    .filter((object) => !namespace || object.metadata?.namespace === namespace)
+    .map((object) =>
+      summarizeWorkload(
+        ctx,
+        object,
+        recordsOf.get(`${object.metadata?.namespace}/${object.metadata?.name}`) ?? [],
+      ),
+    )
+    .filter((summary) => summary.managedByConsole || summary.containers.length > 0)
+    .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
+}
+
+/** `workload.list` (spec §8): the operator's mGPU workloads now; `workload.watch` keeps them live. */
 export const workloadList = publicProcedure
   .input(z.object({ namespace: z.string().optional() }).optional())
   .output(z.array(WorkloadSummarySchema))
-  .query(async ({ ctx, input }) => {
-    // One pass over the records for every workload, not one per workload.
-    const recordsOf = new Map<string, AllocationRecord[]>();
-    for (const record of ctx.allocations.snapshot(
-      input?.namespace ? { namespace: input.namespace } : {},
-    )) {
-      const key = `${record.namespace}/${record.workload}`;
-      recordsOf.set(key, [...(recordsOf.get(key) ?? []), record]);
-    }
-    const workloads = ctx.cluster.workloads
-      .listAll()
-      .filter((object) => !input?.namespace || object.metadata?.namespace === input.namespace);
-    // A signed-in operator sees the workloads of the namespaces they may list pods in.
-    const visible = await visibleItems(
-      ctx,
-      workloads.map((object) => ({ namespace: object.metadata?.namespace ?? 'default', object })),
-    );
-    return visible
-      .map(({ object }) => object)
-      .map((object) =>
-        summarizeWorkload(
-          ctx,
-          object,
-          recordsOf.get(`${object.metadata?.namespace}/${object.metadata?.name}`) ?? [],
-        ),
-      )
-      .filter((summary) => summary.managedByConsole || summary.containers.length > 0)
-      .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
-  });
+  // A signed-in operator sees the workloads of the namespaces they may list pods in.
+  .query(async ({ ctx, input }) => [
+    ...(await visibleItems(ctx, listWorkloads(ctx, input?.namespace))),
+  ]);

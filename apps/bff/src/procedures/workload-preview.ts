@@ -7,15 +7,20 @@ import {
   type CreatableKind,
   checkRequest,
   describeRejections,
+  diffRequests,
   type Lang,
   type NodeState,
   PreviewInputSchema,
   type PreviewResult,
   PreviewResultSchema,
   placePod,
+  podChargesQuota,
   podDemandOf,
+  podQuotaUsage,
+  type QuotaRollout,
   quotasWithout,
   readPodClaims,
+  readWorkloadObject,
   releaseAllocation,
   type WorkloadRequest,
 } from '@mgpu/shared';
@@ -51,10 +56,45 @@ function ownPods(ctx: BffContext, replacing: Replacing) {
   return { live, pods };
 }
 
+/** A live Deployment's maxSurge for `replicas`, as its controller resolves it; 0 if it recreates. */
+function maxSurgeOf(live: ReturnType<typeof ownPods>['live'], replicas: number): number {
+  if (live?.kind !== 'Deployment' || live.spec?.strategy?.type === 'Recreate') return 0;
+  return resolveFenceposts(
+    live.spec?.strategy?.rollingUpdate?.maxSurge,
+    live.spec?.strategy?.rollingUpdate?.maxUnavailable,
+    replicas,
+  ).maxSurge;
+}
+
+/**
+ * The rolling update this edit starts, for `quota-exceeded`: only a RollingUpdate Deployment
+ * whose pod template changes (a change of replicas alone is a scale, no rollout) overlaps old
+ * and new pods, up to maxSurge of them, resolved for the edited replicas as the controller does.
+ */
+function rolloutOf(
+  ctx: BffContext,
+  request: WorkloadRequest,
+  own: ReturnType<typeof ownPods>,
+  now: number,
+): QuotaRollout | undefined {
+  const maxSurge = maxSurgeOf(own.live, request.replicas);
+  if (own.live === undefined || maxSurge === 0) return undefined;
+  const before = readWorkloadObject(own.live, { modelLabel: ctx.modelLabel });
+  const template = before
+    ? diffRequests(before.request, request).some((change) => change.path !== 'replicas')
+    : true;
+  if (!template) return undefined;
+  const replaced = own.pods
+    .filter((pod) => podChargesQuota(pod, now))
+    .map((pod) => podQuotaUsage(pod.spec ?? {}));
+  return { maxSurge, replaced };
+}
+
 /**
  * The check with the cluster-aware rules, against the cluster as the informers see it now. An
  * edit (`replacing`) is charged against its namespace's quotas without its own current pods:
- * `status.used` counts them, and the edited pods take their place rather than join them.
+ * `status.used` counts them, and the edited pods take their place rather than join them —
+ * at the peak of a rolling update beside up to maxSurge of them (`rolloutOf`).
  */
 export function checkWithCluster(
   ctx: BffContext,
@@ -67,15 +107,18 @@ export function checkWithCluster(
   // its own rules only rather than blame it for a cluster nobody has seen yet.
   const known = ctx.cluster.nodes.health.synced;
   const listed = currentQuotas(ctx);
+  const now = Date.now();
+  const own = listed !== undefined && replacing !== undefined ? ownPods(ctx, replacing) : undefined;
   const quotas =
-    listed !== undefined && replacing !== undefined
-      ? quotasWithout(listed, replacing.namespace, ownPods(ctx, replacing).pods, Date.now())
+    listed !== undefined && replacing !== undefined && own !== undefined
+      ? quotasWithout(listed, replacing.namespace, own.pods, now)
       : listed;
+  const rollout = own !== undefined ? rolloutOf(ctx, request, own, now) : undefined;
   // Unset, the namespace-reserved rule keeps DEFAULT_RESERVED_NAMESPACES.
   const options: CheckOptions = {
     lang,
     modelLabel: ctx.modelLabel,
-    ...(known ? { inventory: inventoryOf(currentPools(ctx), quotas) } : {}),
+    ...(known ? { inventory: inventoryOf(currentPools(ctx), quotas, rollout) } : {}),
     ...(ctx.reservedNamespaces ? { reservedNamespaces: ctx.reservedNamespaces } : {}),
   };
   const check = checkRequest(request, options);
@@ -95,14 +138,7 @@ function statesWithout(
 ): readonly NodeState[] {
   const { live, pods } = ownPods(ctx, replacing);
   if (live === undefined || live.kind === 'Job') return states;
-  const surge =
-    live.kind === 'Deployment' && live.spec?.strategy?.type !== 'Recreate'
-      ? resolveFenceposts(
-          live.spec?.strategy?.rollingUpdate?.maxSurge,
-          live.spec?.strategy?.rollingUpdate?.maxUnavailable,
-          live.spec?.replicas ?? 1,
-        ).maxSurge
-      : 0;
+  const surge = maxSurgeOf(live, live.spec?.replicas ?? 1);
   const freed = pods.slice(0, Math.max(0, pods.length - surge));
   if (freed.length === 0) return states;
   return states.map((state) => {

@@ -5,7 +5,9 @@ import {
   type ProgressStage,
   placePod,
   podDemandOf,
+  podQuotaUsage,
   type Rejection,
+  readRollout,
   schedulerCards,
   type WorkloadProgress,
   WorkloadProgressSchema,
@@ -14,7 +16,7 @@ import {
 } from '@mgpu/shared';
 import { tracked } from '@trpc/server';
 import { z } from 'zod';
-import { currentNodeStates } from '../cluster/inventory.js';
+import { currentNodeStates, currentQuotas } from '../cluster/inventory.js';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
 import { requireListPods } from '../identity/filtered-reads.js';
 import { ChangeSignal } from '../live/change-signal.js';
@@ -47,6 +49,25 @@ function rejectionsOf(ctx: BffContext, pod: V1Pod): { rejections?: Rejection[] }
     modelLabel,
   });
   return result.ok ? {} : { rejections: result.rejections };
+}
+
+/**
+ * Whether one more pod of the workload's template would be refused by its namespace's quotas,
+ * charged as the API server charges it (`podQuotaUsage`): the rollout then stalls on quota.
+ */
+function quotaRefusesNewPod(ctx: BffContext, workload: LiveWorkload): boolean {
+  const namespace = workload.metadata?.namespace;
+  const charge = podQuotaUsage(workload.spec?.template?.spec ?? {});
+  return (currentQuotas(ctx) ?? []).some(
+    (quota) =>
+      quota.namespace === namespace &&
+      Object.entries(charge).some(
+        ([resource, amount]) =>
+          quota.hard[resource] !== undefined &&
+          amount > 0 &&
+          (quota.used[resource] ?? 0) + amount > (quota.hard[resource] ?? 0),
+      ),
+  );
 }
 
 /** The workload's live timeline: created → scheduled → running → verified (or failed, and why). */
@@ -148,6 +169,10 @@ export function workloadProgress(
               : `${records.length} instance(s)`,
         },
   ];
+  const rollout = readRollout(deployment, pods, {
+    modelLabel: ctx.modelLabel,
+    quotaRefusesNewPod: quotaRefusesNewPod(ctx, deployment),
+  });
   const failed = stages.some((stage) => stage.state === 'failed');
   const done = stages.every((stage) => stage.state === 'done');
   return {
@@ -159,6 +184,8 @@ export function workloadProgress(
     replicas: { desired, ready: running.length },
     pods: podViews,
     records,
+    // Old and new pods of a rolling update, from the same pods the timeline reads.
+    ...(rollout !== undefined ? { rollout } : {}),
   };
 }
 

@@ -23,6 +23,15 @@ export const en = translationOf<typeof zhCN>()({
   'session.signIn': 'Sign in',
   'session.wrongToken': "That is not this console's token: use the --token it was started with.",
   'session.failed': 'Sign-in failed: the console did not answer. Try again shortly.',
+  'session.modeToken': 'Sign-in: the console access token (--token)',
+  'session.modeKubernetes': 'Sign-in: your own Kubernetes identity (--auth kubernetes)',
+  'session.explainKubernetes':
+    'This console reaches the cluster as you: paste your Kubernetes token (for example the output of kubectl create token). What you may do is up to the cluster RBAC; the token stays on the console server, out of reach of page scripts.',
+  'session.kubernetesToken': 'Kubernetes token',
+  'session.refusedKubernetes':
+    'The Kubernetes API server did not accept that token (unknown, expired or revoked).',
+  'session.signedInAs': 'Signed in as {user}',
+  'session.signOut': 'Sign out',
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,
@@ -98,6 +107,29 @@ export const en = translationOf<typeof zhCN>()({
     'This object was not created by the console: applying changes only the fields of the form; everything else (labels, volumes, env, other annotations, other resources of the containers) stays as it is.',
   'edit.jobFixed':
     "A Job's pod template cannot change after it is created: only its replicas (parallelism) can.",
+  'edit.yamlDiff': 'YAML diff against the live object (the fields the form manages)',
+  'edit.yamlDiffPending': 'Fix the problems above to see the YAML that will be applied.',
+  'edit.yamlDiffSame': 'The YAML is the same as the live object.',
+  'edit.keptFields':
+    'The form does not show these fields of the object; an update keeps them exactly as they are:',
+  'edit.readOnly.title': 'This object cannot be edited in the form',
+  'edit.readOnly.explain':
+    'The request the form edits cannot express the fields below: applying would rewrite or drop them. Edit the object with kubectl instead.',
+  'edit.readOnly.yaml': 'The object as the console reads it (the fields the form manages)',
+  'edit.readOnly.kubectl': 'Edit the whole object with:',
+  'edit.unexpressed.pod-field': 'pod field the form does not show',
+  'edit.unexpressed.container-field': 'container setting the form does not show',
+  'edit.unexpressed.other-resource': 'resource other than GPU',
+  'edit.unexpressed.gpu-request-not-limit':
+    'a GPU request that differs from its limit (the form writes one value for both)',
+  'edit.unexpressed.mixed-gpu-resources':
+    'mGPU and whole nvidia cards in one container (the form has one GPU type per container)',
+  'edit.unexpressed.multi-card-annotation':
+    'a multi-card annotation the form would not write again (no mGPU container of that name)',
+  'edit.unexpressed.model-requirement':
+    'a GPU-model requirement other than one model (several models, NotIn, Exists, or different models in different places)',
+  'edit.unexpressed.init-container-gpu':
+    'GPU resources on an init container (the form neither shows nor checks them)',
   'result.edit': 'Edit',
   'nav.workloads': 'Workloads',
   'workloads.title': 'mGPU workloads',
@@ -174,6 +206,20 @@ export const en = translationOf<typeof zhCN>()({
   'result.outcome.absent': 'Absent',
   'result.replicas': 'Ready replicas {ready}/{desired}',
   'result.instances': 'Per-card allocation (one row per mGPU instance)',
+  'result.rollout.title': 'Rolling update',
+  'result.rollout.counts':
+    '{updated}/{desired} updated, {ready} ready, {available} available; {old} old pod(s) left',
+  'result.rollout.state.complete': 'Complete: every pod runs the current template',
+  'result.rollout.state.progressing': 'In progress',
+  'result.rollout.state.stalled': 'Stalled',
+  'result.rollout.stall.progress-deadline':
+    'The progress deadline passed (spec.progressDeadlineSeconds) without the new pods becoming available.',
+  'result.rollout.stall.quota-refused':
+    "The namespace's ResourceQuota refuses the new pods: lower maxSurge or the request, or have the quota raised.",
+  'result.rollout.stall.unschedulable': 'A new pod fits on no node (see Progress above).',
+  'result.rollout.new': 'New revision',
+  'result.rollout.old': 'Old revision',
+  'result.rollout.cards': 'Cards',
   'result.noInstances': 'No mGPU instances yet.',
   'result.col.pod': 'Pod',
   'result.col.container': 'Container',

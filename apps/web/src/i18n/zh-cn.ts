@@ -22,6 +22,14 @@ export const zhCN = {
   'session.signIn': '登录',
   'session.wrongToken': '令牌不正确：请使用此控制台启动时的 --token。',
   'session.failed': '登录失败：控制台无响应，请稍后重试。',
+  'session.modeToken': '登录方式：控制台访问令牌（--token）',
+  'session.modeKubernetes': '登录方式：您自己的 Kubernetes 身份（--auth kubernetes）',
+  'session.explainKubernetes':
+    '此控制台以您自己的 Kubernetes 身份访问集群：粘贴您的 Kubernetes 令牌（例如 kubectl create token 的输出）。能做什么由集群的 RBAC 决定；令牌只保存在控制台服务端，页面脚本读不到。',
+  'session.kubernetesToken': 'Kubernetes 令牌',
+  'session.refusedKubernetes': 'Kubernetes API 服务器不接受该令牌（未知、已过期或已吊销）。',
+  'session.signedInAs': '已登录：{user}',
+  'session.signOut': '退出登录',
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,
@@ -93,6 +101,25 @@ export const zhCN = {
   'edit.notManaged':
     '该对象不是由本控制台创建的：应用只修改表单中的字段，其余内容（标签、卷、环境变量、其他注解和容器的其他资源）保持不变。',
   'edit.jobFixed': 'Job 创建后其 Pod 模板不可修改：只能修改副本数（parallelism）。',
+  'edit.yamlDiff': 'YAML 差异（与集群中的对象对比，仅表单管理的字段）',
+  'edit.yamlDiffPending': '请先修正上面的问题，再查看将要应用的 YAML。',
+  'edit.yamlDiffSame': 'YAML 与集群中的对象相同。',
+  'edit.keptFields': '表单不显示该对象的以下字段；更新时它们保持原样：',
+  'edit.readOnly.title': '该对象无法在表单中编辑',
+  'edit.readOnly.explain':
+    '表单编辑的请求无法表达以下字段：应用会改写或丢弃它们。请改用 kubectl 编辑该对象。',
+  'edit.readOnly.yaml': '控制台读取到的对象（表单管理的字段）',
+  'edit.readOnly.kubectl': '用以下命令编辑整个对象：',
+  'edit.unexpressed.pod-field': '表单不显示的 Pod 字段',
+  'edit.unexpressed.container-field': '表单不显示的容器设置',
+  'edit.unexpressed.other-resource': 'GPU 以外的资源',
+  'edit.unexpressed.gpu-request-not-limit': 'GPU 请求值与限制值不同（表单为两者写入同一个值）',
+  'edit.unexpressed.mixed-gpu-resources':
+    '同一容器同时申请 mGPU 与整卡 nvidia（表单每个容器只有一种 GPU 类型）',
+  'edit.unexpressed.multi-card-annotation': '表单不会再写入的多卡注解（没有同名的 mGPU 容器）',
+  'edit.unexpressed.model-requirement':
+    '不是单一型号的显卡型号要求（多个型号、NotIn、Exists，或不同位置要求不同型号）',
+  'edit.unexpressed.init-container-gpu': 'Init 容器上的 GPU 资源（表单既不显示也不校验）',
   'result.edit': '编辑',
   'nav.workloads': '工作负载',
   'workloads.title': 'mGPU 工作负载',
@@ -169,6 +196,20 @@ export const zhCN = {
   'result.outcome.absent': '不存在',
   'result.replicas': '就绪副本 {ready}/{desired}',
   'result.instances': '每卡分配（每个 mGPU 实例一行）',
+  'result.rollout.title': '滚动更新',
+  'result.rollout.counts':
+    '已更新 {updated}/{desired}，就绪 {ready}，可用 {available}；剩余旧 Pod {old} 个',
+  'result.rollout.state.complete': '已完成：所有 Pod 均运行当前模板',
+  'result.rollout.state.progressing': '进行中',
+  'result.rollout.state.stalled': '已停滞',
+  'result.rollout.stall.progress-deadline':
+    '超过进度期限（spec.progressDeadlineSeconds），新 Pod 仍未可用。',
+  'result.rollout.stall.quota-refused':
+    '命名空间的资源配额拒绝了新 Pod：请降低 maxSurge 或申请量，或请管理员提高配额。',
+  'result.rollout.stall.unschedulable': '有新 Pod 无法调度到任何节点（见上方进度）。',
+  'result.rollout.new': '新版本',
+  'result.rollout.old': '旧版本',
+  'result.rollout.cards': '显卡',
   'result.noInstances': '还没有 mGPU 实例。',
   'result.col.pod': 'Pod',
   'result.col.container': '容器',

@@ -6,12 +6,12 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { stringify } from 'yaml';
 import { z } from 'zod';
 import { type CheckResult, checkRequest } from '../check.js';
 import type { GpuInventory } from '../inventory.js';
 import { type LintFinding, lintManifests, ManifestParseError } from '../lint.js';
 import { buildHeadlessService } from '../manifest.js';
+import { manifestYaml } from '../manifest-diff.js';
 import { type WorkloadRequest, WorkloadRequestSchema } from '../request.js';
 import { isLang, type Lang } from '../rules.js';
 
@@ -166,11 +166,7 @@ async function manifest(args: string[]): Promise<number> {
     result.manifest.kind === 'StatefulSet'
       ? [result.manifest, buildHeadlessService(parsed)]
       : [result.manifest];
-  process.stdout.write(
-    documents
-      .map((document) => stringify(document, { aliasDuplicateObjects: false }))
-      .join('---\n'),
-  );
+  process.stdout.write(documents.map((document) => manifestYaml(document)).join('---\n'));
   return 0;
 }
 

@@ -5,13 +5,17 @@ import {
   type WorkloadRequest,
 } from '@mgpu/shared';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { PlainButton } from '../../components/plain-button.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { mutationFailure, WorkloadForm } from '../create-workload/create-workload-page.js';
 import { useDraft } from '../create-workload/draft-store.js';
+import { KeptFields, ReadOnlyWorkload } from './unexpressed-fields.js';
+
+// `yaml` and `diff` come with it: the edit page's own chunk, never the creation form's.
+const YamlDiffPanel = lazy(() => import('./yaml-diff-panel.js'));
 
 const shown = (value: RequestChange['before'], empty: string) =>
   value === null || value === '' ? empty : String(value);
@@ -76,6 +80,12 @@ function EditForm({ live, onReload }: EditFormProps) {
       {live.managedByConsole ? null : <p className="form-note">{t('edit.notManaged')}</p>}
       {live.kind === 'Job' ? <p className="form-note">{t('edit.jobFixed')}</p> : null}
       <ChangesPanel live={live.request} />
+      <KeptFields fields={live.unexpressed.filter((field) => field.kept)} />
+      {live.manifest ? (
+        <Suspense fallback={<p className="loading">{t('yaml.loading')}</p>}>
+          <YamlDiffPanel live={live.manifest} modelLabel={live.modelLabel} />
+        </Suspense>
+      ) : null}
       {conflict ? (
         <div role="alert" className="form-alert" data-rule="conflict">
           <p>{t('edit.conflict')}</p>
@@ -122,7 +132,8 @@ function EditForm({ live, onReload }: EditFormProps) {
 /**
  * `/workloads/<namespace>/<name>/edit` (spec §8): the creation form filled from the live object
  * (`workload.get`, read back by `readWorkloadObject`), the same live rules, per-card panel and
- * placement preview, the changed fields before applying, and `workload.update`.
+ * placement preview, the changed fields and the YAML diff before applying, and
+ * `workload.update`. An object the form cannot round-trip is shown read-only, saying why.
  */
 export function EditWorkloadPage() {
   const { t } = useI18n();
@@ -143,6 +154,9 @@ export function EditWorkloadPage() {
     );
   }
   if (!live.data) return <p className="loading">{t('edit.loading')}</p>;
+  // Fields the form would rewrite or drop: no form, but why, the YAML and the kubectl command.
+  if (live.data.unexpressed.some((field) => !field.kept))
+    return <ReadOnlyWorkload live={live.data} />;
   return (
     // A reload brings a new resourceVersion: the form starts again from the live values.
     <EditForm

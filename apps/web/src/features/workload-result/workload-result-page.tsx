@@ -12,6 +12,7 @@ import { Link, useParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { type Translate, useI18n } from '../../i18n/i18n.js';
 import { DeleteWorkload } from './delete-workload.js';
+import { RolloutPanel } from './rollout-panel.js';
 
 const STATE_COLOR: Record<ProgressStage['state'], string> = {
   done: 'green',
@@ -265,6 +266,7 @@ export function WorkloadResultPage() {
           </p>
           <h2 className="section-title">{t('result.timeline')}</h2>
           <ProgressTimeline progress={progress} />
+          <RolloutPanel progress={progress} />
           <h2 className="section-title">{t('result.instances')}</h2>
           <InstanceTable records={progress.records} />
         </>

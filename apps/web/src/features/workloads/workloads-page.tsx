@@ -1,5 +1,6 @@
 import { CREATABLE_KINDS, isCreatableKind, type WorkloadSummary } from '@mgpu/shared';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSubscription } from '@trpc/tanstack-react-query';
 import { Alert, Table, type TableColumnsType, Tag } from 'antd';
 import { useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -10,9 +11,7 @@ import { TextInput } from '../../components/text-input.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { useDashboardI18n } from '../allocations/i18n/dashboard-i18n.js';
 import { QuotaOverview } from '../allocations/quota-overview.js';
-
-/** How often the list is read again: the informers behind it are live, the page polls them. */
-const REFRESH_MS = 2000;
+import { applyWorkloadEvent } from './workload-list-model.js';
 
 const VERIFICATION_COLOR = { verified: 'green', drift: 'red', unknown: 'default' } as const;
 
@@ -77,15 +76,29 @@ function WorkloadsQuotas({ namespace }: { namespace: string }) {
 
 /**
  * `/workloads` (spec §8): the operator's mGPU workloads of every kind the console reads, with
- * ready / wanted replicas, per-card shares, policy, model and verification, re-read every
- * 2 s; filters and search are URL parameters, so a view can be linked. Below them the
+ * ready / wanted replicas, per-card shares, policy, model and verification, kept live by
+ * `workload.watch` (its events written into `workload.list`'s cache); filters and search are URL parameters, so a view can be linked. Below them the
  * namespace's quota used / limit, so an edit or a scale-up can be weighed against it.
  */
 export function WorkloadsPage() {
   const { t } = useI18n();
   const trpc = useTRPC();
   const [params, setParams] = useSearchParams();
-  const list = useQuery({ ...trpc.workload.list.queryOptions(), refetchInterval: REFRESH_MS });
+  const queryClient = useQueryClient();
+  const listOptions = trpc.workload.list.queryOptions();
+  // The query's cache is what the table reads; the stream keeps it current, no polling.
+  const list = useQuery({ ...listOptions, staleTime: Number.POSITIVE_INFINITY });
+  const watch = useSubscription(
+    trpc.workload.watch.subscriptionOptions(
+      {},
+      {
+        onData: (event) =>
+          queryClient.setQueryData(listOptions.queryKey, (current) =>
+            applyWorkloadEvent(current, event.data),
+          ),
+      },
+    ),
+  );
   const namespace = params.get('namespace') ?? '';
   const kind = params.get('kind') ?? '';
   const verification = params.get('verification') ?? '';
@@ -230,6 +243,7 @@ export function WorkloadsPage() {
         </label>
       </div>
       {list.error ? <Alert type="error" showIcon message={list.error.message} /> : null}
+      {watch.error ? <Alert type="error" showIcon message={watch.error.message} /> : null}
       <Table<WorkloadSummary>
         rowKey={(item) => `${item.kind}/${item.namespace}/${item.name}`}
         columns={columns}

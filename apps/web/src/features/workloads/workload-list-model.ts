@@ -1,0 +1,25 @@
+import type { WorkloadListEvent, WorkloadSummary } from '@mgpu/shared';
+
+const keyOf = (workload: WorkloadSummary) =>
+  `${workload.kind}/${workload.namespace}/${workload.name}`;
+
+/** Newest first, as `workload.list` orders them. */
+const newestFirst = (a: WorkloadSummary, b: WorkloadSummary) =>
+  (b.createdAt ?? '').localeCompare(a.createdAt ?? '');
+
+/**
+ * The list after one `workload.watch` event: a snapshot replaces it, an upsert adds or
+ * replaces workloads by kind, namespace and name, a delete removes them.
+ */
+export function applyWorkloadEvent(
+  list: readonly WorkloadSummary[] | undefined,
+  event: WorkloadListEvent,
+): WorkloadSummary[] {
+  if (event.type === 'snapshot') return [...event.workloads];
+  const held = new Map((list ?? []).map((workload) => [keyOf(workload), workload]));
+  for (const workload of event.workloads) {
+    if (event.type === 'delete') held.delete(keyOf(workload));
+    else held.set(keyOf(workload), workload);
+  }
+  return [...held.values()].sort(newestFirst);
+}
