@@ -8,7 +8,45 @@ import {
   RbacAuthorizationV1Api,
   type RbacV1Subject,
 } from '@kubernetes/client-node';
+import type { AllocationEvent, AllocationRecord } from '@mgpu/shared';
 import type { Operator } from '../identity/operator.js';
+import { appRouter } from '../router.js';
+import type { BffContext } from '../trpc/context.js';
+import { createCallerFactory } from '../trpc/init.js';
+import { trackedData } from './bff-harness.js';
+
+const createCaller = createCallerFactory(appRouter);
+
+/** The router called as `operator` would call it through a signed-in session. */
+export const operatorCaller = (context: BffContext, operator: Operator, signal?: AbortSignal) =>
+  createCaller({ ...context, operator }, signal ? { signal } : {});
+
+/** `allocations.watch` as `operator`, applied as the dashboard applies it: what they hold now. */
+export async function watchAllocationsAs(context: BffContext, operator: Operator) {
+  const abort = new AbortController();
+  const records = new Map<string, AllocationRecord>();
+  const stream = await operatorCaller(context, operator, abort.signal).allocations.watch({});
+  const done = (async () => {
+    try {
+      for await (const item of stream) {
+        const event = trackedData<AllocationEvent>(item);
+        if (event.type === 'snapshot') records.clear();
+        for (const record of event.records)
+          if (event.type === 'delete') records.delete(record.id);
+          else records.set(record.id, record);
+      }
+    } catch (error) {
+      if (!(error instanceof Error && error.name === 'AbortError')) throw error;
+    }
+  })();
+  return {
+    namespaces: () => new Set([...records.values()].map((record) => record.namespace)),
+    async stop() {
+      abort.abort();
+      await done;
+    },
+  };
+}
 
 /** `cluster`'s API server (and its CA) with `token` as the only credential. */
 export function kubeConfigWithToken(cluster: KubeConfig, token: string): KubeConfig {
