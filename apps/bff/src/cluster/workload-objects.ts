@@ -217,6 +217,26 @@ export class WorkloadObjects {
     throw notFound;
   }
 
+  /**
+   * Every kind's object of that name (Deployment, StatefulSet, Job order), from the API server;
+   * none at all is the first kind's 404, as `find` answers.
+   */
+  async findEvery(namespace: string, name: string): Promise<LiveWorkload[]> {
+    let notFound: unknown;
+    const found = await Promise.all(
+      CREATABLE_KINDS.map((kind) =>
+        this.read(kind, namespace, name).catch((error: unknown) => {
+          if (toKubeError(error).code !== 404) throw error;
+          notFound ??= error;
+          return undefined;
+        }),
+      ),
+    );
+    const live = found.filter((object) => object !== undefined);
+    if (live.length === 0) throw notFound;
+    return live;
+  }
+
   /** Objects of that kind in every namespace with these labels, from the API server. */
   listLabelled(kind: CreatableKind, labelSelector: string): Promise<LiveWorkload[]> {
     return this.call(async () => {
@@ -275,9 +295,18 @@ export class WorkloadObjects {
     });
   }
 
-  /** Foreground: its pods (and a StatefulSet's Service) go before it does. */
-  delete(kind: CreatableKind, namespace: string, name: string): Promise<void> {
-    const request = { namespace, name, body: { propagationPolicy: 'Foreground' } };
+  /**
+   * Foreground: its pods (and a StatefulSet's Service) go before it does. With `preconditions`
+   * only that very object at that version goes: another one is the API server's 409.
+   */
+  delete(
+    kind: CreatableKind,
+    namespace: string,
+    name: string,
+    preconditions?: { uid: string; resourceVersion: string },
+  ): Promise<void> {
+    const body = { propagationPolicy: 'Foreground', ...(preconditions ? { preconditions } : {}) };
+    const request = { namespace, name, body };
     return this.call(async () => {
       if (kind === 'Deployment') await this.apps.deleteNamespacedDeployment(request);
       else if (kind === 'StatefulSet') await this.apps.deleteNamespacedStatefulSet(request);
