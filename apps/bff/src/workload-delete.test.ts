@@ -2,15 +2,13 @@ import { AppsV1Api, type V1Deployment, type V1StatefulSet } from '@kubernetes/cl
 import { mergePatch } from '@mgpu/kube-client';
 import { MANAGED_BY, MANAGED_BY_LABEL } from '@mgpu/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClusterClient } from './cluster/cluster-client.js';
-import { appRouter } from './router.js';
 import {
   type BffHarness,
+  callerWithWorkloads,
   ruleErrorsOf,
   startHarness,
   uniqueName,
 } from './test-support/bff-harness.js';
-import { createCallerFactory } from './trpc/init.js';
 
 let harness: BffHarness;
 let apps: AppsV1Api;
@@ -53,8 +51,6 @@ const deploymentExists = (name: string) =>
  * does after the delete checked the object and before it is sent.
  */
 function callerWithChangeAfterCheck(between: () => Promise<void>) {
-  const context = harness.bff.context;
-  const real = context.cluster.workloads;
   let pending: (() => Promise<void>) | undefined = between;
   const afterRead = async <T>(read: Promise<T>): Promise<T> => {
     const result = await read;
@@ -63,12 +59,10 @@ function callerWithChangeAfterCheck(between: () => Promise<void>) {
     await change?.();
     return result;
   };
-  const workloads: typeof real = Object.create(real);
-  workloads.read = (kind, ns, name) => afterRead(real.read(kind, ns, name));
-  workloads.findEvery = (ns, name) => afterRead(real.findEvery(ns, name));
-  const cluster: ClusterClient = Object.create(context.cluster);
-  Object.defineProperty(cluster, 'workloads', { value: workloads });
-  return createCallerFactory(appRouter)({ ...context, cluster });
+  return callerWithWorkloads(harness, (real) => ({
+    read: (kind, ns, name) => afterRead(real.read(kind, ns, name)),
+    findEvery: (ns, name) => afterRead(real.findEvery(ns, name)),
+  }));
 }
 
 describe('workload.delete removes only the object it checked (spec §8)', () => {
