@@ -408,7 +408,8 @@ const CONTENT_SECURITY_POLICY = {
  * behind security headers, a body limit, an Origin check on mutations and an optional token.
  */
 export async function startBff(options: BffOptions): Promise<RunningBff> {
-  const cluster = new ClusterClient(options.connection.kubeConfig);
+  const modelLabel = options.modelLabel ?? VKE.defaultModelLabel;
+  const cluster = new ClusterClient(options.connection.kubeConfig, { modelLabel });
   const allocations = new AllocationFeed(cluster);
   const history = new PoolHistory(() => context, options.history);
   const context: BffContext = {
@@ -417,7 +418,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     allocations,
     history,
     cardPolicy: options.cardPolicy ?? 'binpack',
-    modelLabel: options.modelLabel ?? VKE.defaultModelLabel,
+    modelLabel,
     ...(options.reservedNamespaces ? { reservedNamespaces: options.reservedNamespaces } : {}),
   };
   const timeouts = { requestMs: 30_000, headersMs: 10_000, ...options.timeouts };

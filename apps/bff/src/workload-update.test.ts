@@ -31,7 +31,11 @@ const withCompute = (request: WorkloadRequest, compute: string): WorkloadRequest
   ),
 });
 
-/** Another client's write that leaves spec and the console's labels alone (as status writes do). */
+/**
+ * Another client's write that leaves the form's fields and the console's labels alone: an
+ * annotation of the Deployment itself, like the controller's revision (kube-apiserver bumps a
+ * Deployment's generation for it all the same).
+ */
 const touch = async (name: string, value: string) => {
   const body = { metadata: { annotations: { 'example.com/touched': value } } };
   const patched = await apps.patchNamespacedDeployment({ namespace, name, body }, mergePatch());

@@ -32,7 +32,11 @@ export class ClusterClient {
   /** ResourceQuotas of every namespace: the `quota-exceeded` rule and the used / limit figures. */
   readonly resourceQuotas: SharedInformer<V1ResourceQuota>;
 
-  constructor(readonly kubeConfig: KubeConfig) {
+  /** `modelLabel`: the node label naming a GPU model (as `BffContext.modelLabel`), for reading forms. */
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    options: { modelLabel?: string } = {},
+  ) {
     // Keep-alive connections with the kubeconfig's credentials: client-node alone opens a new
     // TCP (and TLS) connection per call, which was most of a create's time.
     const clients = makeClients(kubeConfig);
@@ -47,7 +51,7 @@ export class ClusterClient {
     this.deployments = new SharedInformer(kubeConfig, '/apis/apps/v1/deployments', () =>
       this.apps.listDeploymentForAllNamespaces(),
     );
-    this.workloads = new WorkloadObjects(kubeConfig, clients, this.deployments);
+    this.workloads = new WorkloadObjects(kubeConfig, clients, this.deployments, options);
     this.resourceQuotas = new SharedInformer(kubeConfig, '/api/v1/resourcequotas', () =>
       this.core.listResourceQuotaForAllNamespaces(),
     );

@@ -9,7 +9,13 @@ import type {
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import { type KubeClients, mergePatch, SharedInformer, toKubeError } from '@mgpu/kube-client';
-import { APP_LABEL, CREATABLE_KINDS, type CreatableKind, MANAGED_BY_LABEL } from '@mgpu/shared';
+import {
+  APP_LABEL,
+  CREATABLE_KINDS,
+  type CreatableKind,
+  MANAGED_BY_LABEL,
+  readWorkloadObject,
+} from '@mgpu/shared';
 
 /** A live Deployment, StatefulSet or Job, its `kind` set (typed reads do not always carry it). */
 export type LiveWorkload =
@@ -34,17 +40,20 @@ const REMEMBERED_VERSIONS = 1024;
 export const CONSOLE_LABELS: ReadonlySet<string> = new Set([APP_LABEL, MANAGED_BY_LABEL]);
 
 /**
- * What an edit from the form rests on: the spec (its generation moves with every spec change)
- * and the console's labels. Status, controllers' annotations and other labels are not in it:
- * the edit is written onto the live object, which keeps those.
+ * What an edit from the form rests on: the request the form reads from the object (its spec as
+ * the form shows it) and the console's labels. Status, annotations of the object itself (a
+ * Deployment's revision: kube-apiserver bumps its generation for them) and other labels are not
+ * in it: the edit is written onto the live object, which keeps those.
  */
-function formStateOf(object: LiveWorkload): string | undefined {
+function formStateOf(object: LiveWorkload, modelLabel: string | undefined): string | undefined {
   const generation = object.metadata?.generation;
   if (generation === undefined) return undefined;
+  const form = readWorkloadObject(object, modelLabel === undefined ? {} : { modelLabel });
   const labels = Object.entries(object.metadata?.labels ?? {})
     .filter(([key]) => CONSOLE_LABELS.has(key))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([generation, labels]);
+  // Not a form the console reads (no GPU container, say): any spec change counts.
+  return JSON.stringify([form?.request ?? { generation }, labels]);
 }
 
 const objectKey = (object: LiveWorkload) =>
@@ -90,6 +99,7 @@ export class WorkloadObjects {
     kubeConfig: KubeConfig,
     clients: KubeClients,
     private readonly deployments: SharedInformer<V1Deployment>,
+    private readonly options: { modelLabel?: string } = {},
   ) {
     this.core = clients.core;
     this.apps = clients.apps;
@@ -111,7 +121,7 @@ export class WorkloadObjects {
 
   private remember(object: LiveWorkload): LiveWorkload {
     const version = object.metadata?.resourceVersion;
-    const state = formStateOf(object);
+    const state = formStateOf(object, this.options.modelLabel);
     if (version === undefined || state === undefined) return object;
     const key = objectKey(object);
     const seen = this.formStates.get(key);
@@ -136,7 +146,8 @@ export class WorkloadObjects {
   specChangedSince(live: LiveWorkload, resourceVersion: string): boolean {
     if (live.metadata?.resourceVersion === resourceVersion) return false;
     const seen = this.formStates.get(objectKey(live));
-    if (seen === undefined || seen.state !== formStateOf(live)) return true;
+    if (seen === undefined || seen.state !== formStateOf(live, this.options.modelLabel))
+      return true;
     return !seen.versions.has(resourceVersion);
   }
 
