@@ -15,8 +15,11 @@ import type { BffContext } from '../trpc/context.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
 
-/** Reads again when only the object's version moved between the check and the delete. */
-const DELETE_ATTEMPTS = 3;
+/**
+ * Reads again when only the object's version moved between the check and the delete: during a
+ * rollout on a real cluster the controllers write status many times a second.
+ */
+const DELETE_ATTEMPTS = 10;
 
 /**
  * `workload.delete`: removes the Deployment, StatefulSet or Job; what it owns goes with it

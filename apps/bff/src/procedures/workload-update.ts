@@ -17,8 +17,11 @@ import { kubeFailure } from './kube-failure.js';
 import { refusal } from './workload-create.js';
 import { checkWithCluster } from './workload-preview.js';
 
-/** Writes tried when the API server's 409 came from a status write between read and PUT. */
-const UPDATE_ATTEMPTS = 3;
+/**
+ * Writes tried when the API server's 409 came from a status write between read and PUT: during a
+ * rollout on a real cluster the controllers write status many times a second.
+ */
+const UPDATE_ATTEMPTS = 10;
 
 /** Rule `conflict` (spec §8): the object moved on since the form read it; nothing was written. */
 const conflict = (request: WorkloadRequest, lang: Lang, detail: string) =>
