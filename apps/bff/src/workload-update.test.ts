@@ -1,6 +1,6 @@
 import { AppsV1Api } from '@kubernetes/client-node';
 import { mergePatch } from '@mgpu/kube-client';
-import { APP_LABEL, type WorkloadRequest, WorkloadRequestSchema } from '@mgpu/shared';
+import { APP_LABEL, WorkloadRequestSchema } from '@mgpu/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BffHarness,
@@ -10,6 +10,7 @@ import {
   seedRequest,
   startHarness,
   uniqueName,
+  withCompute,
 } from './test-support/bff-harness.js';
 
 let harness: BffHarness;
@@ -24,13 +25,6 @@ afterAll(async () => {
 
 const namespace = 'default';
 
-const withCompute = (request: WorkloadRequest, compute: string): WorkloadRequest => ({
-  ...request,
-  containers: request.containers.map((container, index) =>
-    index === 0 && container.gpu ? { ...container, gpu: { ...container.gpu, compute } } : container,
-  ),
-});
-
 /**
  * Another client's write that leaves the form's fields and the console's labels alone: an
  * annotation of the Deployment itself, like the controller's revision (kube-apiserver bumps a
@@ -41,6 +35,34 @@ const touch = async (name: string, value: string) => {
   const patched = await apps.patchNamespacedDeployment({ namespace, name, body }, mergePatch());
   return patched.metadata?.resourceVersion ?? '';
 };
+
+type Caller = BffHarness['caller'];
+type OpenedForm = Awaited<ReturnType<Caller['workload']['get']>>;
+
+/** The operator's edit from the form they opened: compute 1.6 instead of 1.2. */
+const applyEdit = (caller: Caller, name: string, form: OpenedForm) =>
+  caller.workload.update({
+    namespace,
+    name,
+    resourceVersion: form.resourceVersion,
+    request: withCompute(form.request, '1.6'),
+    lang: 'en',
+  });
+
+/** A caller whose first PUT waits for `write`: another client's write between read and PUT. */
+function writeBeforeFirstPut(write: () => Promise<unknown>) {
+  let happened = false;
+  const caller = callerWithWorkloads(harness, (real) => ({
+    replace: async (kind, ns, name, object) => {
+      if (!happened) {
+        happened = true;
+        await write();
+      }
+      return real.replace(kind, ns, name, object);
+    },
+  }));
+  return { caller, happened: () => happened };
+}
 
 /** The seed example, created by the console, and the form as an operator opens it. */
 async function opened(prefix: string) {
@@ -64,13 +86,7 @@ describe('workload.update: a conflict means the spec or the console’s labels c
         last,
       'the console to see the last write',
     );
-    const updated = await harness.caller.workload.update({
-      namespace,
-      name,
-      resourceVersion: form.resourceVersion,
-      request: withCompute(form.request, '1.6'),
-      lang: 'en',
-    });
+    const updated = await applyEdit(harness.caller, name, form);
     expect(updated.changes).toEqual([
       { path: 'containers.0.gpu.compute', before: '1.2', after: '1.6' },
     ]);
@@ -81,15 +97,7 @@ describe('workload.update: a conflict means the spec or the console’s labels c
     const { name, form } = await opened('relabel');
     const body = { metadata: { labels: { [APP_LABEL]: `${name}-renamed` } } };
     await apps.patchNamespacedDeployment({ namespace, name, body }, mergePatch());
-    const refused = await ruleErrorsOf(
-      harness.caller.workload.update({
-        namespace,
-        name,
-        resourceVersion: form.resourceVersion,
-        request: withCompute(form.request, '1.6'),
-        lang: 'en',
-      }),
-    );
+    const refused = await ruleErrorsOf(applyEdit(harness.caller, name, form));
     expect(refused.code).toBe('CONFLICT');
     expect(refused.errors).toMatchObject([{ rule: 'conflict' }]);
     await harness.caller.workload.delete({ namespace, name });
@@ -97,50 +105,21 @@ describe('workload.update: a conflict means the spec or the console’s labels c
 
   it('writes the edit when a status-like write lands between its read and its PUT', async () => {
     const { name, form } = await opened('race');
-    let raced = false;
-    const caller = callerWithWorkloads(harness, (real) => ({
-      replace: async (kind, ns, objectName, object) => {
-        if (!raced) {
-          raced = true;
-          await touch(name, 'between');
-        }
-        return real.replace(kind, ns, objectName, object);
-      },
-    }));
-    const updated = await caller.workload.update({
-      namespace,
-      name,
-      resourceVersion: form.resourceVersion,
-      request: withCompute(form.request, '1.6'),
-      lang: 'en',
-    });
-    expect(raced).toBe(true);
+    const race = writeBeforeFirstPut(() => touch(name, 'between'));
+    const updated = await applyEdit(race.caller, name, form);
+    expect(race.happened()).toBe(true);
     expect(updated.changes).toMatchObject([{ path: 'containers.0.gpu.compute', after: '1.6' }]);
     await harness.caller.workload.delete({ namespace, name });
   });
 
   it('still refuses a spec edit another client made between its read and its PUT', async () => {
     const { name, form } = await opened('rival');
-    let raced = false;
-    const caller = callerWithWorkloads(harness, (real) => ({
-      replace: async (kind, ns, objectName, object) => {
-        if (!raced) {
-          raced = true;
-          const body = { spec: { replicas: 2 } };
-          await apps.patchNamespacedDeployment({ namespace, name, body }, mergePatch());
-        }
-        return real.replace(kind, ns, objectName, object);
-      },
-    }));
-    const refused = await ruleErrorsOf(
-      caller.workload.update({
-        namespace,
-        name,
-        resourceVersion: form.resourceVersion,
-        request: withCompute(form.request, '1.6'),
-        lang: 'en',
-      }),
-    );
+    const race = writeBeforeFirstPut(async () => {
+      const body = { spec: { replicas: 2 } };
+      await apps.patchNamespacedDeployment({ namespace, name, body }, mergePatch());
+    });
+    const refused = await ruleErrorsOf(applyEdit(race.caller, name, form));
+    expect(race.happened()).toBe(true);
     expect(refused.code).toBe('CONFLICT');
     expect(refused.errors).toMatchObject([{ rule: 'conflict' }]);
     const stored = await apps.readNamespacedDeployment({ namespace, name });

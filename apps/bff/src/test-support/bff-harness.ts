@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type EmbeddedCluster, startEmbeddedCluster } from '@mgpu/cluster-sim';
-import type { AllocationEvent, WorkloadRequestInput } from '@mgpu/shared';
+import type { AllocationEvent, WorkloadRequest, WorkloadRequestInput } from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
 import { EventSource } from 'eventsource';
 import { expect } from 'vitest';
@@ -131,6 +131,14 @@ export function seedRequest(
     ...overrides,
   };
 }
+
+/** The request with its first container's GPU compute changed: the edit form's usual edit. */
+export const withCompute = (request: WorkloadRequest, compute: string): WorkloadRequest => ({
+  ...request,
+  containers: request.containers.map((container, index) =>
+    index === 0 && container.gpu ? { ...container, gpu: { ...container.gpu, compute } } : container,
+  ),
+});
 
 /** Polls until `read` returns something truthy (the cluster converges asynchronously). */
 export async function eventually<T>(
