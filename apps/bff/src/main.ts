@@ -25,6 +25,7 @@ const { values } = parseArgs({
     'allowed-origin': { type: 'string', multiple: true },
     'reserved-namespace': { type: 'string', multiple: true },
     'metrics-port': { type: 'string' },
+    'metrics-host': { type: 'string' },
     'history-minutes': { type: 'string' },
     auth: { type: 'string' },
     'session-idle-minutes': { type: 'string' },
@@ -50,6 +51,7 @@ if (
   log.fatal(`--metrics-port must be a port number, not ${metricsPortText}`);
   process.exit(2);
 }
+const metricsHost = values['metrics-host'] ?? process.env.MGPU_METRICS_HOST;
 // How far back the dashboard's per-pool history reaches (sampled every 10 s, kept in memory).
 const historyMinutes = Number(values['history-minutes'] ?? process.env.MGPU_HISTORY_MINUTES ?? 60);
 if (!Number.isFinite(historyMinutes) || historyMinutes <= 0 || historyMinutes > 7 * 24 * 60) {
@@ -139,6 +141,8 @@ try {
     ...(modelLabel ? { modelLabel } : {}),
     ...(reservedNamespaces.length > 0 ? { reservedNamespaces } : {}),
     ...(metricsPort !== undefined ? { metricsPort } : {}),
+    // Loopback unless opened (e.g. 0.0.0.0 for a Prometheus in the cluster): not `--host`.
+    ...(metricsHost ? { metricsHost } : {}),
     history: { retentionMs: historyMinutes * 60_000 },
     logger: { level: process.env.LOG_LEVEL ?? 'info' },
   });

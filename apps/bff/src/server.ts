@@ -79,8 +79,10 @@ export interface BffOptions {
    * that trickles a body cannot hold a connection. A response, an SSE stream, is not limited.
    */
   timeouts?: { requestMs?: number; headersMs?: number };
-  /** Serve Prometheus `/metrics` on this port (0: any free one) of `host`; unset: no metrics. */
+  /** Serve Prometheus `/metrics` on this port (0: any free one) of `metricsHost`; unset: no metrics. */
   metricsPort?: number;
+  /** Where `/metrics` listens (default 127.0.0.1): not the console's `host`, so it is opened on purpose. */
+  metricsHost?: string;
   /** Per-pool history: sampling interval (default 10 s) and how long it reaches (default 1 h). */
   history?: PoolHistoryOptions;
 }
@@ -545,7 +547,8 @@ const CONTENT_SECURITY_POLICY = {
  * behind security headers, a body limit, an Origin check on mutations and an optional token.
  */
 export async function startBff(options: BffOptions): Promise<RunningBff> {
-  const cluster = new ClusterClient(options.connection.kubeConfig);
+  const modelLabel = options.modelLabel ?? VKE.defaultModelLabel;
+  const cluster = new ClusterClient(options.connection.kubeConfig, { modelLabel });
   const allocations = new AllocationFeed(cluster);
   const history = new PoolHistory(() => context, options.history);
   const context: BffContext = {
@@ -554,7 +557,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     allocations,
     history,
     cardPolicy: options.cardPolicy ?? 'binpack',
-    modelLabel: options.modelLabel ?? VKE.defaultModelLabel,
+    modelLabel,
     ...(options.reservedNamespaces ? { reservedNamespaces: options.reservedNamespaces } : {}),
     // One JSON line per mutation, sign-in and sign-out (spec §8), as `{ audit: … }`.
     audit: (entry) => app.log.info({ audit: entry }, 'audit'),
@@ -750,9 +753,16 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   const known = allowedOrigins(new URL(address).port, host, options.allowedOrigins ?? []);
   for (const name of known.hosts) allowed.hosts.add(name);
   for (const origin of known.origins) allowed.origins.add(origin);
+  const metricsHost = options.metricsHost ?? '127.0.0.1';
   const metricsServer =
     metrics && options.metricsPort !== undefined
-      ? await serveMetrics(metrics, options.metricsPort, host)
+      ? await serveMetrics(metrics, {
+          port: options.metricsPort,
+          host: metricsHost,
+          // The console's own Host allowlist, on the metrics port and address.
+          allowedHosts: (port) => allowedOrigins(String(port), metricsHost, []).hosts,
+          log: app.log,
+        })
       : undefined;
   return {
     app,

@@ -33,12 +33,14 @@ export class ClusterClient {
   readonly resourceQuotas: SharedInformer<V1ResourceQuota>;
 
   /**
-   * With `informersOf`, a client whose calls go out with `kubeConfig` (an operator's own
+   * `modelLabel`: the node label naming a GPU model (as `BffContext.modelLabel`), for reading
+   * forms. With `informersOf`, a client whose calls go out with `kubeConfig` (an operator's own
    * identity) while every informer is `informersOf`'s: the shared watches stay one per resource
    * per process, on the console's account (`forOperator`).
    */
   constructor(
     readonly kubeConfig: KubeConfig,
+    options: { modelLabel?: string } = {},
     informersOf?: ClusterClient,
   ) {
     // Keep-alive connections with the kubeconfig's credentials: client-node alone opens a new
@@ -64,7 +66,7 @@ export class ClusterClient {
     this.deployments = new SharedInformer(kubeConfig, '/apis/apps/v1/deployments', () =>
       this.apps.listDeploymentForAllNamespaces(),
     );
-    this.workloads = new WorkloadObjects(kubeConfig, clients, this.deployments);
+    this.workloads = new WorkloadObjects(kubeConfig, clients, this.deployments, options);
     this.resourceQuotas = new SharedInformer(kubeConfig, '/api/v1/resourcequotas', () =>
       this.core.listResourceQuotaForAllNamespaces(),
     );
@@ -94,7 +96,7 @@ export class ClusterClient {
    * or stopped itself: the console's client owns the informers.
    */
   forOperator(kubeConfig: KubeConfig): ClusterClient {
-    return new ClusterClient(kubeConfig, this);
+    return new ClusterClient(kubeConfig, {}, this);
   }
 
   /** Starts every informer the procedures read from; resolves when each had its first try. */
