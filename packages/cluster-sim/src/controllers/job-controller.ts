@@ -1,13 +1,11 @@
-import type { KubeConfig, V1Job, V1JobCondition, V1Pod } from '@kubernetes/client-node';
+import type { KubeConfig, V1JobCondition } from '@kubernetes/client-node';
+import { isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
 import {
-  isNotFound,
-  type KubeClients,
-  makeClients,
-  mergePatch,
-  splitKey,
-  startInformer,
-} from '@mgpu/kube-client';
-import { Controller, type RunningController } from './controller.js';
+  Controller,
+  controllerInformers,
+  type RunningController,
+  type StartControllerOptions,
+} from './controller.js';
 import { isPodReady } from './replicaset-controller.js';
 
 /** Created pods not seen within this long are forgotten (the watch lost them). */
@@ -23,34 +21,19 @@ const EXPECTATION_TTL_MS = 10_000;
  */
 export async function startJobController(
   kubeConfig: KubeConfig,
-  options: { log?: (message: string) => void } = {},
+  options: StartControllerOptions = {},
 ): Promise<RunningController> {
-  const clients: KubeClients = makeClients(kubeConfig);
+  const { informers, ownInformers } = controllerInformers(kubeConfig, options);
+  const clients = informers.clients;
   const expectedAdds = new Map<string, Map<string, number>>();
 
   const controller = new Controller('job controller', {
     workers: 2,
     ...(options.log ? { log: options.log } : {}),
+    ...(ownInformers ? { ownInformers } : {}),
   });
-  const onPod = controller.addControllerOf('Job');
-  const onJob = controller.addObject;
-  const pods = await controller.informer(
-    startInformer<V1Pod>(
-      kubeConfig,
-      '/api/v1/pods',
-      () => clients.core.listPodForAllNamespaces(),
-      { add: onPod, update: onPod, delete: onPod },
-      { indexControllers: true },
-    ),
-  );
-  const jobs = await controller.informer(
-    startInformer<V1Job>(
-      kubeConfig,
-      '/apis/batch/v1/jobs',
-      () => clients.batch.listJobForAllNamespaces(),
-      { add: onJob, update: onJob, delete: onJob },
-    ),
-  );
+  const pods = controller.owned(informers.pods(), 'Job');
+  const jobs = controller.watch(informers.jobs());
 
   async function reconcile(key: string): Promise<void> {
     const { namespace, name } = splitKey(key);

@@ -1,14 +1,12 @@
-import type { KubeConfig, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
-import {
-  isNotFound,
-  type KubeClients,
-  makeClients,
-  mergePatch,
-  splitKey,
-  startInformer,
-} from '@mgpu/kube-client';
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import { isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
 import { isTerminalPod } from '@mgpu/shared';
-import { Controller, type RunningController } from './controller.js';
+import {
+  Controller,
+  controllerInformers,
+  type RunningController,
+  type StartControllerOptions,
+} from './controller.js';
 
 /** Expected creations/deletions not seen within this long are forgotten (the watch lost them). */
 const EXPECTATION_TTL_MS = 10_000;
@@ -75,14 +73,16 @@ interface Expectations {
  */
 export async function startReplicaSetController(
   kubeConfig: KubeConfig,
-  options: { log?: (message: string) => void } = {},
+  options: StartControllerOptions = {},
 ): Promise<RunningController> {
-  const clients: KubeClients = makeClients(kubeConfig);
+  const { informers, ownInformers } = controllerInformers(kubeConfig, options);
+  const clients = informers.clients;
   const expectations = new Map<string, Expectations>();
   let stopped = false;
   const controller = new Controller('replicaset controller', {
     workers: 4,
     ...(options.log ? { log: options.log } : {}),
+    ...(ownInformers ? { ownInformers } : {}),
   });
 
   const expectationsOf = (key: string) => {
@@ -94,25 +94,8 @@ export async function startReplicaSetController(
     return entry;
   };
 
-  const onPod = controller.addControllerOf('ReplicaSet');
-  const onReplicaSet = controller.addObject;
-  const pods = await controller.informer(
-    startInformer<V1Pod>(
-      kubeConfig,
-      '/api/v1/pods',
-      () => clients.core.listPodForAllNamespaces(),
-      { add: onPod, update: onPod, delete: onPod },
-      { indexControllers: true },
-    ),
-  );
-  const replicaSets = await controller.informer(
-    startInformer<V1ReplicaSet>(
-      kubeConfig,
-      '/apis/apps/v1/replicasets',
-      () => clients.apps.listReplicaSetForAllNamespaces(),
-      { add: onReplicaSet, update: onReplicaSet, delete: onReplicaSet },
-    ),
-  );
+  const pods = controller.owned(informers.pods(), 'ReplicaSet');
+  const replicaSets = controller.watch(informers.replicaSets());
 
   async function reconcileReplicaSet(key: string): Promise<void> {
     const { namespace, name } = splitKey(key);

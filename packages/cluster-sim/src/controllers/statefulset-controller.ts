@@ -1,15 +1,12 @@
-import type { KubeConfig, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import {
-  isConflict,
-  isNotFound,
-  type KubeClients,
-  makeClients,
-  mergePatch,
-  splitKey,
-  startInformer,
-} from '@mgpu/kube-client';
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import { isConflict, isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
 import { isTerminalPod } from '@mgpu/shared';
-import { Controller, type RunningController } from './controller.js';
+import {
+  Controller,
+  controllerInformers,
+  type RunningController,
+  type StartControllerOptions,
+} from './controller.js';
 import { podTemplateHash } from './deployment-controller.js';
 import { isPodReady } from './replicaset-controller.js';
 
@@ -36,33 +33,18 @@ function ordinalOf(set: string, pod: V1Pod): number | undefined {
  */
 export async function startStatefulSetController(
   kubeConfig: KubeConfig,
-  options: { log?: (message: string) => void } = {},
+  options: StartControllerOptions = {},
 ): Promise<RunningController> {
-  const clients: KubeClients = makeClients(kubeConfig);
+  const { informers, ownInformers } = controllerInformers(kubeConfig, options);
+  const clients = informers.clients;
 
   const controller = new Controller('statefulset controller', {
     workers: 2,
     ...(options.log ? { log: options.log } : {}),
+    ...(ownInformers ? { ownInformers } : {}),
   });
-  const onPod = controller.addControllerOf('StatefulSet');
-  const onStatefulSet = controller.addObject;
-  const pods = await controller.informer(
-    startInformer<V1Pod>(
-      kubeConfig,
-      '/api/v1/pods',
-      () => clients.core.listPodForAllNamespaces(),
-      { add: onPod, update: onPod, delete: onPod },
-      { indexControllers: true },
-    ),
-  );
-  const sets = await controller.informer(
-    startInformer<V1StatefulSet>(
-      kubeConfig,
-      '/apis/apps/v1/statefulsets',
-      () => clients.apps.listStatefulSetForAllNamespaces(),
-      { add: onStatefulSet, update: onStatefulSet, delete: onStatefulSet },
-    ),
-  );
+  const pods = controller.owned(informers.pods(), 'StatefulSet');
+  const sets = controller.watch(informers.statefulSets());
 
   async function reconcile(key: string): Promise<void> {
     const { namespace, name } = splitKey(key);
