@@ -2,13 +2,18 @@ import type {
   AppsV1Api,
   BatchV1Api,
   CoreV1Api,
-  KubeConfig,
   V1Deployment,
   V1Job,
   V1Service,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import { type KubeClients, mergePatch, SharedInformer, toKubeError } from '@mgpu/kube-client';
+import {
+  type KubeClients,
+  mergePatch,
+  type SharedInformer,
+  type SharedInformerFactory,
+  toKubeError,
+} from '@mgpu/kube-client';
 import { CREATABLE_KINDS, type CreatableKind } from '@mgpu/shared';
 
 /** A live Deployment, StatefulSet or Job, its `kind` set (typed reads do not always carry it). */
@@ -65,20 +70,15 @@ export class WorkloadObjects {
   /** Per object, the generation each recently seen resourceVersion had (see `specChangedSince`). */
   private readonly generations = new Map<string, Map<string, number>>();
 
-  constructor(
-    kubeConfig: KubeConfig,
-    clients: KubeClients,
-    private readonly deployments: SharedInformer<V1Deployment>,
-  ) {
+  private readonly deployments: SharedInformer<V1Deployment>;
+
+  constructor(clients: KubeClients, informers: SharedInformerFactory) {
     this.core = clients.core;
     this.apps = clients.apps;
     this.batch = clients.batch;
-    this.statefulSets = new SharedInformer(kubeConfig, '/apis/apps/v1/statefulsets', () =>
-      this.apps.listStatefulSetForAllNamespaces(),
-    );
-    this.jobs = new SharedInformer(kubeConfig, '/apis/batch/v1/jobs', () =>
-      this.batch.listJobForAllNamespaces(),
-    );
+    this.deployments = informers.deployments();
+    this.statefulSets = informers.statefulSets();
+    this.jobs = informers.jobs();
     for (const kind of CREATABLE_KINDS) {
       this.informer(kind).subscribe((event) => {
         if (event.type === 'upsert') this.remember(withKind(kind, event.object));
@@ -114,14 +114,6 @@ export class WorkloadObjects {
     if (live.metadata?.resourceVersion === resourceVersion) return false;
     const then = this.generations.get(generationKey(live))?.get(resourceVersion);
     return then === undefined || then !== live.metadata?.generation;
-  }
-
-  async start(): Promise<void> {
-    await Promise.all([this.statefulSets.start(), this.jobs.start()]);
-  }
-
-  async stop(): Promise<void> {
-    await Promise.all([this.statefulSets.stop(), this.jobs.stop()]);
   }
 
   informer(kind: CreatableKind): SharedInformer<V1Deployment | V1StatefulSet | V1Job> {
