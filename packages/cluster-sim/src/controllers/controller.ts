@@ -1,4 +1,9 @@
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type {
+  KubeConfig,
+  KubernetesObject,
+  V1Pod,
+  V1PodTemplateSpec,
+} from '@kubernetes/client-node';
 import {
   type InformerHandlers,
   objectKey,
@@ -38,14 +43,54 @@ export interface StartControllerOptions {
   informers?: SharedInformerFactory;
 }
 
-/** The informers a controller reads: the shared factory, or one of its own that it stops. */
+/**
+ * The informers a controller reads (the shared factory, or one of its own that it stops) and
+ * what its `Controller` takes from the start options besides `workers`.
+ */
 export function controllerInformers(
   kubeConfig: KubeConfig,
   options: StartControllerOptions,
-): { informers: SharedInformerFactory; ownInformers?: SharedInformerFactory } {
-  if (options.informers) return { informers: options.informers };
+): {
+  informers: SharedInformerFactory;
+  controllerOptions: Pick<ControllerOptions, 'log' | 'ownInformers'>;
+} {
+  const log = options.log ? { log: options.log } : {};
+  if (options.informers) return { informers: options.informers, controllerOptions: log };
   const informers = new SharedInformerFactory(kubeConfig);
-  return { informers, ownInformers: informers };
+  return { informers, controllerOptions: { ...log, ownInformers: informers } };
+}
+
+/** The object a controller's pods point back to (their controller ownerReference). */
+export interface PodOwner {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+}
+
+/**
+ * A pod of `template` that `owner` controls (kube-controller-manager's GetPodFromTemplate):
+ * `<owner>-<random>` names, the template's labels, annotations and spec.
+ */
+export function podFromTemplate(
+  template: V1PodTemplateSpec | undefined,
+  owner: PodOwner,
+  namespace: string,
+): V1Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      generateName: `${owner.name}-`,
+      namespace,
+      labels: { ...template?.metadata?.labels },
+      ...(template?.metadata?.annotations
+        ? { annotations: { ...template.metadata.annotations } }
+        : {}),
+      ownerReferences: [{ ...owner, controller: true, blockOwnerDeletion: true }],
+    },
+    spec: template?.spec ?? { containers: [] },
+  };
 }
 
 /**

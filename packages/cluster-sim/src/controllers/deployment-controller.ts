@@ -75,13 +75,9 @@ export async function startDeploymentController(
   kubeConfig: KubeConfig,
   options: StartControllerOptions = {},
 ): Promise<RunningController> {
-  const { informers, ownInformers } = controllerInformers(kubeConfig, options);
+  const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
   const clients = informers.clients;
-  const controller = new Controller('deployment controller', {
-    workers: 2,
-    ...(options.log ? { log: options.log } : {}),
-    ...(ownInformers ? { ownInformers } : {}),
-  });
+  const controller = new Controller('deployment controller', { workers: 2, ...controllerOptions });
   const replicaSets = controller.owned(informers.replicaSets(), 'Deployment');
   const deployments = controller.watch(informers.deployments());
 

@@ -3,6 +3,7 @@ import { isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
 import {
   Controller,
   controllerInformers,
+  podFromTemplate,
   type RunningController,
   type StartControllerOptions,
 } from './controller.js';
@@ -23,15 +24,11 @@ export async function startJobController(
   kubeConfig: KubeConfig,
   options: StartControllerOptions = {},
 ): Promise<RunningController> {
-  const { informers, ownInformers } = controllerInformers(kubeConfig, options);
+  const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
   const clients = informers.clients;
   const expectedAdds = new Map<string, Map<string, number>>();
 
-  const controller = new Controller('job controller', {
-    workers: 2,
-    ...(options.log ? { log: options.log } : {}),
-    ...(ownInformers ? { ownInformers } : {}),
-  });
+  const controller = new Controller('job controller', { workers: 2, ...controllerOptions });
   const pods = controller.owned(informers.pods(), 'Job');
   const jobs = controller.watch(informers.jobs());
 
@@ -88,29 +85,11 @@ export async function startJobController(
       for (let i = running; i < wanted; i++) {
         const response = await clients.core.createNamespacedPod({
           namespace,
-          body: {
-            apiVersion: 'v1',
-            kind: 'Pod',
-            metadata: {
-              generateName: `${name}-`,
-              namespace,
-              labels: { ...template?.metadata?.labels },
-              ...(template?.metadata?.annotations
-                ? { annotations: { ...template.metadata.annotations } }
-                : {}),
-              ownerReferences: [
-                {
-                  apiVersion: 'batch/v1',
-                  kind: 'Job',
-                  name,
-                  uid,
-                  controller: true,
-                  blockOwnerDeletion: true,
-                },
-              ],
-            },
-            spec: template?.spec ?? { containers: [] },
-          },
+          body: podFromTemplate(
+            template,
+            { apiVersion: 'batch/v1', kind: 'Job', name, uid },
+            namespace,
+          ),
         });
         const podName = response.metadata?.name;
         if (podName && !pods.get(podName, namespace)) adds.set(podName, Date.now());

@@ -99,7 +99,7 @@ export async function startNodeAgents(
   kubeConfig: KubeConfig,
   options: NodeAgentOptions,
 ): Promise<RunningController> {
-  const { informers, ownInformers } = controllerInformers(kubeConfig, options);
+  const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
   const clients = informers.clients;
   const log = options.log ?? (() => undefined);
   const reportDelayMs = options.reportDelayMs ?? 100;
@@ -463,11 +463,7 @@ export async function startNodeAgents(
     }
   }
 
-  const podQueue = new Controller('node agent: pod', {
-    workers: 8,
-    log,
-    ...(ownInformers ? { ownInformers } : {}),
-  });
+  const podQueue = new Controller('node agent: pod', { workers: 8, ...controllerOptions, log });
 
   // Register in parallel, a few at a time: a 1,000-node cluster comes up in seconds.
   const pending = [...agents.values()];

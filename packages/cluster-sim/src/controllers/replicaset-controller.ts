@@ -4,6 +4,7 @@ import { isTerminalPod } from '@mgpu/shared';
 import {
   Controller,
   controllerInformers,
+  podFromTemplate,
   type RunningController,
   type StartControllerOptions,
 } from './controller.js';
@@ -75,15 +76,11 @@ export async function startReplicaSetController(
   kubeConfig: KubeConfig,
   options: StartControllerOptions = {},
 ): Promise<RunningController> {
-  const { informers, ownInformers } = controllerInformers(kubeConfig, options);
+  const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
   const clients = informers.clients;
   const expectations = new Map<string, Expectations>();
   let stopped = false;
-  const controller = new Controller('replicaset controller', {
-    workers: 4,
-    ...(options.log ? { log: options.log } : {}),
-    ...(ownInformers ? { ownInformers } : {}),
-  });
+  const controller = new Controller('replicaset controller', { workers: 4, ...controllerOptions });
 
   const expectationsOf = (key: string) => {
     let entry = expectations.get(key);
@@ -124,31 +121,15 @@ export async function startReplicaSetController(
     if (count < desired) {
       const template = rs.spec?.template;
       const createOne = async () => {
+        const owner = {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name,
+          uid: rs.metadata?.uid ?? '',
+        };
         const response = await clients.core.createNamespacedPod({
           namespace,
-          body: {
-            apiVersion: 'v1',
-            kind: 'Pod',
-            metadata: {
-              generateName: `${name}-`,
-              namespace,
-              labels: { ...template?.metadata?.labels },
-              ...(template?.metadata?.annotations
-                ? { annotations: { ...template.metadata.annotations } }
-                : {}),
-              ownerReferences: [
-                {
-                  apiVersion: 'apps/v1',
-                  kind: 'ReplicaSet',
-                  name,
-                  uid: rs.metadata?.uid ?? '',
-                  controller: true,
-                  blockOwnerDeletion: true,
-                },
-              ],
-            },
-            spec: template?.spec ?? { containers: [] },
-          },
+          body: podFromTemplate(template, owner, namespace),
         });
         const podName = response.metadata?.name;
         if (podName && !pods?.get(podName, namespace)) expected.adds.set(podName, Date.now());

@@ -77,7 +77,7 @@ export async function startScheduler(
   kubeConfig: KubeConfig,
   options: SchedulerOptions = {},
 ): Promise<RunningScheduler> {
-  const { informers, ownInformers } = controllerInformers(kubeConfig, options);
+  const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
   const clients = informers.clients;
   const schedulerNames = new Set(options.schedulerNames ?? ['default-scheduler', SCHEDULER_NAME]);
   const maxInFlight = options.maxInFlight ?? 64;
@@ -316,11 +316,7 @@ export async function startScheduler(
   }
 
   // Decisions are serial (one worker): each sees every earlier booking.
-  const queue = new Controller('scheduler', {
-    workers: 1,
-    log,
-    ...(ownInformers ? { ownInformers } : {}),
-  });
+  const queue = new Controller('scheduler', { workers: 1, ...controllerOptions, log });
   // Nodes first: the pods' first decisions see every node.
   queue.watch(informers.nodes(), { add: onNode, update: onNode, delete: onNodeDeleted });
   await queue.waitForCacheSync();

@@ -4,6 +4,7 @@ import { isTerminalPod } from '@mgpu/shared';
 import {
   Controller,
   controllerInformers,
+  podFromTemplate,
   type RunningController,
   type StartControllerOptions,
 } from './controller.js';
@@ -35,14 +36,10 @@ export async function startStatefulSetController(
   kubeConfig: KubeConfig,
   options: StartControllerOptions = {},
 ): Promise<RunningController> {
-  const { informers, ownInformers } = controllerInformers(kubeConfig, options);
+  const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
   const clients = informers.clients;
 
-  const controller = new Controller('statefulset controller', {
-    workers: 2,
-    ...(options.log ? { log: options.log } : {}),
-    ...(ownInformers ? { ownInformers } : {}),
-  });
+  const controller = new Controller('statefulset controller', { workers: 2, ...controllerOptions });
   const pods = controller.owned(informers.pods(), 'StatefulSet');
   const sets = controller.watch(informers.statefulSets());
 
@@ -66,33 +63,27 @@ export async function startStatefulSetController(
       const template = set.spec?.template;
       const podName = `${name}-${ordinal}`;
       try {
+        // `<set>-<ordinal>`, not a generated name: the identity a StatefulSet keeps.
+        const { generateName: _generated, ...metadata } =
+          podFromTemplate(
+            template,
+            { apiVersion: 'apps/v1', kind: 'StatefulSet', name, uid },
+            namespace,
+          ).metadata ?? {};
         await clients.core.createNamespacedPod({
           namespace,
           body: {
             apiVersion: 'v1',
             kind: 'Pod',
             metadata: {
+              ...metadata,
               name: podName,
-              namespace,
               labels: {
-                ...template?.metadata?.labels,
+                ...metadata.labels,
                 [CONTROLLER_REVISION_HASH_LABEL]: revision,
                 [STATEFULSET_POD_NAME_LABEL]: podName,
                 [POD_INDEX_LABEL]: String(ordinal),
               },
-              ...(template?.metadata?.annotations
-                ? { annotations: { ...template.metadata.annotations } }
-                : {}),
-              ownerReferences: [
-                {
-                  apiVersion: 'apps/v1',
-                  kind: 'StatefulSet',
-                  name,
-                  uid,
-                  controller: true,
-                  blockOwnerDeletion: true,
-                },
-              ],
             },
             spec: {
               ...(template?.spec ?? { containers: [] }),
