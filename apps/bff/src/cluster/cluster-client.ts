@@ -32,19 +32,38 @@ export class ClusterClient {
   /** The process's one informer per resource: every field above comes from it. */
   readonly informers: SharedInformerFactory;
 
-  constructor(readonly kubeConfig: KubeConfig) {
+  /**
+   * With `informersOf`, a client whose calls go out with `kubeConfig` (an operator's own
+   * identity) while every informer is `informersOf`'s: the shared watches stay one per resource
+   * per process, on the console's account (`forOperator`).
+   */
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    informersOf?: ClusterClient,
+  ) {
     // Keep-alive connections with the kubeconfig's credentials: client-node alone opens a new
     // TCP (and TLS) connection per call, which was most of a create's time.
     const clients = makeClients(kubeConfig);
     this.versionApi = kubeConfig.makeApiClient(VersionApi);
-    this.informers = new SharedInformerFactory(kubeConfig, clients);
+    this.informers = informersOf?.informers ?? new SharedInformerFactory(kubeConfig, clients);
     this.pods = this.informers.pods();
     this.nodes = this.informers.nodes();
     this.deployments = this.informers.deployments();
-    this.workloads = new WorkloadObjects(clients, this.informers);
+    this.workloads = informersOf
+      ? informersOf.workloads.withClients(clients)
+      : new WorkloadObjects(clients, this.informers);
     this.resourceQuotas = this.informers.resourceQuotas();
     // A real VKE cluster has no node agent of ours: the factory lists an absent resource as empty.
     this.mgpuNodes = this.informers.mgpuNodes();
+  }
+
+  /**
+   * This cluster as an operator: API calls (reads, dry runs, creates, updates, deletes) with
+   * their KubeConfig, so their RBAC decides; the informers stay this client's. Never started
+   * or stopped itself: the console's client owns the informers.
+   */
+  forOperator(kubeConfig: KubeConfig): ClusterClient {
+    return new ClusterClient(kubeConfig, this);
   }
 
   /** Starts every informer the procedures read from; resolves when each had its first try. */

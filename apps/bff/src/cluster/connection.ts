@@ -33,6 +33,13 @@ export interface ConnectOptions {
 }
 
 const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+/**
+ * Tests only: a folder standing in for the pod's root, under which the in-cluster files are
+ * read (`<root>/var/run/secrets/kubernetes.io/serviceaccount/{token,ca.crt}`), so the chart's
+ * install test can run the console as its pod would without writing to this machine's /var.
+ * Unset in a pod: the real paths.
+ */
+const IN_CLUSTER_ROOT_ENV = 'MGPU_TEST_IN_CLUSTER_ROOT';
 
 /**
  * Connects to the cluster the operator configured: an explicit or default kubeconfig, the
@@ -61,9 +68,11 @@ export async function connectCluster(options: ConnectOptions = {}): Promise<Clus
       options.announce?.(source);
       return { kubeConfig, source, close: async () => {} };
     }
-    if (env.KUBERNETES_SERVICE_HOST && existsSync(IN_CLUSTER_TOKEN)) {
+    const inClusterRoot = env[IN_CLUSTER_ROOT_ENV] ?? '';
+    if (env.KUBERNETES_SERVICE_HOST && existsSync(`${inClusterRoot}${IN_CLUSTER_TOKEN}`)) {
       const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromCluster();
+      // client-node reads the prefix as a path prefix of its own in-cluster paths.
+      kubeConfig.loadFromCluster(inClusterRoot);
       const server = kubeConfig.getCurrentCluster()?.server ?? 'unknown';
       const source: ClusterSource = { kind: 'in-cluster', server };
       options.announce?.(source);

@@ -68,17 +68,27 @@ export class WorkloadObjects {
   readonly statefulSets: SharedInformer<V1StatefulSet>;
   readonly jobs: SharedInformer<V1Job>;
   /** Per object, the generation each recently seen resourceVersion had (see `specChangedSince`). */
-  private readonly generations = new Map<string, Map<string, number>>();
+  private readonly generations: Map<string, Map<string, number>>;
 
   private readonly deployments: SharedInformer<V1Deployment>;
 
-  constructor(clients: KubeClients, informers: SharedInformerFactory) {
+  constructor(
+    clients: KubeClients,
+    private readonly informers: SharedInformerFactory,
+    informersOf?: WorkloadObjects,
+  ) {
     this.core = clients.core;
     this.apps = clients.apps;
     this.batch = clients.batch;
     this.deployments = informers.deployments();
     this.statefulSets = informers.statefulSets();
     this.jobs = informers.jobs();
+    if (informersOf) {
+      // The generations seen are the informers' (and every writer's): one record per process.
+      this.generations = informersOf.generations;
+      return;
+    }
+    this.generations = new Map();
     for (const kind of CREATABLE_KINDS) {
       this.informer(kind).subscribe((event) => {
         if (event.type === 'upsert') this.remember(withKind(kind, event.object));
@@ -86,6 +96,11 @@ export class WorkloadObjects {
           this.generations.delete(generationKey(withKind(kind, event.object)));
       });
     }
+  }
+
+  /** The same informers and records, calls made with other clients (an operator's, `ClusterClient.forOperator`). */
+  withClients(clients: KubeClients): WorkloadObjects {
+    return new WorkloadObjects(clients, this.informers, this);
   }
 
   private remember(object: LiveWorkload): LiveWorkload {

@@ -20,17 +20,17 @@ import {
   MiB,
   openStream,
   queryUrl,
-  residentBytes,
+  retainedBytes,
   type StreamStart,
 } from './hardening-support.js';
 
 let harness: BffHarness;
 let apps: AppsV1Api;
-let rssAtStart = 0;
+let retainedAtStart = 0;
 beforeAll(async () => {
   harness = await startHarness();
   apps = harness.adminKubeConfig.makeApiClient(AppsV1Api);
-  rssAtStart = residentBytes();
+  retainedAtStart = retainedBytes();
 });
 afterAll(async () => {
   await harness?.close();
@@ -492,6 +492,6 @@ describe('fuzzing every procedure over HTTP (issue 14)', () => {
     expect(Object.hasOwn(Object.prototype, 'polluted')).toBe(false);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     // Generous: a bound against a leak or a runaway buffer, not a measurement.
-    expect(residentBytes() - rssAtStart).toBeLessThan(300 * MiB);
+    expect(retainedBytes() - retainedAtStart).toBeLessThan(300 * MiB);
   });
 });

@@ -248,6 +248,12 @@ export function validatePod(pod: KubeObject, old: KubeObject | undefined): Statu
       field: 'spec',
     });
   }
+  // The QoS class is the API server's, set at create from the requests; kube-apiserver refuses
+  // a status write that changes it (a node agent reporting BestEffort for a Burstable pod).
+  const qosClass = recordAt(pod, 'status')?.qosClass;
+  const qosClassBefore = old && recordAt(old, 'status')?.qosClass;
+  if (qosClassBefore !== undefined && qosClass !== qosClassBefore)
+    causes.push(immutable('status.qosClass', qosClass));
   return causes;
 }
 

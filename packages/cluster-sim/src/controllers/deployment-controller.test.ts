@@ -97,6 +97,19 @@ describe('deployment controller', { timeout: 60_000 }, () => {
     expect(done.status?.readyReplicas).toBe(2);
   });
 
+  it('runs pods that request CPU and memory, with the QoS class the API server gave them', async () => {
+    const body = deployment('burstable', 1);
+    const container = body.spec?.template.spec?.containers[0];
+    if (container) container.resources = { requests: { cpu: '100m', memory: '64Mi' } };
+    await cluster.apps.createNamespacedDeployment({ namespace, body });
+    await rolledOut('burstable', 1);
+    const [rs] = await replicaSetsOf('burstable');
+    const pods = rs ? await podsOf(rs) : [];
+    expect(pods.map((pod) => [pod.status?.phase, pod.status?.qosClass])).toEqual([
+      ['Running', 'Burstable'],
+    ]);
+  });
+
   it('scales up and down', async () => {
     await cluster.apps.patchNamespacedDeploymentScale(
       { name: 'web', namespace, body: { spec: { replicas: 4 } } },

@@ -434,7 +434,8 @@ export async function startNodeAgents(
               podIP: ip,
               podIPs: [{ ip }],
               startTime: pod.status?.startTime ?? now,
-              qosClass: 'BestEffort',
+              // No qosClass: the API server set it at create and refuses a change (422 on any pod
+              // with CPU or memory requests, which is not BestEffort).
               conditions: [
                 condition('PodReadyToStartContainers'),
                 condition('Initialized'),

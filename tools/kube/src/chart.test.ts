@@ -1,0 +1,365 @@
+// charts/mgpu-console on the real API server (spec §8 "Install"): helm lint, a server-side dry
+// run of what it renders, an install, and then the console started as the chart's pod starts
+// it — the rendered args and env, its ServiceAccount's token and the cluster's CA where a pod
+// finds them, KUBERNETES_SERVICE_* set — connecting in-cluster and ready with nothing but the
+// chart's RBAC. Pods do not run here (no kubelet), so the test is the pod. Runs under
+// tools/kube/with-real-cluster.sh.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { buildBinaries } from './control-plane.js';
+import { contextName } from './kubeconfig.js';
+import { freePort } from './processes.js';
+import {
+  eventually,
+  type KubectlResult,
+  kubeConfigAs,
+  kubectl,
+  kubectlJson,
+  testKubeconfig,
+} from './test-support.js';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const CHART = join(ROOT, 'charts', 'mgpu-console');
+const namespace = `chart-${randomBytes(3).toString('hex')}`;
+const release = 'console';
+// The chart's names for release `console` (its fullname helper): the Deployment, Service and
+// ServiceAccount are `console-mgpu-console`.
+const fullname = `${release}-mgpu-console`;
+const serviceAccount = `system:serviceaccount:${namespace}:${fullname}`;
+// Where a pod finds its account (client-node's loadFromCluster reads it there).
+const SERVICE_ACCOUNT_DIR = 'var/run/secrets/kubernetes.io/serviceaccount';
+
+/** Values of the other auth modes, for lint and dry run; the install uses the chart's defaults. */
+const MODES: Record<string, string[]> = {
+  kubernetes: [],
+  oidc: [
+    'auth.mode=oidc',
+    'auth.oidc.issuer=https://issuer.example.com',
+    'auth.oidc.clientId=mgpu-console',
+    'auth.oidc.clientSecret=not-a-real-secret',
+    'ingress.enabled=true',
+    'ingress.hosts[0].host=gpu-console.example.com',
+    'ingress.tls[0].secretName=gpu-console-tls',
+    'ingress.tls[0].hosts[0]=gpu-console.example.com',
+  ],
+  token: [
+    'auth.mode=token',
+    'auth.token.value=0123456789abcdef0123456789abcdef',
+    `rbac.workloadNamespaces[0]=${namespace}`,
+  ],
+  none: ['auth.mode=none'],
+};
+const setFlags = (values: string[]) => values.flatMap((value) => ['--set', value]);
+
+let binDir = '';
+let work = '';
+
+function helm(args: string[]): KubectlResult {
+  const result = spawnSync(
+    join(binDir, 'helm'),
+    ['--kubeconfig', testKubeconfig ?? '', '--kube-context', contextName('admin'), ...args],
+    {
+      encoding: 'utf8',
+      timeout: 120_000,
+      // helm's cache and config stay in the test's folder, not in the user's home.
+      env: {
+        ...process.env,
+        HELM_CACHE_HOME: join(work, 'helm', 'cache'),
+        HELM_CONFIG_HOME: join(work, 'helm', 'config'),
+        HELM_DATA_HOME: join(work, 'helm', 'data'),
+      },
+    },
+  );
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+function renderedObjects(yamlText: string): Array<Record<string, unknown>> {
+  return parseAllDocuments(yamlText)
+    .map((document) => document.toJS() as Record<string, unknown> | null)
+    .filter((object): object is Record<string, unknown> => object !== null);
+}
+
+/** The console container of the installed release's Deployment, as helm rendered it. */
+function installedConsole(): V1Container {
+  const manifest = helm(['get', 'manifest', release, '--namespace', namespace]);
+  expect(manifest.status, manifest.stderr).toBe(0);
+  const deployment = renderedObjects(manifest.stdout).find(
+    (object) => object.kind === 'Deployment',
+  ) as V1Deployment | undefined;
+  const container = deployment?.spec?.template.spec?.containers.find((c) => c.name === 'console');
+  if (!container) throw new Error(`no console container in:\n${manifest.stdout}`);
+  return container;
+}
+
+/** The pod's environment from the container's env: values, and Secret keys as the kubelet reads them. */
+function podEnvironment(env: V1EnvVar[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const variable of env) {
+    const secret = variable.valueFrom?.secretKeyRef;
+    if (variable.value !== undefined) out[variable.name] = variable.value;
+    else if (secret) {
+      const object = kubectlJson<{ data: Record<string, string> }>('admin', [
+        'get',
+        'secret',
+        '-n',
+        namespace,
+        secret.name ?? '',
+      ]);
+      out[variable.name] = Buffer.from(object.data[secret.key] ?? '', 'base64').toString('utf8');
+    } else throw new Error(`env ${variable.name}: only value and secretKeyRef are understood here`);
+  }
+  return out;
+}
+
+function canI(verb: string, resource: string): boolean {
+  const result = kubectl('admin', ['auth', 'can-i', verb, resource, '--as', serviceAccount]);
+  return result.stdout.trim() === 'yes';
+}
+
+describe.skipIf(!testKubeconfig)('the Helm chart on the real API server', () => {
+  let consoleProcess: ChildProcess | undefined;
+  let consoleOutput = '';
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'mgpu-chart-'));
+    // build.sh reuses its cache; helm sits beside the control plane's binaries.
+    binDir = await buildBinaries(() => {});
+    await kubeConfigAs('admin')
+      .makeApiClient(CoreV1Api)
+      .createNamespace({ body: { metadata: { name: namespace } } });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (consoleProcess && consoleProcess.exitCode === null) {
+      const exited = new Promise((resolve) => consoleProcess?.once('exit', resolve));
+      consoleProcess.kill('SIGTERM');
+      await exited;
+    }
+    helm(['uninstall', release, '--namespace', namespace]);
+    await kubeConfigAs('admin').makeApiClient(CoreV1Api).deleteNamespace({ name: namespace });
+    rmSync(work, { recursive: true, force: true });
+  }, 60_000);
+
+  it('is helm v4', () => {
+    const version = helm(['version', '--short']);
+    expect(version.stdout).toMatch(/^v4\./);
+  });
+
+  it('lints clean in every auth mode', () => {
+    for (const [mode, values] of Object.entries(MODES)) {
+      const lint = helm(['lint', CHART, ...setFlags(values)]);
+      expect(lint.status, `${mode}: ${lint.stdout}${lint.stderr}`).toBe(0);
+      expect(lint.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
+    }
+  });
+
+  it('refuses values its schema does not allow, before rendering anything', () => {
+    const oidcWithoutIssuer = helm(['template', release, CHART, '--set', 'auth.mode=oidc']);
+    expect(oidcWithoutIssuer.status).not.toBe(0);
+    expect(oidcWithoutIssuer.stderr).toContain('/auth/oidc/issuer');
+    const unknownPolicy = helm(['template', release, CHART, '--set', 'cardPolicy=fill']);
+    expect(unknownPolicy.status).not.toBe(0);
+    expect(unknownPolicy.stderr).toContain("value must be one of 'binpack', 'spread'");
+  });
+
+  it('renders, in every auth mode, objects the API server accepts (server-side dry run)', () => {
+    for (const [mode, values] of Object.entries(MODES)) {
+      const rendered = helm([
+        'template',
+        release,
+        CHART,
+        '--namespace',
+        namespace,
+        ...setFlags(values),
+      ]);
+      expect(rendered.status, `${mode}: ${rendered.stderr}`).toBe(0);
+      const applied = kubectl(
+        'admin',
+        ['apply', '--dry-run=server', '-n', namespace, '-f', '-'],
+        rendered.stdout,
+      );
+      expect(applied.status, `${mode}: ${applied.stderr}`).toBe(0);
+      expect(applied.stdout).toContain(`deployment.apps/${fullname} created (server dry run)`);
+    }
+  });
+
+  it('installs, with probes, a locked-down securityContext, resources and the metrics port', () => {
+    const install = helm(['install', release, CHART, '--namespace', namespace]);
+    expect(install.status, install.stderr).toBe(0);
+    expect(install.stdout).toContain('STATUS: deployed');
+
+    const deployment = kubectlJson<V1Deployment>('admin', [
+      'get',
+      'deployment',
+      '-n',
+      namespace,
+      fullname,
+    ]);
+    const pod = deployment.spec?.template.spec;
+    expect(pod?.serviceAccountName).toBe(fullname);
+    expect(pod?.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    const container = pod?.containers[0];
+    expect(container?.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(container?.livenessProbe?.httpGet).toMatchObject({ path: '/healthz', port: 'http' });
+    expect(container?.readinessProbe?.httpGet).toMatchObject({ path: '/readyz', port: 'http' });
+    expect(container?.resources?.requests).toMatchObject({ cpu: '100m', memory: '256Mi' });
+    expect(container?.ports).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'http', containerPort: 8080 }),
+        expect.objectContaining({ name: 'metrics', containerPort: 9090 }),
+      ]),
+    );
+    // With a read-only root, the console's only writable place is the chart's emptyDir.
+    expect(container?.volumeMounts).toEqual([expect.objectContaining({ mountPath: '/tmp' })]);
+    expect(pod?.volumes).toEqual([
+      expect.objectContaining({ name: 'tmp', emptyDir: expect.anything() }),
+    ]);
+  });
+
+  it("gives the console's account what the informers and per-user checks need, and no Secrets", () => {
+    // The shared informers of apps/bff/src/cluster/cluster-client.ts and workload-objects.ts.
+    const informed = [
+      'pods',
+      'nodes',
+      'deployments.apps',
+      'statefulsets.apps',
+      'jobs.batch',
+      'resourcequotas',
+      'mgpunodes.mgpu.console.io',
+    ];
+    for (const resource of informed) {
+      for (const verb of ['list', 'watch'])
+        expect(canI(verb, resource), `${verb} ${resource}`).toBe(true);
+    }
+    // --auth kubernetes (the default): operators' own RBAC decides; the console asks the API.
+    expect(canI('create', 'subjectaccessreviews.authorization.k8s.io')).toBe(true);
+    expect(canI('create', 'tokenreviews.authentication.k8s.io')).toBe(true);
+    // ... and never acts beyond reading: no Secrets, no writes of its own.
+    expect(canI('get', 'secrets')).toBe(false);
+    expect(canI('list', 'secrets')).toBe(false);
+    expect(canI('create', 'deployments.apps')).toBe(false);
+    expect(canI('delete', 'pods')).toBe(false);
+  });
+
+  it('runs as its pod would: in-cluster with its own token, ready, its RBAC enough', async () => {
+    const container = installedConsole();
+    // No command: the image's entry (node apps/bff/dist/main.js) with the chart's args. The test
+    // runs the same main module from source, which needs no build.
+    expect(container.command).toBeUndefined();
+    const podEnv = podEnvironment(container.env ?? []);
+    // In the pod these are every address, so the Service, the probes and Prometheus reach it.
+    expect(podEnv.HOST).toBe('0.0.0.0');
+    expect(podEnv.MGPU_METRICS_HOST).toBe('0.0.0.0');
+    expect(podEnv.MGPU_AUTH).toBe('kubernetes');
+
+    // What the kubelet mounts: the account's token, the cluster's CA and the namespace.
+    const root = join(work, 'pod-root');
+    const accountDir = join(root, SERVICE_ACCOUNT_DIR);
+    mkdirSync(accountDir, { recursive: true });
+    const token = kubectl('admin', ['create', 'token', fullname, '-n', namespace]);
+    expect(token.status, token.stderr).toBe(0);
+    writeFileSync(join(accountDir, 'token'), token.stdout.trim());
+    const admin = kubeConfigAs('admin');
+    const cluster = admin.getCurrentCluster();
+    writeFileSync(join(accountDir, 'ca.crt'), Buffer.from(cluster?.caData ?? '', 'base64'));
+    writeFileSync(join(accountDir, 'namespace'), namespace);
+    const server = new URL(cluster?.server ?? '');
+
+    // The one thing a pod has that this test cannot: its own network namespace. Here the
+    // console listens on loopback, on ports free on this machine.
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    consoleProcess = spawn(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', 'apps/bff/src/main.ts', ...(container.args ?? [])],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          PATH: process.env.PATH,
+          // No ~/.kube/config in a pod: nothing but the in-cluster account to connect with.
+          HOME: work,
+          ...podEnv,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          MGPU_METRICS_HOST: '127.0.0.1',
+          MGPU_METRICS_PORT: String(metricsPort),
+          KUBERNETES_SERVICE_HOST: server.hostname,
+          KUBERNETES_SERVICE_PORT: server.port,
+          MGPU_TEST_IN_CLUSTER_ROOT: root,
+        },
+      },
+    );
+    consoleProcess.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      consoleOutput += chunk;
+    });
+    consoleProcess.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      consoleOutput += chunk;
+    });
+    const base = `http://127.0.0.1:${port}`;
+    const ready = await eventually("the console's /readyz", async () => {
+      if (consoleProcess?.exitCode !== null)
+        throw new Error(`the console exited:\n${consoleOutput}`);
+      const response = await fetch(`${base}/readyz`).catch(() => undefined);
+      return response?.status === 200
+        ? ((await response.json()) as Record<string, unknown>)
+        : undefined;
+    }).catch((error: unknown) => {
+      throw new Error(`${String(error)}; the console said:\n${consoleOutput}`);
+    });
+    expect(ready).toMatchObject({
+      ready: true,
+      cluster: `cluster: in-cluster service account, server ${server.origin}`,
+    });
+
+    // What the informers read as the console's account reaches an operator: the GPU nodes, and
+    // a quota created now (the resourcequotas watch). An operator's own token rides along, as
+    // --auth kubernetes has each request carry one.
+    const operatorToken = admin.getCurrentUser()?.token ?? '';
+    const trpc = async (path: string) => {
+      const response = await fetch(`${base}/trpc/${path}`, {
+        headers: { authorization: `Bearer ${operatorToken}` },
+      });
+      expect(response.status, await response.clone().text()).toBe(200);
+      return ((await response.json()) as { result: { data: unknown } }).result.data;
+    };
+    const nodes = (await trpc('cluster.nodes')) as Array<{ name: string }>;
+    expect(nodes.length).toBeGreaterThan(0);
+    await admin.makeApiClient(CoreV1Api).createNamespacedResourceQuota({
+      namespace,
+      body: {
+        metadata: { name: 'team-gpus' },
+        spec: {
+          hard: {
+            'requests.vke.volcengine.com/mgpu-core': '400',
+            'requests.vke.volcengine.com/mgpu-memory': '65536',
+          },
+        },
+      },
+    });
+    await eventually('the quota in cluster.quotas', async () => {
+      const quotas = (await trpc('cluster.quotas')) as Array<{ namespace: string; name: string }>;
+      return quotas.find((quota) => quota.namespace === namespace && quota.name === 'team-gpus');
+    });
+
+    const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('mgpu_card_instances');
+  }, 120_000);
+});
