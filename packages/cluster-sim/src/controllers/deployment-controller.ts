@@ -6,12 +6,8 @@ import type {
 } from '@kubernetes/client-node';
 import { isConflict, isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
 import { POD_TEMPLATE_HASH_LABEL } from '@mgpu/shared';
-import {
-  Controller,
-  controllerInformers,
-  type RunningController,
-  type StartControllerOptions,
-} from './controller.js';
+import type { RunningController, StartControllerOptions } from './controller.js';
+import { Controller, controllerInformers } from './controller.js';
 import {
   newReplicaSetReplicas,
   type ReplicaSetCounts,

@@ -1,12 +1,7 @@
 import type { KubeConfig, V1JobCondition } from '@kubernetes/client-node';
 import { isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
-import {
-  Controller,
-  controllerInformers,
-  podFromTemplate,
-  type RunningController,
-  type StartControllerOptions,
-} from './controller.js';
+import type { RunningController, StartControllerOptions } from './controller.js';
+import { Controller, controllerInformers, podFromTemplate } from './controller.js';
 import { isPodReady } from './replicaset-controller.js';
 
 /** Created pods not seen within this long are forgotten (the watch lost them). */

@@ -20,12 +20,8 @@ import {
   type WrittenMgpuNodeStatus,
 } from '@mgpu/shared';
 import { type Topology, type TopologyNode, topologyNodes } from '../topology/topology.js';
-import {
-  Controller,
-  controllerInformers,
-  type RunningController,
-  type StartControllerOptions,
-} from './controller.js';
+import type { RunningController, StartControllerOptions } from './controller.js';
+import { Controller, controllerInformers } from './controller.js';
 import { WorkQueue } from './work-queue.js';
 
 /** A node the agents run, as the cluster's topology describes it. */

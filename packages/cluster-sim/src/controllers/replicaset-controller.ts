@@ -1,13 +1,8 @@
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
 import { isTerminalPod } from '@mgpu/shared';
-import {
-  Controller,
-  controllerInformers,
-  podFromTemplate,
-  type RunningController,
-  type StartControllerOptions,
-} from './controller.js';
+import type { RunningController, StartControllerOptions } from './controller.js';
+import { Controller, controllerInformers, podFromTemplate } from './controller.js';
 
 /** Expected creations/deletions not seen within this long are forgotten (the watch lost them). */
 const EXPECTATION_TTL_MS = 10_000;

@@ -17,12 +17,8 @@ import {
   releaseAllocation,
   VKE,
 } from '@mgpu/shared';
-import {
-  Controller,
-  controllerInformers,
-  type RunningController,
-  type StartControllerOptions,
-} from './controller.js';
+import type { RunningController, StartControllerOptions } from './controller.js';
+import { Controller, controllerInformers } from './controller.js';
 import {
   EventRecorder,
   type EventRecorderOptions,

@@ -1,13 +1,8 @@
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { isConflict, isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
 import { isTerminalPod } from '@mgpu/shared';
-import {
-  Controller,
-  controllerInformers,
-  podFromTemplate,
-  type RunningController,
-  type StartControllerOptions,
-} from './controller.js';
+import type { RunningController, StartControllerOptions } from './controller.js';
+import { Controller, controllerInformers, podFromTemplate } from './controller.js';
 import { podTemplateHash } from './deployment-controller.js';
 import { isPodReady } from './replicaset-controller.js';
 
