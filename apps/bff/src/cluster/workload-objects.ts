@@ -2,13 +2,18 @@ import type {
   AppsV1Api,
   BatchV1Api,
   CoreV1Api,
-  KubeConfig,
   V1Deployment,
   V1Job,
   V1Service,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import { type KubeClients, mergePatch, SharedInformer, toKubeError } from '@mgpu/kube-client';
+import {
+  type KubeClients,
+  mergePatch,
+  type SharedInformer,
+  type SharedInformerFactory,
+  toKubeError,
+} from '@mgpu/kube-client';
 import {
   APP_LABEL,
   CREATABLE_KINDS,
@@ -95,30 +100,26 @@ export class WorkloadObjects {
   /** Per object, its form state and every resourceVersion seen with it (see `specChangedSince`). */
   private readonly formStates: Map<string, { state: string; versions: Set<string> }>;
 
+  private readonly deployments: SharedInformer<V1Deployment>;
+
   constructor(
-    kubeConfig: KubeConfig,
     clients: KubeClients,
-    private readonly deployments: SharedInformer<V1Deployment>,
+    private readonly informers: SharedInformerFactory,
     private readonly options: { modelLabel?: string } = {},
     informersOf?: WorkloadObjects,
   ) {
     this.core = clients.core;
     this.apps = clients.apps;
     this.batch = clients.batch;
+    this.deployments = informers.deployments();
+    this.statefulSets = informers.statefulSets();
+    this.jobs = informers.jobs();
     if (informersOf) {
-      this.statefulSets = informersOf.statefulSets;
-      this.jobs = informersOf.jobs;
       // The versions seen are the informers' (and every writer's): one record per process.
       this.formStates = informersOf.formStates;
       return;
     }
     this.formStates = new Map();
-    this.statefulSets = new SharedInformer(kubeConfig, '/apis/apps/v1/statefulsets', () =>
-      this.apps.listStatefulSetForAllNamespaces(),
-    );
-    this.jobs = new SharedInformer(kubeConfig, '/apis/batch/v1/jobs', () =>
-      this.batch.listJobForAllNamespaces(),
-    );
     for (const kind of CREATABLE_KINDS) {
       this.informer(kind).subscribe((event) => {
         if (event.type === 'upsert') this.remember(withKind(kind, event.object));
@@ -130,7 +131,7 @@ export class WorkloadObjects {
 
   /** The same informers and records, calls made with other clients (an operator's, `ClusterClient.forOperator`). */
   withClients(clients: KubeClients): WorkloadObjects {
-    return new WorkloadObjects(clients.kubeConfig, clients, this.deployments, this.options, this);
+    return new WorkloadObjects(clients, this.informers, this.options, this);
   }
 
   private remember(object: LiveWorkload): LiveWorkload {
@@ -163,14 +164,6 @@ export class WorkloadObjects {
     if (seen === undefined || seen.state !== formStateOf(live, this.options.modelLabel))
       return true;
     return !seen.versions.has(resourceVersion);
-  }
-
-  async start(): Promise<void> {
-    await Promise.all([this.statefulSets.start(), this.jobs.start()]);
-  }
-
-  async stop(): Promise<void> {
-    await Promise.all([this.statefulSets.stop(), this.jobs.stop()]);
   }
 
   informer(kind: CreatableKind): SharedInformer<V1Deployment | V1StatefulSet | V1Job> {
