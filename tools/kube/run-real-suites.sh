@@ -54,5 +54,10 @@ for pkg in "${packages[@]}"; do
   else
     (cd "$pkg" && MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm exec vitest "${args[@]}") || status=1
   fi
+  if [[ -f "$pkg/vitest.real.config.ts" ]]; then
+    # Tests only this tier can serve (apps/bff: per-operator sign-in and RBAC, *.real.test.ts).
+    log "$pkg: real-tier-only tests"
+    (cd "$pkg" && MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm exec vitest run --config vitest.real.config.ts) || status=1
+  fi
 done
 exit "$status"

@@ -26,6 +26,9 @@ const { values } = parseArgs({
     'reserved-namespace': { type: 'string', multiple: true },
     'metrics-port': { type: 'string' },
     'history-minutes': { type: 'string' },
+    auth: { type: 'string' },
+    'session-idle-minutes': { type: 'string' },
+    'session-max-hours': { type: 'string' },
   },
 });
 
@@ -53,6 +56,45 @@ if (!Number.isFinite(historyMinutes) || historyMinutes <= 0 || historyMinutes > 
   log.fatal('--history-minutes must be a number of minutes, above 0 and at most a week');
   process.exit(2);
 }
+
+// Spec §8 "Operator identity": each operator signs in with their own Kubernetes identity.
+const auth = values.auth ?? process.env.MGPU_AUTH;
+if (auth !== undefined && auth !== 'kubernetes') {
+  log.fatal(`--auth must be kubernetes, not ${auth}`);
+  process.exit(2);
+}
+if (auth !== undefined && (values.token ?? process.env.MGPU_CONSOLE_TOKEN)) {
+  log.fatal(
+    '--auth and --token exclude each other: with --auth each operator brings their own token',
+  );
+  process.exit(2);
+}
+/** A positive number of minutes from a flag or its variable, or the default. */
+function minutesOf(flag: string, text: string | undefined, fallback: number, unit = 1): number {
+  const value = text === undefined ? fallback : Number(text) * unit;
+  if (!Number.isFinite(value) || value <= 0) {
+    log.fatal(`--${flag} must be a number above 0, not ${text}`);
+    process.exit(2);
+  }
+  return value;
+}
+const sessionLimits = {
+  idleSeconds:
+    60 *
+    minutesOf(
+      'session-idle-minutes',
+      values['session-idle-minutes'] ?? process.env.MGPU_SESSION_IDLE_MINUTES,
+      30,
+    ),
+  absoluteSeconds:
+    60 *
+    minutesOf(
+      'session-max-hours',
+      values['session-max-hours'] ?? process.env.MGPU_SESSION_MAX_HOURS,
+      12 * 60,
+      60,
+    ),
+};
 
 try {
   const connection = await connectCluster({
@@ -88,13 +130,14 @@ try {
       ...(process.env.MGPU_ALLOWED_ORIGINS?.split(',').filter(Boolean) ?? []),
     ],
     ...(token ? { token } : {}),
+    ...(auth === 'kubernetes' ? { auth, sessionLimits } : {}),
     ...(modelLabel ? { modelLabel } : {}),
     ...(reservedNamespaces.length > 0 ? { reservedNamespaces } : {}),
     ...(metricsPort !== undefined ? { metricsPort } : {}),
     history: { retentionMs: historyMinutes * 60_000 },
     logger: { level: process.env.LOG_LEVEL ?? 'info' },
   });
-  log.info(`console ready at ${bff.url}`);
+  log.info(`console ready at ${bff.url}${auth ? ` (sign-in: --auth ${auth})` : ''}`);
   if (bff.metricsUrl) log.info(`metrics at ${bff.metricsUrl}`);
   const stop = async (signal: string) => {
     log.info(`${signal}: stopping`);

@@ -5,6 +5,7 @@ import { clusterPending, clusterPendingWatch } from './procedures/cluster-pendin
 import { clusterQuotas } from './procedures/cluster-quotas.js';
 import { clusterSummary } from './procedures/cluster-summary.js';
 import { gpuModels } from './procedures/gpu-models.js';
+import { sessionWhoami } from './procedures/session-whoami.js';
 import { workloadCreate } from './procedures/workload-create.js';
 import { workloadDelete } from './procedures/workload-delete.js';
 import { workloadGet } from './procedures/workload-get.js';
@@ -37,6 +38,7 @@ export const appRouter = router({
     progress: workloadProgressSubscription,
   }),
   allocations: router({ watch: allocationsWatch }),
+  session: router({ whoami: sessionWhoami }),
 });
 
 export type AppRouter = typeof appRouter;

@@ -16,6 +16,10 @@ import Fastify, {
 import { z } from 'zod';
 import { ClusterClient } from './cluster/cluster-client.js';
 import { type ClusterConnection, describeSource } from './cluster/connection.js';
+import type { AuditEntry } from './identity/audit.js';
+import type { Operator } from './identity/operator.js';
+import { BEARER_REVIEW_SECONDS, OperatorAccess } from './identity/operator-access.js';
+import { DEFAULT_SESSION_LIMITS, type SessionLimits, SessionStore } from './identity/sessions.js';
 import { AllocationFeed } from './live/allocation-feed.js';
 import { PoolHistory, type PoolHistoryOptions } from './live/pool-history.js';
 import { ConsoleMetrics, serveMetrics } from './observability/metrics.js';
@@ -33,6 +37,13 @@ export interface BffOptions {
   host?: string;
   /** When set, every `/trpc` request needs `Authorization: Bearer <token>`. */
   token?: string;
+  /**
+   * `kubernetes`: every operator signs in with their own Kubernetes bearer token and every
+   * Kubernetes call made for them uses it (spec §8 "Operator identity"). Unset: no per-user auth.
+   */
+  auth?: AuthMode;
+  /** `--auth` sessions: idle and absolute lifetime (defaults 30 min and 12 h). */
+  sessionLimits?: Partial<SessionLimits>;
   /** The built web app; its index.html answers every unknown GET (SPA routes). */
   webRoot?: string;
   cardPolicy?: CardPolicy;
@@ -69,6 +80,8 @@ export interface RunningBff {
   app: FastifyInstance;
   url: string;
   context: BffContext;
+  /** With `auth`: the operators' sessions (`--auth oidc` creates them after its code exchange). */
+  sessions?: SessionStore;
   /** `http://<host>:<port>/metrics` when `metricsPort` was given. */
   metricsUrl?: string;
   close(): Promise<void>;
@@ -119,10 +132,30 @@ class Access {
   constructor(
     readonly token: string | undefined,
     readonly maxAgeSeconds: number,
+    /** `--auth kubernetes`: operators' own tokens instead of the console's one token. */
+    readonly operators?: OperatorAccess,
   ) {}
 
   get required(): boolean {
-    return this.token !== undefined;
+    return this.token !== undefined || this.operators !== undefined;
+  }
+
+  /**
+   * What `/session` adds for the sign-in page with per-user auth: which sign-in this console
+   * wants. Without it the answer stays `{ required, signedIn }` (a required one is the token).
+   */
+  get mode(): { mode?: AuthMode } {
+    return this.operators ? { mode: 'kubernetes' } : {};
+  }
+
+  /**
+   * Whether the request may call `/trpc`, and as whom: `operator` is set with per-user auth.
+   * Absent per-user auth this is the token check as before.
+   */
+  async admit(request: FastifyRequest): Promise<{ operator?: Operator } | undefined> {
+    if (this.operators === undefined) return this.grants(request) ? {} : undefined;
+    const operator = await this.operators.operatorOf(request, SESSION_COOKIE);
+    return operator ? { operator } : undefined;
   }
 
   private sign(issuedAt: string): string {
@@ -225,7 +258,11 @@ function originCheck(allowed: () => AllowedOrigins) {
  * when one is set, an allowed Origin on mutations (browsers always send it on POST), and a
  * subscription's input must parse before the stream opens.
  */
-function guardTrpc(allowed: () => AllowedOrigins, access: Access) {
+function guardTrpc(
+  allowed: () => AllowedOrigins,
+  access: Access,
+  operators: WeakMap<FastifyRequest, Operator>,
+) {
   const checkOrigin = originCheck(allowed);
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const { hosts } = allowed();
@@ -237,15 +274,19 @@ function guardTrpc(allowed: () => AllowedOrigins, access: Access) {
         `This console does not answer as ${request.headers.host ?? '(no Host)'}; start it with --allowed-origin for other names.`,
       );
     }
-    if (!access.grants(request)) {
+    const admitted = await access.admit(request);
+    if (admitted === undefined) {
       reply.header('www-authenticate', 'Bearer');
       return refuse(
         reply,
         401,
         'UNAUTHORIZED',
-        'This console needs a bearer token: Authorization: Bearer <token> (browsers sign in at /session).',
+        access.operators
+          ? 'This console needs your own Kubernetes identity: Authorization: Bearer <your Kubernetes token>, or sign in at /session; a session that ended or was never made is refused.'
+          : 'This console needs a bearer token: Authorization: Bearer <token> (browsers sign in at /session).',
       );
     }
+    if (admitted.operator) operators.set(request, admitted.operator);
     const procedure = (request.params as { path?: string }).path ?? '';
     // A subscription is a GET stream; any other method must not reach tRPC's own SSE producer.
     if (
@@ -283,41 +324,74 @@ function guardTrpc(allowed: () => AllowedOrigins, access: Access) {
 
 const SessionInputSchema = z.object({ token: z.string().min(1).max(4096) });
 
+/** Per-user sign-in modes (spec §8); `--auth oidc` joins this. */
+export type AuthMode = 'kubernetes';
+
 /**
- * `/session`: how the browser signs in when the console has a token. GET says whether a token
- * is needed and whether this browser has signed in; POST `{ token }` sets the session cookie
- * (HttpOnly, SameSite=Strict: scripts on other sites can neither read nor send it); DELETE signs
- * out. The Host and Origin checks are the same as for `/trpc`.
+ * The session cookie's attributes: HttpOnly (page script never reads it), SameSite=Strict
+ * (other sites' pages never send it), Secure when the browser reached the console over HTTPS —
+ * directly or through a TLS-terminating proxy that says so in `X-Forwarded-Proto`.
+ */
+export function sessionCookieOptions(request: FastifyRequest) {
+  const forwarded = request.headers['x-forwarded-proto'];
+  const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',', 1)[0]?.trim();
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: request.protocol === 'https' || proto === 'https',
+  } as const;
+}
+
+/**
+ * `/session`: how the browser signs in. GET says which sign-in the console wants (`mode`), whether
+ * this browser has signed in and, with per-user auth, as whom; POST `{ token }` sets the session
+ * cookie (HttpOnly, SameSite=Strict: scripts on other sites can neither read nor send it) — with
+ * `--auth kubernetes` only once the API server said who the token is; DELETE signs out. The Host
+ * and Origin checks are the same as for `/trpc`.
  */
 function registerSession(
   app: FastifyInstance,
   access: Access,
   allowed: () => AllowedOrigins,
   throttle: SignInThrottle,
+  audit: (entry: AuditEntry) => void,
 ) {
   const checkOrigin = originCheck(allowed);
   const misdirected = (request: FastifyRequest, reply: FastifyReply) =>
     allowed().hosts.has(request.headers.host ?? '')
       ? undefined
       : refuse(reply, 421, 'MISDIRECTED', 'This console does not answer under that name.');
-  const cookieOptions = {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: 'auto',
-  } as const;
-  const sessionCookieOptions = { ...cookieOptions, maxAge: access.maxAgeSeconds } as const;
+  const signInAudit = (
+    procedure: 'session.sign-in' | 'session.sign-out',
+    operator: Pick<Operator, 'username' | 'groups'> | undefined,
+    status: number,
+  ) =>
+    audit({
+      user: operator?.username ?? null,
+      groups: operator?.groups ?? [],
+      procedure,
+      outcome: status === 200 ? 'ok' : String(status),
+      status,
+    });
   app.get('/session', async (request, reply) => {
     if (misdirected(request, reply)) return reply;
     reply.header('cache-control', 'no-store');
-    return { required: access.required, signedIn: access.grants(request) };
+    const admitted = await access.admit(request);
+    const { operator } = admitted ?? {};
+    return {
+      required: access.required,
+      ...access.mode,
+      signedIn: admitted !== undefined,
+      ...(operator ? { username: operator.username, groups: operator.groups } : {}),
+    };
   });
   app.post('/session', async (request, reply) => {
     if (misdirected(request, reply) || checkOrigin(request, reply)) return reply;
     const parsed = SessionInputSchema.safeParse(request.body);
     if (!parsed.success)
       return refuse(reply, 400, 'BAD_REQUEST', 'Send the token as JSON: { "token": "…" }.');
-    if (access.token === undefined) return { required: false, signedIn: true };
+    if (!access.required) return { required: false, ...access.mode, signedIn: true };
     const wait = throttle.retryAfterSeconds(request.ip);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
@@ -328,18 +402,58 @@ function registerSession(
         `Too many wrong tokens from this address; try again in ${wait} s.`,
       );
     }
-    if (!sameSecret(parsed.data.token, access.token)) {
+    if (access.operators) {
+      const { review, session } = await access.operators.signIn(parsed.data.token);
+      if (!review.ok && review.reason === 'unavailable') {
+        request.log.warn({ reason: review.message }, 'sign-in not checked: API server unavailable');
+        signInAudit('session.sign-in', undefined, 503);
+        return refuse(
+          reply,
+          503,
+          'SERVICE_UNAVAILABLE',
+          `The Kubernetes API server could not check the token: ${review.message}`,
+        );
+      }
+      if (session === undefined) {
+        throttle.failed(request.ip);
+        request.log.warn('sign-in refused: the API server did not accept the token');
+        signInAudit('session.sign-in', undefined, 401);
+        return refuse(
+          reply,
+          401,
+          'UNAUTHORIZED',
+          'The Kubernetes API server did not accept that token (unknown, expired or revoked).',
+        );
+      }
+      reply.setCookie(SESSION_COOKIE, session.id, {
+        ...sessionCookieOptions(request),
+        maxAge: access.operators.sessions.limits.absoluteSeconds,
+      });
+      signInAudit('session.sign-in', session.operator, 200);
+      const { username, groups } = session.operator;
+      return { required: true, ...access.mode, signedIn: true, username, groups };
+    }
+    if (!sameSecret(parsed.data.token, access.token ?? '')) {
       throttle.failed(request.ip);
       request.log.warn('sign-in refused: wrong token');
       return refuse(reply, 401, 'UNAUTHORIZED', "That is not this console's token.");
     }
-    reply.setCookie(SESSION_COOKIE, access.newSession() ?? '', sessionCookieOptions);
-    return { required: true, signedIn: true };
+    reply.setCookie(SESSION_COOKIE, access.newSession() ?? '', {
+      ...sessionCookieOptions(request),
+      maxAge: access.maxAgeSeconds,
+    });
+    return { required: true, ...access.mode, signedIn: true };
   });
   app.delete('/session', async (request, reply) => {
     if (misdirected(request, reply) || checkOrigin(request, reply)) return reply;
-    reply.clearCookie(SESSION_COOKIE, cookieOptions);
-    return { required: access.required, signedIn: !access.required };
+    if (access.operators) {
+      const cookieValue = request.cookies[SESSION_COOKIE];
+      const session = await access.operators.sessions.resume(cookieValue);
+      access.operators.sessions.end(cookieValue);
+      signInAudit('session.sign-out', session?.operator, 200);
+    }
+    reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(request));
+    return { required: access.required, ...access.mode, signedIn: !access.required };
   });
 }
 
@@ -417,6 +531,8 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     cardPolicy: options.cardPolicy ?? 'binpack',
     modelLabel: options.modelLabel ?? VKE.defaultModelLabel,
     ...(options.reservedNamespaces ? { reservedNamespaces: options.reservedNamespaces } : {}),
+    // One JSON line per mutation, sign-in and sign-out (spec §8), as `{ audit: … }`.
+    audit: (entry) => app.log.info({ audit: entry }, 'audit'),
   };
   const timeouts = { requestMs: 30_000, headersMs: 10_000, ...options.timeouts };
   const app = Fastify({
@@ -452,15 +568,37 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
 
   // Known once the server listens (port 0 in tests): the origins this console answers as.
   const allowed: AllowedOrigins = { hosts: new Set(), origins: new Set() };
-  const access = new Access(options.token, options.sessionMaxAgeSeconds ?? 12 * 60 * 60);
+  const sessions = options.auth
+    ? new SessionStore(options.connection.kubeConfig, {
+        ...DEFAULT_SESSION_LIMITS,
+        ...(options.sessionMaxAgeSeconds ? { absoluteSeconds: options.sessionMaxAgeSeconds } : {}),
+        ...options.sessionLimits,
+      })
+    : undefined;
+  const access = new Access(
+    options.token,
+    options.sessionMaxAgeSeconds ?? 12 * 60 * 60,
+    sessions &&
+      new OperatorAccess(
+        options.connection.kubeConfig,
+        sessions,
+        new SessionStore(options.connection.kubeConfig, {
+          idleSeconds: BEARER_REVIEW_SECONDS,
+          absoluteSeconds: BEARER_REVIEW_SECONDS,
+        }),
+      ),
+  );
+  // Who each admitted request is (per-user auth): the guard finds out, createContext reads it.
+  const operators = new WeakMap<FastifyRequest, Operator>();
   // Filled in once the server listens (port 0 in tests); no request arrives before that.
-  const guard = guardTrpc(() => allowed, access);
+  const guard = guardTrpc(() => allowed, access, operators);
   await app.register(cookie);
   registerSession(
     app,
     access,
     () => allowed,
     new SignInThrottle(options.signInAttemptsPerMinute ?? 10),
+    context.audit ?? (() => {}),
   );
   app.get('/healthz', async () => ({ ok: true }));
   app.get('/readyz', async (_request, reply) => {
@@ -483,7 +621,18 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     }
   });
 
-  const createContext = () => context;
+  // One client per operator (per session), not per request: its keep-alive connections are reused.
+  const operatorClients = new WeakMap<Operator, ClusterClient>();
+  const createContext = (request: FastifyRequest): BffContext => {
+    const operator = operators.get(request);
+    if (operator === undefined) return context;
+    let client = operatorClients.get(operator);
+    if (client === undefined) {
+      client = cluster.forOperator(operator.kubeConfig);
+      operatorClients.set(operator, client);
+    }
+    return { ...context, cluster: client, operator };
+  };
   const onError = (error: TRPCError, path: string | undefined) => {
     if (error.code === 'INTERNAL_SERVER_ERROR')
       app.log.error({ err: error, path }, 'procedure failed');
@@ -521,7 +670,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
       prefix: '/trpc',
       trpcOptions: {
         router: appRouter,
-        createContext,
+        createContext: ({ req }) => createContext(req),
         // The web app sends large previews as POST (a GET URL is limited); GET keeps working.
         allowMethodOverride: true,
         onError: ({ error, path }) => onError(error, path),
@@ -589,6 +738,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     app,
     url: address,
     context,
+    ...(sessions ? { sessions } : {}),
     ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
     close: async () => {
       await metricsServer?.close();

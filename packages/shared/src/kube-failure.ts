@@ -92,3 +92,36 @@ const CONSOLE_CODES: Record<KubeFailure, ConsoleErrorCode> = {
 
 export const consoleCodeOf = (kube: Pick<KubeStatus, 'code'>): ConsoleErrorCode =>
   CONSOLE_CODES[kubeFailureOf(kube)];
+
+/** What RBAC refused, as the API server's 403 says it (`User "u" cannot create resource …`). */
+export interface ForbiddenAction {
+  user: string;
+  verb: string;
+  /** The resource with its API group (`deployments.apps`), as `kubectl auth can-i` takes it. */
+  resource: string;
+  /** Absent for a cluster-scoped refusal. */
+  namespace?: string;
+}
+
+const RBAC_REFUSAL =
+  /User "([^"]*)" cannot (\S+) resource "([^"]+)"(?: in API group "([^"]*)")?(?: in the namespace "([^"]+)")?/;
+
+/**
+ * The verb, resource and namespace of an RBAC refusal, read from the Status message
+ * kube-apiserver's authorizer writes; undefined for any other 403 (a quota's, an admission
+ * webhook's), whose message is then shown as it is.
+ */
+export function forbiddenActionOf(
+  kube: Pick<KubeStatus, 'code' | 'message'>,
+): ForbiddenAction | undefined {
+  if (kube.code !== 403) return undefined;
+  const match = RBAC_REFUSAL.exec(kube.message);
+  if (!match) return undefined;
+  const [, user = '', verb = '', resource = '', group, namespace] = match;
+  return {
+    user,
+    verb,
+    resource: group ? `${resource}.${group}` : resource,
+    ...(namespace ? { namespace } : {}),
+  };
+}

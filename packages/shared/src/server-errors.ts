@@ -2,6 +2,8 @@ import { type Translate, translator } from './i18n.js';
 import {
   type ConsoleErrorCode,
   consoleCodeOf,
+  type ForbiddenAction,
+  forbiddenActionOf,
   type KubeStatus,
   kubeFailureOf,
 } from './kube-failure.js';
@@ -77,7 +79,12 @@ export function requestPathOfObjectField(
  * of the API server's detail and the request; both languages are typed by this.
  */
 type ServerRuleCatalog = {
-  readonly [R in ServerRule]: (params: { detail: string; request: WorkloadRequest }) => {
+  readonly [R in ServerRule]: (params: {
+    detail: string;
+    request: WorkloadRequest;
+    /** An RBAC refusal's verb, resource and namespace (rule `forbidden`). */
+    action?: ForbiddenAction;
+  }) => {
     message: string;
     fix?: string;
   };
@@ -95,10 +102,16 @@ const english: ServerRuleCatalog = {
   'kubernetes-invalid': ({ detail }) => ({
     message: `The Kubernetes API refused the object: ${detail}`,
   }),
-  forbidden: ({ detail }) => ({
-    message: `The console's cluster account may not do this: ${detail}`,
-    fix: 'Ask a cluster administrator for create permission on Deployments in this namespace.',
-  }),
+  forbidden: ({ detail, action: a }) =>
+    a
+      ? {
+          message: `Kubernetes RBAC refused: "${a.user}" may not ${a.verb} ${a.resource}${a.namespace ? ` in namespace "${a.namespace}"` : ' cluster-wide'}. Nothing was changed.`,
+          fix: `Choose a namespace you may ${a.verb} ${a.resource} in, or ask a cluster administrator for a RoleBinding that allows it.`,
+        }
+      : {
+          message: `Kubernetes refused this request: ${detail}`,
+          fix: 'Ask a cluster administrator for permission to do this in this namespace.',
+        },
   'cluster-unavailable': ({ detail }) => ({
     message: `The Kubernetes API did not answer: ${detail}`,
     fix: 'Try again in a moment; nothing was created.',
@@ -131,10 +144,16 @@ const chinese: ServerRuleCatalog = {
     fix: '请选择已有的命名空间，或先创建它。',
   }),
   'kubernetes-invalid': ({ detail }) => ({ message: `Kubernetes API 拒绝了该对象：${detail}` }),
-  forbidden: ({ detail }) => ({
-    message: `控制台使用的集群账号无权执行此操作：${detail}`,
-    fix: '请联系集群管理员授予该命名空间中 Deployment 的 create 权限。',
-  }),
+  forbidden: ({ detail, action: a }) =>
+    a
+      ? {
+          message: `Kubernetes RBAC 拒绝了该操作：“${a.user}”无权${a.namespace ? `在命名空间“${a.namespace}”中` : '在整个集群范围内'}对 ${a.resource} 执行 ${a.verb}。没有做任何更改。`,
+          fix: `请选择您有权对 ${a.resource} 执行 ${a.verb} 的命名空间，或请集群管理员添加允许该操作的 RoleBinding。`,
+        }
+      : {
+          message: `Kubernetes 拒绝了该请求：${detail}`,
+          fix: '请联系集群管理员授予在该命名空间中执行此操作的权限。',
+        },
   'cluster-unavailable': ({ detail }) => ({
     message: `Kubernetes API 没有响应：${detail}`,
     fix: '请稍后重试；没有创建任何对象。',
@@ -178,9 +197,25 @@ export function describeServerError(
   detail: string,
   request: WorkloadRequest,
   lang: Lang,
+  action?: ForbiddenAction,
 ): ServerRuleError {
-  return { path, rule, ...SERVER_RULE_TEXT[lang](rule, { detail, request }) };
+  return {
+    path,
+    rule,
+    ...SERVER_RULE_TEXT[lang](rule, { detail, request, ...(action ? { action } : {}) }),
+  };
 }
+
+/**
+ * A 403 (or 401) of any call as the form-level rule `forbidden`, naming the verb, resource and
+ * namespace RBAC refused in the operator's language.
+ */
+export const describeForbidden = (
+  status: KubeStatus,
+  lang: Lang,
+  request: WorkloadRequest = NO_REQUEST,
+): ServerRuleError =>
+  describeServerError('forbidden', '', status.message, request, lang, forbiddenActionOf(status));
 
 /**
  * The API server's refusal of a create as the form shows it: each Status cause on the field it
@@ -199,7 +234,7 @@ export function describeKubeRefusal(
       return { code, errors: [describe('name-taken', 'name', status.message)] };
     case 'forbidden':
     case 'unauthorized':
-      return { code, errors: [describe('forbidden', '', status.message)] };
+      return { code, errors: [describeForbidden(status, lang, request)] };
     case 'not-found':
       return { code, errors: [describe('namespace-not-found', 'namespace', status.message)] };
     case 'bad-request':

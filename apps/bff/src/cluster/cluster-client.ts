@@ -32,7 +32,15 @@ export class ClusterClient {
   /** ResourceQuotas of every namespace: the `quota-exceeded` rule and the used / limit figures. */
   readonly resourceQuotas: SharedInformer<V1ResourceQuota>;
 
-  constructor(readonly kubeConfig: KubeConfig) {
+  /**
+   * With `informersOf`, a client whose calls go out with `kubeConfig` (an operator's own
+   * identity) while every informer is `informersOf`'s: the shared watches stay one per resource
+   * per process, on the console's account (`forOperator`).
+   */
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    informersOf?: ClusterClient,
+  ) {
     // Keep-alive connections with the kubeconfig's credentials: client-node alone opens a new
     // TCP (and TLS) connection per call, which was most of a create's time.
     const clients = makeClients(kubeConfig);
@@ -40,6 +48,15 @@ export class ClusterClient {
     this.apps = clients.apps;
     this.custom = clients.custom;
     this.versionApi = kubeConfig.makeApiClient(VersionApi);
+    if (informersOf) {
+      this.pods = informersOf.pods;
+      this.nodes = informersOf.nodes;
+      this.deployments = informersOf.deployments;
+      this.workloads = informersOf.workloads.withClients(clients);
+      this.resourceQuotas = informersOf.resourceQuotas;
+      this.mgpuNodes = informersOf.mgpuNodes;
+      return;
+    }
     this.pods = new SharedInformer(kubeConfig, '/api/v1/pods', () =>
       this.core.listPodForAllNamespaces(),
     );
@@ -69,6 +86,15 @@ export class ClusterClient {
         }
       },
     );
+  }
+
+  /**
+   * This cluster as an operator: API calls (reads, dry runs, creates, updates, deletes) with
+   * their KubeConfig, so their RBAC decides; the informers stay this client's. Never started
+   * or stopped itself: the console's client owns the informers.
+   */
+  forOperator(kubeConfig: KubeConfig): ClusterClient {
+    return new ClusterClient(kubeConfig, this);
   }
 
   /** Starts every informer the procedures read from; resolves when each had its first try. */

@@ -63,16 +63,25 @@ export class WorkloadObjects {
   readonly statefulSets: SharedInformer<V1StatefulSet>;
   readonly jobs: SharedInformer<V1Job>;
   /** Per object, the generation each recently seen resourceVersion had (see `specChangedSince`). */
-  private readonly generations = new Map<string, Map<string, number>>();
+  private readonly generations: Map<string, Map<string, number>>;
 
   constructor(
     kubeConfig: KubeConfig,
     clients: KubeClients,
     private readonly deployments: SharedInformer<V1Deployment>,
+    informersOf?: WorkloadObjects,
   ) {
     this.core = clients.core;
     this.apps = clients.apps;
     this.batch = clients.batch;
+    if (informersOf) {
+      this.statefulSets = informersOf.statefulSets;
+      this.jobs = informersOf.jobs;
+      // The generations seen are the informers' (and every writer's): one record per process.
+      this.generations = informersOf.generations;
+      return;
+    }
+    this.generations = new Map();
     this.statefulSets = new SharedInformer(kubeConfig, '/apis/apps/v1/statefulsets', () =>
       this.apps.listStatefulSetForAllNamespaces(),
     );
@@ -86,6 +95,11 @@ export class WorkloadObjects {
           this.generations.delete(generationKey(withKind(kind, event.object)));
       });
     }
+  }
+
+  /** The same informers and records, calls made with other clients (an operator's, `ClusterClient.forOperator`). */
+  withClients(clients: KubeClients): WorkloadObjects {
+    return new WorkloadObjects(clients.kubeConfig, clients, this.deployments, this);
   }
 
   private remember(object: LiveWorkload): LiveWorkload {

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 
 /**
  * The signed-in operator of a request, with per-user auth on (`--auth kubernetes` or `oidc`).
@@ -11,4 +11,22 @@ export interface Operator {
   groups: readonly string[];
   /** The console's cluster, with the operator's own bearer token as the only credential. */
   kubeConfig: KubeConfig;
+}
+
+/**
+ * The console's own cluster (server, CA, TLS settings) with `token` as the only credential:
+ * nothing of the console's account (its token, client certificate, exec plugin) is carried
+ * over, so a call made with it is the operator's and only the operator's.
+ */
+export function operatorKubeConfig(console: KubeConfig, token: string): KubeConfig {
+  const cluster = console.getCurrentCluster();
+  if (!cluster) throw new Error("the console's kubeconfig has no current cluster");
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ ...cluster, name: 'console-cluster' }],
+    users: [{ name: 'operator', token }],
+    contexts: [{ name: 'operator', cluster: 'console-cluster', user: 'operator' }],
+    currentContext: 'operator',
+  });
+  return kubeConfig;
 }

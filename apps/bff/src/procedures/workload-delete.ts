@@ -24,7 +24,7 @@ export const workloadDelete = publicProcedure
     const deployment = await ctx.cluster.workloads
       .find(namespace, name, input.kind)
       .catch((error: unknown) => {
-        throw kubeFailure(error);
+        throw kubeFailure(error, lang);
       });
     if (!force) {
       if (deployment.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY) {
@@ -40,7 +40,7 @@ export const workloadDelete = publicProcedure
       }
     }
     await ctx.cluster.workloads.delete(deployment.kind, namespace, name).catch((error: unknown) => {
-      throw kubeFailure(error);
+      throw kubeFailure(error, lang);
     });
     return { namespace, name, deleted: true as const };
   });

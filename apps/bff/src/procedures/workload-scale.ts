@@ -11,9 +11,9 @@ export const workloadScale = publicProcedure
   .input(ScaleInputSchema)
   .output(ScaleResultSchema)
   .mutation(async ({ ctx, input }) => {
-    const { namespace, name, replicas } = input;
+    const { namespace, name, replicas, lang } = input;
     const fail = (error: unknown) => {
-      throw kubeFailure(error);
+      throw kubeFailure(error, lang);
     };
     const live = await ctx.cluster.workloads.find(namespace, name, input.kind).catch(fail);
     const scaled = await ctx.cluster.workloads

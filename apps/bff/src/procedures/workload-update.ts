@@ -66,7 +66,7 @@ export const workloadUpdate = publicProcedure
     if (!check.valid) throw ruleFailure('BAD_REQUEST', check.errors as RuleError[]);
 
     const live = await ctx.cluster.workloads.read(kind, namespace, name).catch((error: unknown) => {
-      throw kubeFailure(error);
+      throw kubeFailure(error, lang);
     });
     const liveVersion = live.metadata?.resourceVersion ?? '';
     // Stale: the spec moved on since the form read it (or the version is unknown here). Status

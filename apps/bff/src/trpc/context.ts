@@ -1,6 +1,7 @@
 import type { CardPolicy } from '@mgpu/shared';
 import type { ClusterClient } from '../cluster/cluster-client.js';
 import type { ClusterSource } from '../cluster/connection.js';
+import type { AuditEntry } from '../identity/audit.js';
 import type { Operator } from '../identity/operator.js';
 import type { AllocationFeed } from '../live/allocation-feed.js';
 import type { PoolHistory } from '../live/pool-history.js';
@@ -23,4 +24,6 @@ export interface BffContext {
   reservedNamespaces?: readonly string[];
   /** The signed-in operator; absent without per-user auth. Their calls use their identity. */
   operator?: Operator;
+  /** Where each mutation's audit line goes (the console's logger); unset: none is written. */
+  audit?: (entry: AuditEntry) => void;
 }

@@ -1,6 +1,7 @@
 import type { RuleError, ServerRuleError } from '@mgpu/shared';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
+import { auditTarget, failureOutcome } from '../identity/audit.js';
 import type { BffContext } from './context.js';
 
 /** Carries rule errors (field path + rule id + message + fix) from a procedure to the client. */
@@ -80,5 +81,23 @@ const t = initTRPC.context<BffContext>().create({
 });
 
 export const router = t.router;
-export const publicProcedure = t.procedure;
+/**
+ * Every mutation writes one audit line (spec §8) — who, which procedure, namespace/name, and
+ * the outcome — whichever transport called it; queries and subscriptions pass straight through.
+ */
+const auditMutations = t.middleware(async ({ ctx, type, path, getRawInput, next }) => {
+  if (type !== 'mutation' || ctx.audit === undefined) return next();
+  const result = await next();
+  const target = auditTarget(await getRawInput().catch(() => undefined));
+  ctx.audit({
+    user: ctx.operator?.username ?? null,
+    groups: ctx.operator?.groups ?? [],
+    procedure: path,
+    ...target,
+    ...(result.ok ? { outcome: 'ok', status: 200 } : failureOutcome(result.error)),
+  });
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(auditMutations);
 export const createCallerFactory = t.createCallerFactory;

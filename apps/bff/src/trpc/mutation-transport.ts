@@ -27,7 +27,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  */
 export interface MutationTransportOptions<TRouter extends AnyTRPCRouter> {
   router: TRouter;
-  createContext: () => inferRouterContext<TRouter>;
+  /** The context of one request: who is signed in on it decides whose identity its calls use. */
+  createContext: (request: FastifyRequest) => inferRouterContext<TRouter>;
   onError?: (error: TRPCError, path: string) => void;
 }
 
@@ -81,7 +82,7 @@ export function mutationHook<TRouter extends AnyTRPCRouter>(
     if (procedure === undefined || request.headers['trpc-accept'] !== undefined) return undefined;
     if (!isJson(request.headers['content-type'])) return undefined;
     const batch = query.batch === '1';
-    const ctx = createContext();
+    const ctx = createContext(request);
     let input: unknown;
     let answer: unknown;
     try {

@@ -31,7 +31,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export interface SseTransportOptions<TRouter extends AnyTRPCRouter> {
   router: TRouter;
-  createContext: () => inferRouterContext<TRouter>;
+  /** The context of one request: who is signed in on it decides whose identity its calls use. */
+  createContext: (request: FastifyRequest) => inferRouterContext<TRouter>;
   /** How long a stream may stay silent before a `ping` keeps proxies and the client's timer happy. */
   pingIntervalMs: number;
   /** Sent in the `connected` event: the client reconnects after this much silence. */
@@ -193,7 +194,7 @@ export class SseTransport<TRouter extends AnyTRPCRouter> {
     this.write(response, this.connected);
 
     const input = inputWithLastEventId(request, rawInput);
-    const ctx = createContext();
+    const ctx = createContext(request);
     try {
       const caller = router.createCaller(ctx, { signal: abort.signal });
       const procedure = path

@@ -1,0 +1,165 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { type Operator, operatorKubeConfig } from './operator.js';
+
+/**
+ * What a sign-in proved: the operator's bearer token and who the API server says it is. Every
+ * way of signing in (`--auth kubernetes`'s `POST /session`, `--auth oidc`'s code exchange, a
+ * script's `Authorization: Bearer`) ends in one of these.
+ */
+export interface SessionGrant {
+  token: string;
+  username: string;
+  groups: readonly string[];
+  /** When the token stops being good (epoch ms, e.g. an ID token's `exp`); the session ends then unless `refresh` renews it. */
+  expiresAt?: number;
+  /** Renews the token before `expiresAt` (an OIDC refresh grant); its answer replaces token and expiry. */
+  refresh?: () => Promise<{ token: string; expiresAt?: number }>;
+}
+
+export interface Session {
+  /** 256 random bits, base64url: the value of the session cookie. */
+  readonly id: string;
+  /** Replaced (a new object) when the token is refreshed, so clients cached by it follow. */
+  operator: Operator;
+  readonly createdAt: number;
+  lastUsedAt: number;
+  tokenExpiresAt?: number;
+}
+
+export interface SessionLimits {
+  /** A session unused this long ends (default 30 min). */
+  idleSeconds: number;
+  /** A session ends this long after sign-in however much it is used (default 12 h). */
+  absoluteSeconds: number;
+}
+
+export const DEFAULT_SESSION_LIMITS: SessionLimits = {
+  idleSeconds: 30 * 60,
+  absoluteSeconds: 12 * 60 * 60,
+};
+
+/** A token this close to its expiry is refreshed before it is used. */
+const REFRESH_MARGIN_MS = 60_000;
+
+export const newSessionId = () => randomBytes(32).toString('base64url');
+
+/** The key a bearer token's cached identity is kept under: its digest, never the token. */
+export const bearerKey = (token: string) =>
+  `bearer:${createHash('sha256').update(token).digest('base64url')}`;
+
+interface Entry {
+  session: Session;
+  refresh?: SessionGrant['refresh'];
+  refreshing?: Promise<boolean>;
+}
+
+/**
+ * The server-side sessions of signed-in operators, in memory: a cookie carries only the id, the
+ * token stays here (and in the operator's KubeConfig). A restart signs everyone out.
+ */
+export class SessionStore {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    /** The console's kubeconfig: its cluster is the one every operator's KubeConfig points at. */
+    private readonly cluster: KubeConfig,
+    readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** A new session for a proven identity; `id` is random unless given (a bearer token's key). */
+  create(grant: SessionGrant, id: string = newSessionId()): Session {
+    this.sweep();
+    const now = this.now();
+    const session: Session = {
+      id,
+      operator: this.operatorOf(grant.username, grant.groups, grant.token),
+      createdAt: now,
+      lastUsedAt: now,
+      ...(grant.expiresAt !== undefined ? { tokenExpiresAt: grant.expiresAt } : {}),
+    };
+    this.entries.set(id, { session, ...(grant.refresh ? { refresh: grant.refresh } : {}) });
+    return session;
+  }
+
+  /**
+   * The live session of this id, its idle time reset, its token refreshed when close to expiry;
+   * undefined (and forgotten) when unknown, idle or too old, or its token expired unrenewed.
+   */
+  async resume(id: string | undefined): Promise<Session | undefined> {
+    if (id === undefined || id === '') return undefined;
+    const entry = this.entries.get(id);
+    if (entry === undefined) return undefined;
+    const now = this.now();
+    if (this.expired(entry.session, now) || !(await this.fresh(entry, now))) {
+      this.entries.delete(id);
+      return undefined;
+    }
+    entry.session.lastUsedAt = now;
+    return entry.session;
+  }
+
+  /** Signs out: the id no longer resumes anything. */
+  end(id: string | undefined): boolean {
+    return id !== undefined && this.entries.delete(id);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private operatorOf(username: string, groups: readonly string[], token: string): Operator {
+    return { username, groups: [...groups], kubeConfig: operatorKubeConfig(this.cluster, token) };
+  }
+
+  private expired(session: Session, now: number): boolean {
+    return (
+      now - session.lastUsedAt >= this.limits.idleSeconds * 1000 ||
+      now - session.createdAt >= this.limits.absoluteSeconds * 1000
+    );
+  }
+
+  /** Whether the token is good now, refreshing it first when it is about to expire. */
+  private async fresh(entry: Entry, now: number): Promise<boolean> {
+    const expiresAt = entry.session.tokenExpiresAt;
+    if (expiresAt === undefined || now < expiresAt - REFRESH_MARGIN_MS) return true;
+    if (entry.refresh === undefined) return now < expiresAt;
+    // Concurrent requests of one session wait on the same refresh.
+    entry.refreshing ??= this.refresh(entry).finally(() => {
+      delete entry.refreshing;
+    });
+    return entry.refreshing;
+  }
+
+  private async refresh(entry: Entry): Promise<boolean> {
+    const refresh = entry.refresh;
+    if (refresh === undefined) return false;
+    try {
+      const renewed = await refresh();
+      const { session } = entry;
+      session.operator = this.operatorOf(
+        session.operator.username,
+        session.operator.groups,
+        renewed.token,
+      );
+      if (renewed.expiresAt !== undefined) session.tokenExpiresAt = renewed.expiresAt;
+      else delete session.tokenExpiresAt;
+      return true;
+    } catch {
+      // A refused refresh ends the session: the operator signs in again.
+      return false;
+    }
+  }
+
+  /** Drops ended sessions so the map holds only live ones. */
+  private sweep(): void {
+    const now = this.now();
+    for (const [id, entry] of this.entries) {
+      const { tokenExpiresAt } = entry.session;
+      const tokenDead =
+        tokenExpiresAt !== undefined && entry.refresh === undefined && now >= tokenExpiresAt;
+      if (this.expired(entry.session, now) || tokenDead) this.entries.delete(id);
+    }
+  }
+}
