@@ -464,7 +464,8 @@ function registerSession(
 }
 
 /** Query parameters whose values are secrets: never written to a log. */
-const SECRET_PARAMETERS = /([?&](?:token|access_token)=)[^&#]*/gi;
+// `code`: the authorization code of `--auth oidc`'s callback (short-lived, but a bearer of sorts).
+const SECRET_PARAMETERS = /([?&](?:token|access_token|code)=)[^&#]*/gi;
 
 /** A URL as logged: secret query values replaced. */
 export const redactUrl = (url: string) => url.replace(SECRET_PARAMETERS, '$1[redacted]');
