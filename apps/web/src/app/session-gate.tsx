@@ -2,11 +2,14 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, Fragment, type ReactNode, useEffect, useId, useState } from 'react';
 import { TextInput } from '../components/text-input.js';
 import { useI18n } from '../i18n/i18n.js';
+import { OidcSignIn } from './oidc-sign-in.js';
 import './session-gate.css';
 
 interface SessionState {
   required: boolean;
   signedIn: boolean;
+  /** Per-user sign-in (spec §8): `oidc` signs in through the issuer, not with a typed token. */
+  mode?: string;
 }
 
 async function readSession(): Promise<SessionState> {
@@ -26,14 +29,20 @@ async function readSession(): Promise<SessionState> {
 export function SessionGate({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const [needed, setNeeded] = useState(false);
+  const [throughIssuer, setThroughIssuer] = useState(false);
   const [epoch, setEpoch] = useState(0);
   useEffect(() => {
     readSession().then(
-      (session) => setNeeded(session.required && !session.signedIn),
+      (session) => {
+        setThroughIssuer(session.mode === 'oidc');
+        setNeeded(session.required && !session.signedIn);
+      },
       // Unreachable BFF: the pages show their own connection errors.
       () => undefined,
     );
   }, []);
+  // The issuer's page signs in and the console's callback comes back here with the cookie.
+  if (needed && throughIssuer) return <OidcSignIn />;
   if (needed) {
     return (
       <SignIn

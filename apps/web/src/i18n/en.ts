@@ -23,6 +23,9 @@ export const en = translationOf<typeof zhCN>()({
   'session.signIn': 'Sign in',
   'session.wrongToken': "That is not this console's token: use the --token it was started with.",
   'session.failed': 'Sign-in failed: the console did not answer. Try again shortly.',
+  'session.oidcExplain':
+    "This console signs operators in through your organisation's identity provider (--auth oidc): what you may see and do is what your Kubernetes RBAC allows.",
+  'session.oidcSignIn': 'Sign in with the identity provider',
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,

@@ -22,6 +22,9 @@ export const zhCN = {
   'session.signIn': '登录',
   'session.wrongToken': '令牌不正确：请使用此控制台启动时的 --token。',
   'session.failed': '登录失败：控制台无响应，请稍后重试。',
+  'session.oidcExplain':
+    '此控制台通过组织的身份提供方登录（--auth oidc）：您能查看和操作的范围由您的 Kubernetes RBAC 决定。',
+  'session.oidcSignIn': '通过身份提供方登录',
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,
