@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { type Configuration, type InteractionResults } from 'oidc-provider';
 import { type ClusterPki, signServingCertificate } from './pki.js';
 import { freePort } from './processes.js';
 
@@ -151,18 +151,6 @@ export async function startOidcIssuer(dir: string, pki: ClusterPki): Promise<Oid
     // Like Dex and Keycloak, a refresh token comes with every code exchange of a client allowed
     // the grant; oidc-provider's default wants `offline_access` with `prompt=consent`.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    // The console is first-party: its grant is given without a consent page.
-    loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
-      const { session, client } = ctx.oidc;
-      if (!session?.accountId || !client) return undefined;
-      const grant = new ctx.oidc.provider.Grant({
-        accountId: session.accountId,
-        clientId: client.clientId,
-      });
-      grant.addOIDCScope([...ctx.oidc.requestParamScopes].join(' '));
-      await grant.save();
-      return grant;
-    },
     findAccount: async (_ctx, sub) =>
       sub === OIDC_LOGIN
         ? {
@@ -194,7 +182,23 @@ export async function startOidcIssuer(dir: string, pki: ClusterPki): Promise<Oid
       response.end(html);
     };
     if (request.method === 'GET' && path === `/interaction/${details.uid}`) {
-      return send(200, loginPage(details.uid, clientId));
+      if (details.prompt.name !== 'consent') return send(200, loginPage(details.uid, clientId));
+      // The console is first-party: what it asks for is granted without a consent page.
+      const missing = details.prompt.details as {
+        missingOIDCScope?: string[];
+        missingOIDCClaims?: string[];
+      };
+      const grant = details.grantId
+        ? await provider.Grant.find(details.grantId)
+        : new provider.Grant({ accountId: details.session?.accountId ?? '', clientId });
+      if (!grant) throw new Error('the grant of this sign-in is gone');
+      if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+      if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+      const grantId = await grant.save();
+      const result: InteractionResults = { consent: details.grantId ? {} : { grantId } };
+      return provider.interactionFinished(request, response, result, {
+        mergeWithLastSubmission: true,
+      });
     }
     if (request.method === 'POST' && path === `/interaction/${details.uid}/login`) {
       const form = await readForm(request);
