@@ -31,8 +31,8 @@ export class BrowserLikeClient {
     if (jar.size > 0) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
     const body = form?.toString();
     if (body !== undefined) {
+      // No Origin: oidc-provider refuses a confidential client's token request from a browser.
       headers['content-type'] = 'application/x-www-form-urlencoded';
-      headers.origin = url.origin;
     }
     return new Promise((resolve, reject) => {
       const options = { method: body === undefined ? 'GET' : 'POST', headers, timeout: 15_000 };
