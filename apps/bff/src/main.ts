@@ -125,6 +125,11 @@ try {
   });
   if (connection.source.kind === 'embedded')
     log.info({ cluster: connection.source }, describeSource(connection.source));
+  // The embedded API has one token of its own and no token reviews or RBAC: nobody could sign in.
+  if (auth && connection.source.kind === 'embedded')
+    log.warn(
+      `--auth ${auth} needs a real cluster (its API server reviews the tokens); the embedded one cannot, so no sign-in will succeed`,
+    );
   const token = values.token ?? process.env.MGPU_CONSOLE_TOKEN;
   const modelLabel = values['model-label'] ?? process.env.MGPU_MODEL_LABEL;
   // Passed as CheckOptions.reservedNamespaces; unset, the rule keeps its own defaults.

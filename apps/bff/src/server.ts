@@ -20,7 +20,11 @@ import type { AuditEntry } from './identity/audit.js';
 import { registerOidcRoutes } from './identity/oidc-routes.js';
 import { type OidcSettings, OidcSignIn } from './identity/oidc-sign-in.js';
 import type { Operator } from './identity/operator.js';
-import { BEARER_REVIEW_SECONDS, OperatorAccess } from './identity/operator-access.js';
+import {
+  BEARER_REVIEW_SECONDS,
+  bearerTokenOf,
+  OperatorAccess,
+} from './identity/operator-access.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits, SessionStore } from './identity/sessions.js';
 import { AllocationFeed } from './live/allocation-feed.js';
 import { PoolHistory, type PoolHistoryOptions } from './live/pool-history.js';
@@ -268,6 +272,7 @@ function guardTrpc(
   allowed: () => AllowedOrigins,
   access: Access,
   operators: WeakMap<FastifyRequest, Operator>,
+  throttle: SignInThrottle,
 ) {
   const checkOrigin = originCheck(allowed);
   return async (request: FastifyRequest, reply: FastifyReply) => {
@@ -280,8 +285,22 @@ function guardTrpc(
         `This console does not answer as ${request.headers.host ?? '(no Host)'}; start it with --allowed-origin for other names.`,
       );
     }
+    // With per-user auth each unknown bearer token costs the API server a review: wrong ones
+    // count against the address as wrong sign-ins do.
+    const reviewsBearer = access.operators !== undefined && bearerTokenOf(request) !== undefined;
+    const wait = reviewsBearer ? throttle.retryAfterSeconds(request.ip) : 0;
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      return refuse(
+        reply,
+        429,
+        'TOO_MANY_REQUESTS',
+        `Too many refused tokens from this address; try again in ${wait} s.`,
+      );
+    }
     const admitted = await access.admit(request);
     if (admitted === undefined) {
+      if (reviewsBearer) throttle.failed(request.ip);
       reply.header('www-authenticate', 'Bearer');
       return refuse(
         reply,
@@ -599,15 +618,10 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   // Who each admitted request is (per-user auth): the guard finds out, createContext reads it.
   const operators = new WeakMap<FastifyRequest, Operator>();
   // Filled in once the server listens (port 0 in tests); no request arrives before that.
-  const guard = guardTrpc(() => allowed, access, operators);
+  const throttle = new SignInThrottle(options.signInAttemptsPerMinute ?? 10);
+  const guard = guardTrpc(() => allowed, access, operators, throttle);
   await app.register(cookie);
-  registerSession(
-    app,
-    access,
-    () => allowed,
-    new SignInThrottle(options.signInAttemptsPerMinute ?? 10),
-    context.audit ?? (() => {}),
-  );
+  registerSession(app, access, () => allowed, throttle, context.audit ?? (() => {}));
   if (options.auth === 'oidc' && access.operators) {
     if (!options.oidc) throw new Error('--auth oidc needs --oidc-issuer and --oidc-client-id');
     registerOidcRoutes(app, {

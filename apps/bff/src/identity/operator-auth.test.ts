@@ -59,6 +59,19 @@ describe('--auth kubernetes without a session', () => {
     },
   );
 
+  it('slows guessing: refused bearer tokens from one address get 429 after the sign-in limit', async () => {
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 11; attempt++) {
+      const response = await fetch(`${harness.url}/trpc/session.whoami`, {
+        headers: { authorization: `Bearer guess-${attempt}` },
+      });
+      statuses.push(response.status);
+      if (response.status === 429) expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses[10]).toBe(429);
+  });
+
   it('signs out a browser that has no session without error', async () => {
     const signedOut = await fetch(`${harness.url}/session`, {
       method: 'DELETE',

@@ -15,6 +15,7 @@ export function OidcSignIn() {
       <h1 id={titleId} className="page-title">
         {t('session.title')}
       </h1>
+      <p className="session-mode">{t('session.modeOidc')}</p>
       <p>{t('session.oidcExplain')}</p>
       <a className="session-submit" href={`/auth/login?returnTo=${encodeURIComponent(here)}`}>
         {t('session.oidcSignIn')}

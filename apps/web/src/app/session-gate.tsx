@@ -3,14 +3,23 @@ import { type FormEvent, Fragment, type ReactNode, useEffect, useId, useState } 
 import { TextInput } from '../components/text-input.js';
 import { useI18n } from '../i18n/i18n.js';
 import { OidcSignIn } from './oidc-sign-in.js';
+import { SESSION_ENDED_EVENT } from './trpc.js';
 import './session-gate.css';
 
 interface SessionState {
   required: boolean;
   signedIn: boolean;
-  /** Per-user sign-in (spec §8): `oidc` signs in through the issuer, not with a typed token. */
-  mode?: string;
+  /**
+   * Per-user sign-in: `kubernetes` takes the operator's own token, `oidc` goes through the
+   * issuer's page; absent: the console's one `--token`, if required.
+   */
+  mode?: 'kubernetes' | 'oidc';
+  /** Who signed in, with per-user sign-in. */
+  username?: string;
 }
+
+/** Which sign-in the page asks for: the console's token, or the operator's own Kubernetes token. */
+type SignInMode = 'token' | 'kubernetes';
 
 async function readSession(): Promise<SessionState> {
   const response = await fetch('/session', { headers: { accept: 'application/json' } });
@@ -20,7 +29,8 @@ async function readSession(): Promise<SessionState> {
 }
 
 /**
- * When the console was started with `--token`, the browser signs in once with it: the BFF
+ * When the console was started with `--token` (or `--auth kubernetes`: each operator's own
+ * Kubernetes token, checked by the API server), the browser signs in once with it: the BFF
  * answers with an HttpOnly cookie, which — unlike an Authorization header — EventSource sends
  * too, so the live streams work. Pages render at once (a console without a token must not wait
  * for this); when a token turns out to be needed, the sign-in replaces them, and they mount
@@ -28,37 +38,61 @@ async function readSession(): Promise<SessionState> {
  */
 export function SessionGate({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
-  const [needed, setNeeded] = useState(false);
-  const [throughIssuer, setThroughIssuer] = useState(false);
+  const [session, setSession] = useState<SessionState | undefined>();
   const [epoch, setEpoch] = useState(0);
-  useEffect(() => {
+  const refresh = () =>
     readSession().then(
-      (session) => {
-        setThroughIssuer(session.mode === 'oidc');
-        setNeeded(session.required && !session.signedIn);
-      },
+      setSession,
       // Unreachable BFF: the pages show their own connection errors.
       () => undefined,
     );
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read on mount and when a call finds the session gone.
+  useEffect(() => {
+    void refresh();
+    const ended = () => void refresh();
+    window.addEventListener(SESSION_ENDED_EVENT, ended);
+    return () => window.removeEventListener(SESSION_ENDED_EVENT, ended);
   }, []);
-  // The issuer's page signs in and the console's callback comes back here with the cookie.
-  if (needed && throughIssuer) return <OidcSignIn />;
-  if (needed) {
-    return (
-      <SignIn
-        onSignedIn={() => {
-          queryClient.clear();
-          setNeeded(false);
-          setEpoch((value) => value + 1);
-        }}
-      />
-    );
-  }
-  return <Fragment key={epoch}>{children}</Fragment>;
+  const restart = () => {
+    // Pages mount afresh so their queries and streams start over with the new cookie (or none).
+    queryClient.clear();
+    setEpoch((value) => value + 1);
+    void refresh();
+  };
+  const mode: SignInMode = session?.mode === 'kubernetes' ? 'kubernetes' : 'token';
+  if (session?.required && !session.signedIn)
+    // With --auth oidc the issuer's page signs in; its callback comes back here with the cookie.
+    return session.mode === 'oidc' ? <OidcSignIn /> : <SignIn mode={mode} onSignedIn={restart} />;
+  return (
+    <Fragment key={epoch}>
+      {session?.mode && session.username && (
+        <SignedInAs username={session.username} onSignedOut={restart} />
+      )}
+      {children}
+    </Fragment>
+  );
 }
 
-function SignIn({ onSignedIn }: { onSignedIn(): void }) {
+/** With per-user sign-in: who the console acts as, and the way out. */
+function SignedInAs({ username, onSignedOut }: { username: string; onSignedOut(): void }) {
   const { t } = useI18n();
+  const signOut = async () => {
+    await fetch('/session', { method: 'DELETE' }).catch(() => undefined);
+    onSignedOut();
+  };
+  return (
+    <p className="session-identity">
+      <span>{t('session.signedInAs', { user: username })}</span>
+      <button type="button" className="session-sign-out" onClick={signOut}>
+        {t('session.signOut')}
+      </button>
+    </p>
+  );
+}
+
+function SignIn({ mode, onSignedIn }: { mode: SignInMode; onSignedIn(): void }) {
+  const { t } = useI18n();
+  const kubernetes = mode === 'kubernetes';
   const inputId = useId();
   const errorId = useId();
   const [token, setToken] = useState('');
@@ -74,7 +108,8 @@ function SignIn({ onSignedIn }: { onSignedIn(): void }) {
         body: JSON.stringify({ token }),
       });
       if (response.ok) return onSignedIn();
-      setError(t(response.status === 401 ? 'session.wrongToken' : 'session.failed'));
+      const refused = kubernetes ? 'session.refusedKubernetes' : 'session.wrongToken';
+      setError(t(response.status === 401 ? refused : 'session.failed'));
     } catch {
       setError(t('session.failed'));
     } finally {
@@ -86,9 +121,14 @@ function SignIn({ onSignedIn }: { onSignedIn(): void }) {
       <h1 id={`${inputId}-title`} className="page-title">
         {t('session.title')}
       </h1>
-      <p>{t('session.explain')}</p>
+      <p className="session-mode">
+        {t(kubernetes ? 'session.modeKubernetes' : 'session.modeToken')}
+      </p>
+      <p>{t(kubernetes ? 'session.explainKubernetes' : 'session.explain')}</p>
       <form onSubmit={submit} className="session-form">
-        <label htmlFor={inputId}>{t('session.token')}</label>
+        <label htmlFor={inputId}>
+          {t(kubernetes ? 'session.kubernetesToken' : 'session.token')}
+        </label>
         <TextInput
           id={inputId}
           type="password"

@@ -15,6 +15,16 @@ export function createQueryClient(): QueryClient {
   });
 }
 
+/** Sent on `window` when the BFF answers 401: the session ended (expired, signed out elsewhere). */
+export const SESSION_ENDED_EVENT = 'mgpu:session-ended';
+
+/** fetch, telling the session gate when a call was refused for want of a session. */
+const sessionAwareFetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+  const response = await fetch(input, init);
+  if (response.status === 401) window.dispatchEvent(new Event(SESSION_ENDED_EVENT));
+  return response;
+};
+
 export function createBffClient() {
   const url = '/trpc';
   return createTRPCClient<AppRouter>({
@@ -27,8 +37,8 @@ export function createBffClient() {
           // A draft's preview grows with its containers: in a GET URL, ~60 of them pass the
           // server's header limit (431), so previews go as POST; other queries stay GETs.
           condition: (op) => op.path === 'workload.preview',
-          true: httpBatchLink({ url, methodOverride: 'POST' }),
-          false: httpBatchLink({ url }),
+          true: httpBatchLink({ url, methodOverride: 'POST', fetch: sessionAwareFetch }),
+          false: httpBatchLink({ url, fetch: sessionAwareFetch }),
         }),
       }),
     ],

@@ -23,6 +23,16 @@ export const en = translationOf<typeof zhCN>()({
   'session.signIn': 'Sign in',
   'session.wrongToken': "That is not this console's token: use the --token it was started with.",
   'session.failed': 'Sign-in failed: the console did not answer. Try again shortly.',
+  'session.modeToken': 'Sign-in: the console access token (--token)',
+  'session.modeKubernetes': 'Sign-in: your own Kubernetes identity (--auth kubernetes)',
+  'session.explainKubernetes':
+    'This console reaches the cluster as you: paste your Kubernetes token (for example the output of kubectl create token). What you may do is up to the cluster RBAC; the token stays on the console server, out of reach of page scripts.',
+  'session.kubernetesToken': 'Kubernetes token',
+  'session.refusedKubernetes':
+    'The Kubernetes API server did not accept that token (unknown, expired or revoked).',
+  'session.signedInAs': 'Signed in as {user}',
+  'session.signOut': 'Sign out',
+  'session.modeOidc': "Sign-in: your organisation's identity provider (--auth oidc)",
   'session.oidcExplain':
     "This console signs operators in through your organisation's identity provider (--auth oidc): what you may see and do is what your Kubernetes RBAC allows.",
   'session.oidcSignIn': 'Sign in with the identity provider',

@@ -22,6 +22,15 @@ export const zhCN = {
   'session.signIn': '登录',
   'session.wrongToken': '令牌不正确：请使用此控制台启动时的 --token。',
   'session.failed': '登录失败：控制台无响应，请稍后重试。',
+  'session.modeToken': '登录方式：控制台访问令牌（--token）',
+  'session.modeKubernetes': '登录方式：您自己的 Kubernetes 身份（--auth kubernetes）',
+  'session.explainKubernetes':
+    '此控制台以您自己的 Kubernetes 身份访问集群：粘贴您的 Kubernetes 令牌（例如 kubectl create token 的输出）。能做什么由集群的 RBAC 决定；令牌只保存在控制台服务端，页面脚本读不到。',
+  'session.kubernetesToken': 'Kubernetes 令牌',
+  'session.refusedKubernetes': 'Kubernetes API 服务器不接受该令牌（未知、已过期或已吊销）。',
+  'session.signedInAs': '已登录：{user}',
+  'session.signOut': '退出登录',
+  'session.modeOidc': '登录方式：组织的身份提供方（--auth oidc）',
   'session.oidcExplain':
     '此控制台通过组织的身份提供方登录（--auth oidc）：您能查看和操作的范围由您的 Kubernetes RBAC 决定。',
   'session.oidcSignIn': '通过身份提供方登录',
