@@ -6,7 +6,6 @@
  * OIDC user, and the session outlives its first ID token through the refresh grant.
  */
 import { readFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../server.js';
@@ -16,6 +15,7 @@ import {
   startHarness,
   uniqueName,
 } from '../test-support/bff-harness.js';
+import { capturedLog } from '../test-support/captured-log.js';
 import { SigningInBrowser } from '../test-support/issuer-sign-in.js';
 import { OIDC_STATE_COOKIE } from './oidc-routes.js';
 
@@ -31,15 +31,9 @@ const username = env.MGPU_TEST_OIDC_USERNAME ?? '';
 const [group = ''] = (env.MGPU_TEST_OIDC_GROUPS ?? '').split(',');
 const namespace = uniqueName('oidc-team');
 let harness: BffHarness;
-const logLines: string[] = [];
+const log = capturedLog();
 
 beforeAll(async () => {
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      logLines.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
   harness = await startHarness({
     auth: 'oidc',
     oidc: {
@@ -48,7 +42,7 @@ beforeAll(async () => {
       clientSecret: env.MGPU_TEST_OIDC_CLIENT_SECRET ?? '',
       caFile: env.MGPU_TEST_OIDC_CA_FILE ?? '',
     },
-    logger: { level: 'info', stream },
+    logger: { level: 'info', stream: log.stream },
   });
   const core = harness.adminKubeConfig.makeApiClient(CoreV1Api);
   await core.createNamespace({ body: { metadata: { name: namespace } } });
@@ -130,9 +124,7 @@ describe('--auth oidc on the real tier', () => {
       body: JSON.stringify({ ...seedRequest(name, { namespace: harness.namespace }), lang: 'en' }),
     });
     expect(refused.status).toBe(403);
-    const audit = logLines
-      .map((line) => JSON.parse(line) as { audit?: Record<string, unknown> })
-      .flatMap((line) => (line.audit ? [line.audit] : []));
+    const audit = log.auditEntries();
     expect(audit).toContainEqual(
       expect.objectContaining({
         user: username,
@@ -159,7 +151,7 @@ describe('--auth oidc on the real tier', () => {
     const replayed = await fetch(stolen ?? '', { redirect: 'manual' });
     expect(replayed.status).toBe(401);
     expect(replayed.headers.get('set-cookie') ?? '').not.toContain(`${SESSION_COOKIE}=`);
-    for (const line of logLines)
+    for (const line of log.lines)
       expect(line).not.toContain(stolen?.searchParams.get('code') ?? '-');
   });
 
