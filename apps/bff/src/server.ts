@@ -22,6 +22,8 @@ import { z } from 'zod';
 import { ClusterClient } from './cluster/cluster-client.js';
 import { type ClusterConnection, describeSource } from './cluster/connection.js';
 import type { AuditEntry } from './identity/audit.js';
+import { registerOidcRoutes } from './identity/oidc-routes.js';
+import { type OidcSettings, OidcSignIn } from './identity/oidc-sign-in.js';
 import type { Operator } from './identity/operator.js';
 import {
   BEARER_REVIEW_SECONDS,
@@ -48,9 +50,12 @@ export interface BffOptions {
   token?: string;
   /**
    * `kubernetes`: every operator signs in with their own Kubernetes bearer token and every
-   * Kubernetes call made for them uses it (spec §8 "Operator identity"). Unset: no per-user auth.
+   * Kubernetes call made for them uses it (spec §8 "Operator identity"); `oidc`: the same, with
+   * the ID token of a sign-in through the issuer as that token. Unset: no per-user auth.
    */
   auth?: AuthMode;
+  /** `--auth oidc`: the issuer and the console's client there (required with it). */
+  oidc?: OidcSettings;
   /** `--auth` sessions: idle and absolute lifetime (defaults 30 min and 12 h). */
   sessionLimits?: Partial<SessionLimits>;
   /** The built web app; its index.html answers every unknown GET (SPA routes). */
@@ -143,8 +148,9 @@ class Access {
   constructor(
     readonly token: string | undefined,
     readonly maxAgeSeconds: number,
-    /** `--auth kubernetes`: operators' own tokens instead of the console's one token. */
+    /** `--auth kubernetes` or `oidc`: operators' own tokens instead of the console's one token. */
     readonly operators?: OperatorAccess,
+    readonly authMode: AuthMode = 'kubernetes',
   ) {}
 
   get required(): boolean {
@@ -156,7 +162,7 @@ class Access {
    * wants. Without it the answer stays `{ required, signedIn }` (a required one is the token).
    */
   get mode(): { mode?: AuthMode } {
-    return this.operators ? { mode: 'kubernetes' } : {};
+    return this.operators ? { mode: this.authMode } : {};
   }
 
   /**
@@ -351,8 +357,8 @@ function guardTrpc(
 
 const SessionInputSchema = z.object({ token: z.string().min(1).max(4096) });
 
-/** Per-user sign-in modes (spec §8); `--auth oidc` joins this. */
-export type AuthMode = 'kubernetes';
+/** Per-user sign-in modes (spec §8): a Kubernetes token typed in, or through an OIDC issuer. */
+export type AuthMode = 'kubernetes' | 'oidc';
 
 /**
  * The session cookie's attributes: HttpOnly (page script never reads it), SameSite=Strict
@@ -485,7 +491,8 @@ function registerSession(
 }
 
 /** Query parameters whose values are secrets: never written to a log. */
-const SECRET_PARAMETERS = /([?&](?:token|access_token)=)[^&#]*/gi;
+// `code`: the authorization code of `--auth oidc`'s callback (short-lived, but a bearer of sorts).
+const SECRET_PARAMETERS = /([?&](?:token|access_token|code)=)[^&#]*/gi;
 
 /** A URL as logged: secret query values replaced. */
 export const redactUrl = (url: string) => url.replace(SECRET_PARAMETERS, '$1[redacted]');
@@ -615,6 +622,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
           absoluteSeconds: BEARER_REVIEW_SECONDS,
         }),
       ),
+    options.auth,
   );
   // Who each admitted request is (per-user auth): the guard finds out, createContext reads it.
   const operators = new WeakMap<FastifyRequest, Operator>();
@@ -623,6 +631,18 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   const guard = guardTrpc(() => allowed, access, operators, throttle);
   await app.register(cookie);
   registerSession(app, access, () => allowed, throttle, context.audit ?? (() => {}));
+  if (options.auth === 'oidc' && access.operators) {
+    if (!options.oidc) throw new Error('--auth oidc needs --oidc-issuer and --oidc-client-id');
+    registerOidcRoutes(app, {
+      // Before listening: a console no operator could sign in to says so at start.
+      signIn: await OidcSignIn.discover(options.oidc),
+      operators: access.operators,
+      sessionCookie: SESSION_COOKIE,
+      cookieOptions: sessionCookieOptions,
+      knownHost: (host) => allowed.hosts.has(host ?? ''),
+      audit: context.audit ?? (() => {}),
+    });
+  }
   app.get('/healthz', async () => ({ ok: true }));
   app.get('/readyz', async (_request, reply) => {
     try {
