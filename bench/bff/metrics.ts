@@ -13,14 +13,7 @@
  */
 import { parseArgs } from 'node:util';
 import { embeddedConnection, startBff } from '@mgpu/bff';
-import { makeClients } from '@mgpu/kube-client';
-import {
-  generateTopology,
-  kubeConfigFor,
-  startApiServer,
-  startNodeAgents,
-  startScheduler,
-} from '../../packages/cluster-sim/src/index.js';
+import { startBenchCluster } from '../lib/cluster.js';
 import { CHURN_SHAPES, type MgpuShape, mgpuPod } from '../lib/mgpu-pod.js';
 import { heading, median, percentile } from '../lib/report.js';
 
@@ -79,26 +72,17 @@ async function main() {
   const log = (message: string) => {
     if (process.env.BENCH_VERBOSE) process.stderr.write(`${message}\n`);
   };
-  const server = await startApiServer({ port: 0, watchWindow: 200_000 });
-  const kubeConfig = kubeConfigFor(server);
-  const { core } = makeClients(kubeConfig);
-  const agents = await startNodeAgents(kubeConfig, {
-    topology: generateTopology({ nodes: NODES, cardsPerNode: CARDS, mix: 'mixed' }),
+  const cluster = await startBenchCluster({
+    nodes: NODES,
+    cardsPerNode: CARDS,
+    namespace: NAMESPACE,
     log,
   });
-  const scheduler = await startScheduler(kubeConfig, { log, retryUnschedulableMs: 0 });
-  await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
+  const { server, core } = cluster;
+  const fillPod = (index: number) => mgpuPod(`fill-${index}`, NAMESPACE, 'fill', shapeOf(index));
   let started = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      for (let index = next++; index < PREFILL; index = next++)
-        await core.createNamespacedPod({
-          namespace: NAMESPACE,
-          body: mgpuPod(`fill-${index}`, NAMESPACE, 'fill', shapeOf(index)),
-        });
-    }),
-  );
+  await cluster.createPods(PREFILL, fillPod);
+  let next = PREFILL;
   for (let index = 0; index < IMPOSSIBLE; index++)
     await core.createNamespacedPod({
       namespace: NAMESPACE,
@@ -109,8 +93,7 @@ async function main() {
         cards: 8,
       }),
     });
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  await scheduler.idle();
+  await cluster.settle();
   console.log(
     `   cluster: ${PREFILL + IMPOSSIBLE} pods created and scheduled in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
@@ -164,10 +147,7 @@ async function main() {
           issued % 2 === 0
             ? (async () => {
                 const index = next++;
-                await core.createNamespacedPod({
-                  namespace: NAMESPACE,
-                  body: mgpuPod(`fill-${index}`, NAMESPACE, 'fill', shapeOf(index)),
-                });
+                await core.createNamespacedPod({ namespace: NAMESPACE, body: fillPod(index) });
                 alive.push(index);
               })()
             : (async () => {
@@ -201,9 +181,7 @@ async function main() {
     );
   } finally {
     await bff.close();
-    await scheduler.stop();
-    await agents.stop();
-    await server.close();
+    await cluster.stop();
   }
 }
 

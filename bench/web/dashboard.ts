@@ -28,15 +28,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { makeClients } from '@mgpu/kube-client';
 import type { Page } from 'playwright-core';
-import {
-  generateTopology,
-  kubeConfigFor,
-  startApiServer,
-  startNodeAgents,
-  startScheduler,
-} from '../../packages/cluster-sim/src/index.js';
+import { startBenchCluster } from '../lib/cluster.js';
 import { freePort, haveBuiltConsole, launchChromium, startBuiltBff } from '../lib/console.js';
 import { CHURN_SHAPES, mgpuPod } from '../lib/mgpu-pod.js';
 import { heading, median, percentile } from '../lib/report.js';
@@ -190,34 +183,20 @@ async function main() {
     'frame time p95 ≤ 16 ms; change-to-DOM p95 ≤ 250 ms; page memory flat over the soak',
   );
 
-  // The cluster in this process, like bench/cluster-sim: a watch window large enough that the
-  // BFF's informers never fall behind it at this rate.
-  const server = await startApiServer({ port: 0, watchWindow: 200_000 });
-  const kubeConfig = kubeConfigFor(server);
-  // Connections kept alive, as the controllers keep theirs: client-node's own client opens a new
-  // TCP connection per request, which cost the shared cores more than the API server's work.
-  const { core } = makeClients(kubeConfig);
-  const agents = await startNodeAgents(kubeConfig, {
-    topology: generateTopology({ nodes: NODES, cardsPerNode: CARDS, mix: 'mixed' }),
+  // The cluster in this process, like bench/cluster-sim; the BFF runs built, in its own.
+  const cluster = await startBenchCluster({
+    nodes: NODES,
+    cardsPerNode: CARDS,
+    namespace: NAMESPACE,
     log,
   });
-  const scheduler = await startScheduler(kubeConfig, { log, retryUnschedulableMs: 0 });
-  await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
+  const { kubeConfig, core } = cluster;
 
   let started = performance.now();
-  let next = 0;
   const alive: number[] = [];
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      for (let index = next++; index < PREFILL; index = next++) {
-        await core.createNamespacedPod({ namespace: NAMESPACE, body: podBody(index) });
-        alive.push(index);
-      }
-    }),
-  );
-  // Let the scheduler's informer see the last creates before asking whether it is idle.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  await scheduler.idle();
+  await cluster.createPods(PREFILL, podBody, (index) => alive.push(index));
+  let next = PREFILL;
+  await cluster.settle();
   console.log(
     `   cluster: ${NODES} nodes, ${PREFILL} pods created and scheduled in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
@@ -406,9 +385,7 @@ async function main() {
     stopChurn();
     await browser.close();
     bff.kill('SIGTERM');
-    await scheduler.stop();
-    await agents.stop();
-    await server.close();
+    await cluster.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

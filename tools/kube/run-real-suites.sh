@@ -51,6 +51,9 @@ for pkg in "${packages[@]}"; do
   if [[ "$pkg" == e2e ]]; then
     # The Playwright smoke, once its web server passes MGPU_TEST_KUBECONFIG on to the BFF.
     (cd e2e && MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm run e2e) || status=1
+    # Specs only this tier can serve (--auth oidc through the tier's issuer): a config of their own.
+    log "e2e: real-tier-only specs (playwright.real.config.ts)"
+    (cd e2e && MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm exec playwright test --config playwright.real.config.ts) || status=1
   else
     (cd "$pkg" && MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm exec vitest "${args[@]}") || status=1
   fi

@@ -6,7 +6,9 @@
 #
 # Starts cluster:real (building the binaries first on a cold machine), waits for its `ready`
 # line, exports MGPU_TEST_KUBECONFIG (tests use that cluster instead of starting the embedded
-# one), runs CMD, and stops the cluster whatever CMD did. Exits with CMD's status.
+# one) and the test OIDC issuer kube-apiserver trusts as MGPU_TEST_OIDC_* (issuer URL, client id
+# and secret, CA file, the login page's user and password, the username and groups
+# kube-apiserver gives that user: tools/kube/src/oidc-issuer.ts), runs CMD, and stops the cluster whatever CMD did. Exits with CMD's status.
 #
 # Env: MGPU_KUBE_READY_TIMEOUT seconds to wait for ready (default 5400: covers a cold build).
 set -euo pipefail
@@ -45,7 +47,7 @@ cd "$root"
 # Not through pnpm: one node process (tsx as a loader, not a wrapper) in its own session, so
 # the signal reaches the launcher itself and nothing sits between.
 setsid node --conditions=source --import tsx tools/kube/src/cluster-real-main.ts \
-  --kubeconfig "$kubeconfig" >"$work/stdout" 2> >(tee "$work/stderr" >&2) &
+  --kubeconfig "$kubeconfig" --oidc-env "$work/oidc.env" >"$work/stdout" 2> >(tee "$work/stderr" >&2) &
 launcher=$!
 
 deadline=$((SECONDS + ${MGPU_KUBE_READY_TIMEOUT:-5400}))
@@ -63,6 +65,10 @@ done
 cat "$work/stdout" >&2
 
 export MGPU_TEST_KUBECONFIG="$kubeconfig"
+set -a
+# shellcheck source=/dev/null
+. "$work/oidc.env"
+set +a
 # Both streams of cluster:real, for cluster-real.test.ts to check that only the last line says ready.
 export MGPU_TEST_CLUSTER_OUTPUT="$work"
 status=0

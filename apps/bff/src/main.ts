@@ -25,8 +25,14 @@ const { values } = parseArgs({
     'allowed-origin': { type: 'string', multiple: true },
     'reserved-namespace': { type: 'string', multiple: true },
     'metrics-port': { type: 'string' },
+    'metrics-host': { type: 'string' },
     'history-minutes': { type: 'string' },
     auth: { type: 'string' },
+    'oidc-issuer': { type: 'string' },
+    'oidc-client-id': { type: 'string' },
+    'oidc-client-secret': { type: 'string' },
+    'oidc-ca-file': { type: 'string' },
+    'oidc-scopes': { type: 'string' },
     'session-idle-minutes': { type: 'string' },
     'session-max-hours': { type: 'string' },
   },
@@ -50,6 +56,7 @@ if (
   log.fatal(`--metrics-port must be a port number, not ${metricsPortText}`);
   process.exit(2);
 }
+const metricsHost = values['metrics-host'] ?? process.env.MGPU_METRICS_HOST;
 // How far back the dashboard's per-pool history reaches (sampled every 10 s, kept in memory).
 const historyMinutes = Number(values['history-minutes'] ?? process.env.MGPU_HISTORY_MINUTES ?? 60);
 if (!Number.isFinite(historyMinutes) || historyMinutes <= 0 || historyMinutes > 7 * 24 * 60) {
@@ -59,8 +66,18 @@ if (!Number.isFinite(historyMinutes) || historyMinutes <= 0 || historyMinutes > 
 
 // Spec §8 "Operator identity": each operator signs in with their own Kubernetes identity.
 const auth = values.auth ?? process.env.MGPU_AUTH;
-if (auth !== undefined && auth !== 'kubernetes') {
-  log.fatal(`--auth must be kubernetes, not ${auth}`);
+if (auth !== undefined && auth !== 'kubernetes' && auth !== 'oidc') {
+  log.fatal(`--auth must be kubernetes or oidc, not ${auth}`);
+  process.exit(2);
+}
+// `--auth oidc`: the issuer kube-apiserver trusts too (its --oidc-issuer-url, --oidc-client-id).
+const oidcIssuer = values['oidc-issuer'] ?? process.env.MGPU_OIDC_ISSUER;
+const oidcClientId = values['oidc-client-id'] ?? process.env.MGPU_OIDC_CLIENT_ID;
+const oidcClientSecret = values['oidc-client-secret'] ?? process.env.MGPU_OIDC_CLIENT_SECRET;
+const oidcCaFile = values['oidc-ca-file'] ?? process.env.MGPU_OIDC_CA_FILE;
+const oidcScopes = values['oidc-scopes'] ?? process.env.MGPU_OIDC_SCOPES;
+if (auth === 'oidc' && (!oidcIssuer || !oidcClientId)) {
+  log.fatal('--auth oidc needs --oidc-issuer URL and --oidc-client-id ID');
   process.exit(2);
 }
 if (auth !== undefined && (values.token ?? process.env.MGPU_CONSOLE_TOKEN)) {
@@ -135,10 +152,23 @@ try {
       ...(process.env.MGPU_ALLOWED_ORIGINS?.split(',').filter(Boolean) ?? []),
     ],
     ...(token ? { token } : {}),
-    ...(auth === 'kubernetes' ? { auth, sessionLimits } : {}),
+    ...(auth !== undefined ? { auth, sessionLimits } : {}),
+    ...(auth === 'oidc' && oidcIssuer && oidcClientId
+      ? {
+          oidc: {
+            issuer: oidcIssuer,
+            clientId: oidcClientId,
+            ...(oidcClientSecret ? { clientSecret: oidcClientSecret } : {}),
+            ...(oidcCaFile ? { caFile: oidcCaFile } : {}),
+            ...(oidcScopes ? { scopes: oidcScopes } : {}),
+          },
+        }
+      : {}),
     ...(modelLabel ? { modelLabel } : {}),
     ...(reservedNamespaces.length > 0 ? { reservedNamespaces } : {}),
     ...(metricsPort !== undefined ? { metricsPort } : {}),
+    // Loopback unless opened (e.g. 0.0.0.0 for a Prometheus in the cluster): not `--host`.
+    ...(metricsHost ? { metricsHost } : {}),
     history: { retentionMs: historyMinutes * 60_000 },
     logger: { level: process.env.LOG_LEVEL ?? 'info' },
   });

@@ -23,6 +23,8 @@ import { ClusterClient } from './cluster/cluster-client.js';
 import { type ClusterConnection, describeSource } from './cluster/connection.js';
 import { AccessReviews } from './identity/access-reviews.js';
 import type { AuditEntry } from './identity/audit.js';
+import { registerOidcRoutes } from './identity/oidc-routes.js';
+import { type OidcSettings, OidcSignIn } from './identity/oidc-sign-in.js';
 import type { Operator } from './identity/operator.js';
 import {
   BEARER_REVIEW_SECONDS,
@@ -49,9 +51,12 @@ export interface BffOptions {
   token?: string;
   /**
    * `kubernetes`: every operator signs in with their own Kubernetes bearer token and every
-   * Kubernetes call made for them uses it (spec §8 "Operator identity"). Unset: no per-user auth.
+   * Kubernetes call made for them uses it (spec §8 "Operator identity"); `oidc`: the same, with
+   * the ID token of a sign-in through the issuer as that token. Unset: no per-user auth.
    */
   auth?: AuthMode;
+  /** `--auth oidc`: the issuer and the console's client there (required with it). */
+  oidc?: OidcSettings;
   /** `--auth` sessions: idle and absolute lifetime (defaults 30 min and 12 h). */
   sessionLimits?: Partial<SessionLimits>;
   /** The built web app; its index.html answers every unknown GET (SPA routes). */
@@ -80,8 +85,10 @@ export interface BffOptions {
    * that trickles a body cannot hold a connection. A response, an SSE stream, is not limited.
    */
   timeouts?: { requestMs?: number; headersMs?: number };
-  /** Serve Prometheus `/metrics` on this port (0: any free one) of `host`; unset: no metrics. */
+  /** Serve Prometheus `/metrics` on this port (0: any free one) of `metricsHost`; unset: no metrics. */
   metricsPort?: number;
+  /** Where `/metrics` listens (default 127.0.0.1): not the console's `host`, so it is opened on purpose. */
+  metricsHost?: string;
   /** Per-pool history: sampling interval (default 10 s) and how long it reaches (default 1 h). */
   history?: PoolHistoryOptions;
   /** How long an operator's RBAC decisions are cached (default 5 s): a revocation's delay. */
@@ -144,8 +151,9 @@ class Access {
   constructor(
     readonly token: string | undefined,
     readonly maxAgeSeconds: number,
-    /** `--auth kubernetes`: operators' own tokens instead of the console's one token. */
+    /** `--auth kubernetes` or `oidc`: operators' own tokens instead of the console's one token. */
     readonly operators?: OperatorAccess,
+    readonly authMode: AuthMode = 'kubernetes',
   ) {}
 
   get required(): boolean {
@@ -157,7 +165,7 @@ class Access {
    * wants. Without it the answer stays `{ required, signedIn }` (a required one is the token).
    */
   get mode(): { mode?: AuthMode } {
-    return this.operators ? { mode: 'kubernetes' } : {};
+    return this.operators ? { mode: this.authMode } : {};
   }
 
   /**
@@ -352,8 +360,8 @@ function guardTrpc(
 
 const SessionInputSchema = z.object({ token: z.string().min(1).max(4096) });
 
-/** Per-user sign-in modes (spec §8); `--auth oidc` joins this. */
-export type AuthMode = 'kubernetes';
+/** Per-user sign-in modes (spec §8): a Kubernetes token typed in, or through an OIDC issuer. */
+export type AuthMode = 'kubernetes' | 'oidc';
 
 /**
  * The session cookie's attributes: HttpOnly (page script never reads it), SameSite=Strict
@@ -486,7 +494,8 @@ function registerSession(
 }
 
 /** Query parameters whose values are secrets: never written to a log. */
-const SECRET_PARAMETERS = /([?&](?:token|access_token)=)[^&#]*/gi;
+// `code`: the authorization code of `--auth oidc`'s callback (short-lived, but a bearer of sorts).
+const SECRET_PARAMETERS = /([?&](?:token|access_token|code)=)[^&#]*/gi;
 
 /** A URL as logged: secret query values replaced. */
 export const redactUrl = (url: string) => url.replace(SECRET_PARAMETERS, '$1[redacted]');
@@ -548,7 +557,8 @@ const CONTENT_SECURITY_POLICY = {
  * behind security headers, a body limit, an Origin check on mutations and an optional token.
  */
 export async function startBff(options: BffOptions): Promise<RunningBff> {
-  const cluster = new ClusterClient(options.connection.kubeConfig);
+  const modelLabel = options.modelLabel ?? VKE.defaultModelLabel;
+  const cluster = new ClusterClient(options.connection.kubeConfig, { modelLabel });
   const allocations = new AllocationFeed(cluster);
   const history = new PoolHistory(() => context, options.history);
   const context: BffContext = {
@@ -560,7 +570,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     accessReviews: new AccessReviews(
       options.accessReviewTtlMs !== undefined ? { ttlMs: options.accessReviewTtlMs } : {},
     ),
-    modelLabel: options.modelLabel ?? VKE.defaultModelLabel,
+    modelLabel,
     ...(options.reservedNamespaces ? { reservedNamespaces: options.reservedNamespaces } : {}),
     // One JSON line per mutation, sign-in and sign-out (spec §8), as `{ audit: … }`.
     audit: (entry) => app.log.info({ audit: entry }, 'audit'),
@@ -618,6 +628,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
           absoluteSeconds: BEARER_REVIEW_SECONDS,
         }),
       ),
+    options.auth,
   );
   // Who each admitted request is (per-user auth): the guard finds out, createContext reads it.
   const operators = new WeakMap<FastifyRequest, Operator>();
@@ -626,6 +637,18 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   const guard = guardTrpc(() => allowed, access, operators, throttle);
   await app.register(cookie);
   registerSession(app, access, () => allowed, throttle, context.audit ?? (() => {}));
+  if (options.auth === 'oidc' && access.operators) {
+    if (!options.oidc) throw new Error('--auth oidc needs --oidc-issuer and --oidc-client-id');
+    registerOidcRoutes(app, {
+      // Before listening: a console no operator could sign in to says so at start.
+      signIn: await OidcSignIn.discover(options.oidc),
+      operators: access.operators,
+      sessionCookie: SESSION_COOKIE,
+      cookieOptions: sessionCookieOptions,
+      knownHost: (host) => allowed.hosts.has(host ?? ''),
+      audit: context.audit ?? (() => {}),
+    });
+  }
   app.get('/healthz', async () => ({ ok: true }));
   app.get('/readyz', async (_request, reply) => {
     try {
@@ -756,9 +779,16 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   const known = allowedOrigins(new URL(address).port, host, options.allowedOrigins ?? []);
   for (const name of known.hosts) allowed.hosts.add(name);
   for (const origin of known.origins) allowed.origins.add(origin);
+  const metricsHost = options.metricsHost ?? '127.0.0.1';
   const metricsServer =
     metrics && options.metricsPort !== undefined
-      ? await serveMetrics(metrics, options.metricsPort, host)
+      ? await serveMetrics(metrics, {
+          port: options.metricsPort,
+          host: metricsHost,
+          // The console's own Host allowlist, on the metrics port and address.
+          allowedHosts: (port) => allowedOrigins(String(port), metricsHost, []).hosts,
+          log: app.log,
+        })
       : undefined;
   return {
     app,

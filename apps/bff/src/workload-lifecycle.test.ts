@@ -1,5 +1,5 @@
 import { AppsV1Api, CoreV1Api, type V1Deployment } from '@kubernetes/client-node';
-import { type AllocationRecord, type WorkloadRequest, WorkloadRequestSchema } from '@mgpu/shared';
+import { type AllocationRecord, WorkloadRequestSchema } from '@mgpu/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BffHarness,
@@ -9,6 +9,7 @@ import {
   seedRequest,
   startHarness,
   uniqueName,
+  withCompute,
 } from './test-support/bff-harness.js';
 
 let harness: BffHarness;
@@ -35,13 +36,6 @@ const verifiedRecords = (name: string, instances: number, computePercent: number
       ? records
       : undefined;
   }, `${instances} verified instances of ${name} at ${computePercent} %`);
-
-const withCompute = (request: WorkloadRequest, compute: string): WorkloadRequest => ({
-  ...request,
-  containers: request.containers.map((container, index) =>
-    index === 0 && container.gpu ? { ...container, gpu: { ...container.gpu, compute } } : container,
-  ),
-});
 
 describe('workload lifecycle: list, update, conflict, scale (spec §8)', () => {
   it('lists the seed example, edits it to 1.6 over 2 cards, refuses a stale resourceVersion and scales it', async () => {

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type InformerEvent, SharedInformer } from './informer.js';
+import { SharedInformerFactory } from './informer-factory.js';
 
 interface Scripted {
   kubeConfig: KubeConfig;
@@ -191,6 +192,25 @@ describe('the shared informer', () => {
       expect(lists).toHaveLength(2);
     } finally {
       await informer.stop();
+    }
+  });
+
+  it('is one per resource in a factory, and a controller joining late hears every cached object', async () => {
+    const api = await scriptedApiServer();
+    api.lists.push([pod('a', '1'), pod('b', '2')]);
+    const informers = new SharedInformerFactory(api.kubeConfig);
+    try {
+      const pods = informers.pods();
+      expect(informers.pods()).toBe(pods);
+      await informers.start();
+      const heard: string[] = [];
+      pods.addHandlers({ add: (object) => heard.push(object.metadata?.name ?? '') });
+      expect(heard.sort()).toEqual(['a', 'b']);
+      expect(api.requests.filter((url) => url.searchParams.get('watch') !== 'true')).toHaveLength(
+        1,
+      );
+    } finally {
+      await informers.stop();
     }
   });
 });

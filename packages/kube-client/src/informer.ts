@@ -201,9 +201,14 @@ export class SharedInformer<T extends KubernetesObject> implements WatchedCache<
     return this.controllerIndex().get(uid);
   }
 
-  /** A controller's callbacks, called with each change after the indexes took it. */
+  /**
+   * A controller's callbacks, called with each change after the indexes took it. Objects already
+   * in the cache are handed to `add` at once (client-go's AddEventHandler on a running informer),
+   * so a controller joining a shared informer late sees what the first one saw.
+   */
   addHandlers(handlers: InformerHandlers<T>): () => void {
     this.handlers.add(handlers);
+    if (handlers.add) for (const object of this.list()) handlers.add(object);
     return () => this.handlers.delete(handlers);
   }
 
@@ -227,7 +232,8 @@ export class SharedInformer<T extends KubernetesObject> implements WatchedCache<
     return this.changes;
   }
 
-  private controllerIndex(): InformerIndex<T> {
+  /** The index of objects by their controller's uid that `controlledBy` reads, kept from now on. */
+  controllerIndex(): InformerIndex<T> {
     return this.index(CONTROLLER_INDEX, (object) => controllerOf(object)?.uid);
   }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AllocationRecordSchema } from './allocations.js';
 import { isDns1123Label, isDns1123Subdomain } from './kubernetes-names.js';
+import { CardShareSchema } from './ledger/claim.js';
 import { REJECTION_CODES, type RejectionParams } from './placement/rejections.js';
 import { KEPT_UNEXPRESSED, LOST_UNEXPRESSED, WORKLOAD_KINDS } from './read-workload.js';
 import { CREATABLE_KINDS, WorkloadRequestSchema } from './request.js';
@@ -28,7 +29,7 @@ export const ContainerShareSchema = z.object({
   multiCard: z.boolean(),
   wholeCards: z.boolean(),
   cards: z.number(),
-  perCard: z.object({ computePercent: z.number(), memoryMiB: z.number().nullable() }),
+  perCard: CardShareSchema,
   computePercent: z.number(),
   memoryMiB: z.number().nullable(),
   model: z.string().optional(),

@@ -3,27 +3,21 @@
  * suggestions the rules offer (computes that split evenly, whole GiB that give integer MiB).
  */
 import { Big, formatDecimal } from './decimal.js';
+import type { CardClaim, CardShare } from './ledger/claim.js';
 import { MAX_CARDS } from './request.js';
 import { PER_CARD_MEMORY_MAX_MIB } from './rules.js';
-
-/** What one card of a container gets. */
-export interface CardShare {
-  /** Percent of one card's compute (mgpu-core per card). */
-  computePercent: number;
-  /** MiB of the card's memory; null for whole cards, which bring all of it. */
-  memoryMiB: number | null;
-}
 
 /** The per-card derivation of one GPU container whose own fields are valid. */
 export interface ContainerShare {
   /** Index of the container in the request. */
   index: number;
   name: string;
-  type: 'mgpu' | 'nvidia';
+  type: CardClaim['type'];
   multiCard: boolean;
   /** Every card gets 100 % and all its memory. */
   wholeCards: boolean;
   cards: number;
+  /** The ledger's claim on each card, in the check result's spelling (`claimOfShare` reads it). */
   perCard: CardShare;
   /** The container's `vke.volcengine.com/mgpu-core` (c × 100); cards × 100 for nvidia. */
   computePercent: number;

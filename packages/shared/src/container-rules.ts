@@ -18,6 +18,7 @@ import {
 } from './decimal.js';
 import { imageReferenceProblem } from './image-reference.js';
 import { isDns1123Label, suggestName } from './kubernetes-names.js';
+import { shareOfClaim, WHOLE_CARD_CLAIM } from './ledger/claim.js';
 import { type ContainerRequest, type GpuRequest, MAX_CARDS } from './request.js';
 import {
   MAX_GPU_CONTAINER_NAME,
@@ -423,7 +424,7 @@ export function evaluateContainers(
           multiCard: false,
           wholeCards: true,
           cards,
-          perCard: { computePercent: 100, memoryMiB: null },
+          perCard: shareOfClaim(WHOLE_CARD_CLAIM),
           computePercent: cards * 100,
           memoryMiB: null,
           ...(model !== undefined ? { model } : {}),
@@ -452,10 +453,11 @@ export function evaluateContainers(
         multiCard: gpu.multiCard,
         wholeCards: reading.wholeCards,
         cards: reading.cards,
-        perCard: {
-          computePercent: reading.computePercent / reading.cards,
-          memoryMiB: memoryMiB === null ? null : memoryMiB / reading.cards,
-        },
+        perCard: shareOfClaim({
+          type: 'mgpu',
+          perCardCompute: reading.computePercent / reading.cards,
+          perCardMemoryMiB: memoryMiB === null ? null : memoryMiB / reading.cards,
+        }),
         computePercent: reading.computePercent,
         memoryMiB,
         ...(model !== undefined ? { model } : {}),

@@ -1,7 +1,7 @@
 export * from './allocations.js';
 export * from './api.js';
 export * from './capacity.js';
-export { type CardShare, type ContainerShare, parseCards } from './card-shares.js';
+export { type ContainerShare, parseCards } from './card-shares.js';
 export * from './check.js';
 export { podsClusterHolds } from './cluster-rules.js';
 export * from './decimal.js';

@@ -25,6 +25,7 @@ export const SERVER_RULES = [
   'not-managed',
   'conflict',
   'immutable-field',
+  'kind-ambiguous',
 ] as const;
 export type ServerRule = (typeof SERVER_RULES)[number];
 
@@ -132,6 +133,10 @@ const english: ServerRuleCatalog = {
     message: `Kubernetes does not allow this field to change on an existing object: ${detail}`,
     fix: 'Change it back, or create a new workload with the new value (and delete the old one).',
   }),
+  'kind-ambiguous': ({ detail, request: r }) => ({
+    message: `More than one workload is named "${r.namespace}/${r.name}" (${detail}); nothing was deleted.`,
+    fix: `Send the delete again with "kind" set to the one you mean (${detail}).`,
+  }),
 };
 
 const chinese: ServerRuleCatalog = {
@@ -173,6 +178,10 @@ const chinese: ServerRuleCatalog = {
   'immutable-field': ({ detail }) => ({
     message: `Kubernetes 不允许修改已有对象的该字段：${detail}`,
     fix: '请改回原值，或用新值创建一个新的工作负载（并删除旧的）。',
+  }),
+  'kind-ambiguous': ({ detail, request: r }) => ({
+    message: `名为“${r.namespace}/${r.name}”的工作负载不止一个（${detail}）；没有删除任何对象。`,
+    fix: `请在删除请求中用 "kind" 指明要删除的那一个（${detail}）后重试。`,
   }),
 };
 

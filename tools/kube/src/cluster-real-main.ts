@@ -1,10 +1,12 @@
-// `pnpm --silent cluster:real --kubeconfig FILE [--port N] [--topology FILE] [--no-mgpu-controllers]`
-// Upstream etcd, kube-apiserver and kube-controller-manager on loopback, the MgpuNode CRD, the
+// `pnpm --silent cluster:real --kubeconfig FILE [--port N] [--topology FILE] [--no-mgpu-controllers]
+//   [--oidc-env FILE]`
+// Upstream etcd, kube-apiserver and kube-controller-manager on loopback, a test OpenID Connect
+// issuer kube-apiserver trusts (its URL, client and user written to --oidc-env), the MgpuNode CRD, the
 // default topology's nodes and pods, and the project's mGPU scheduler and node agents (spec §7,
 // "The real control plane"). Progress on stderr; stdout gets the one `ready` line. SIGTERM or
 // SIGINT stops everything.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,6 +24,8 @@ import {
 import { buildBinaries, type ControlPlane, startControlPlane } from './control-plane.js';
 import { kubeConfigFor, kubeconfigText, writeKubeconfig } from './kubeconfig.js';
 import { startMgpuControllers } from './mgpu-controllers.js';
+import { type OidcIssuer, oidcEnvironment, startOidcIssuer } from './oidc-issuer.js';
+import { createPki } from './pki.js';
 
 const log = (message: string) => process.stderr.write(`[cluster:real] ${message}\n`);
 
@@ -31,11 +35,14 @@ const { values } = parseArgs({
     port: { type: 'string' },
     topology: { type: 'string' },
     'no-mgpu-controllers': { type: 'boolean', default: false },
+    'oidc-env': { type: 'string' },
   },
   strict: true,
 });
 if (!values.kubeconfig) {
-  log('usage: cluster:real --kubeconfig FILE [--port N] [--topology FILE] [--no-mgpu-controllers]');
+  log(
+    'usage: cluster:real --kubeconfig FILE [--port N] [--topology FILE] [--no-mgpu-controllers] [--oidc-env FILE]',
+  );
   process.exit(2);
 }
 const kubeconfigFile = resolve(values.kubeconfig);
@@ -44,6 +51,7 @@ const port = values.port ? Number(values.port) : 0;
 const dir = mkdtempSync(join(tmpdir(), 'mgpu-cluster-real-'));
 let build: ChildProcess | undefined;
 let controlPlane: ControlPlane | undefined;
+let oidcIssuer: OidcIssuer | undefined;
 let controllers: RunningController[] = [];
 let stopping = false;
 
@@ -68,6 +76,7 @@ async function shutdown(exitCode: number): Promise<never> {
     }
   }
   await controlPlane?.stop();
+  await oidcIssuer?.stop();
   if (process.env.MGPU_KUBE_KEEP_DIR) log(`kept ${dir} (logs, certificates, etcd data)`);
   else rmSync(dir, { recursive: true, force: true });
   log('stopped');
@@ -121,7 +130,20 @@ async function main(): Promise<void> {
     build = child;
   });
   log(`binaries in ${binDir} (${seconds()})`);
-  controlPlane = await startControlPlane(binDir, { dir, port, log });
+  // The issuer first: kube-apiserver's OIDC authenticator fetches its discovery at start and
+  // refuses every ID token until it has.
+  const pki = createPki(dir);
+  oidcIssuer = await startOidcIssuer(dir, pki);
+  log(
+    `OIDC issuer at ${oidcIssuer.issuer} (client ${oidcIssuer.clientId}, user ${oidcIssuer.login})`,
+  );
+  controlPlane = await startControlPlane(binDir, {
+    dir,
+    port,
+    pki,
+    apiServerFlags: oidcIssuer.apiServerFlags,
+    log,
+  });
   const text = kubeconfigText(controlPlane.server, controlPlane.pki, controlPlane.users);
   const admin = kubeConfigFor(text, 'admin');
   // Progress never says "ready": tools wait for that word (spec §7), and only the last line
@@ -157,6 +179,11 @@ async function main(): Promise<void> {
 
   const version = await admin.makeApiClient(VersionApi).getCode();
   writeKubeconfig(kubeconfigFile, text);
+  if (values['oidc-env']) {
+    // KEY='value' lines for a shell to source: URLs, ids, hex secrets and paths, none with a quote.
+    const lines = Object.entries(oidcEnvironment(oidcIssuer)).map(([k, v]) => `${k}='${v}'\n`);
+    writeFileSync(resolve(values['oidc-env']), lines.join(''), { mode: 0o600 });
+  }
   process.stdout.write(
     `cluster:real ready: Kubernetes ${version.gitVersion} (upstream kube-apiserver) at ${controlPlane.server}, kubeconfig ${kubeconfigFile} (${seconds()})\n`,
   );

@@ -20,6 +20,10 @@ export interface ControlPlaneOptions {
   dir: string;
   /** kube-apiserver's secure port on 127.0.0.1; 0 = pick a free one. */
   port?: number;
+  /** The run's CA and certificates, when something started before needs them; else made here. */
+  pki?: ClusterPki;
+  /** More kube-apiserver flags, e.g. the test issuer's `--oidc-*` (`oidc-issuer.ts`). */
+  apiServerFlags?: readonly string[];
   log: (message: string) => void;
 }
 
@@ -141,7 +145,7 @@ export async function startControlPlane(
     for (const managed of [...processes].reverse()) await stopProcess(managed);
   };
   try {
-    const pki = createPki(dir);
+    const pki = options.pki ?? createPki(dir);
     const users = createTokenUsers();
     const tokenFile = join(dir, 'tokens.csv');
     writeTokenFile(tokenFile, users);
@@ -203,6 +207,7 @@ export async function startControlPlane(
         // dials it here: without this the server logs an error every 10 s.
         '--endpoint-reconciler-type=none',
         '--profiling=false',
+        ...(options.apiServerFlags ?? []),
       ],
       join(dir, 'kube-apiserver.log'),
     );

@@ -26,6 +26,9 @@ export interface TokenUser {
 // Two days is plenty for a test cluster, and a leaked key is worthless after the run.
 const DAYS = '2';
 
+/** A fresh EC P-256 key for each certificate request. */
+const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+
 const openssl = (dir: string, args: string[]) =>
   execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
 
@@ -35,7 +38,6 @@ const openssl = (dir: string, args: string[]) =>
  * TLS stack and the service-account signer both take them.
  */
 export function createPki(dir: string): ClusterPki {
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   openssl(dir, [
     'req',
     '-x509',
@@ -49,43 +51,14 @@ export function createPki(dir: string): ClusterPki {
     '-subj',
     '/CN=mgpu-cluster-real-ca',
   ]);
-  openssl(dir, [
-    'req',
-    ...ec,
-    '-keyout',
-    'apiserver.key',
-    '-out',
-    'apiserver.csr',
-    '-subj',
-    '/CN=kube-apiserver',
-  ]);
-  writeFileSync(
-    join(dir, 'apiserver.ext'),
-    [
-      'basicConstraints=CA:FALSE',
-      'keyUsage=digitalSignature,keyEncipherment',
-      'extendedKeyUsage=serverAuth',
-      // Clients reach the server only on loopback; the in-cluster names keep kubectl's and
-      // client-node's hostname checks happy should anything use them.
-      'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc',
-    ].join('\n'),
-  );
-  openssl(dir, [
-    'x509',
-    '-req',
-    '-in',
-    'apiserver.csr',
-    '-CA',
-    'ca.crt',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'apiserver.crt',
-    '-days',
-    DAYS,
-    '-extfile',
-    'apiserver.ext',
+  // Clients reach the server only on loopback; the in-cluster names keep kubectl's and
+  // client-node's hostname checks happy should anything use them.
+  signServingCertificate(dir, 'apiserver', 'kube-apiserver', [
+    'IP:127.0.0.1',
+    'DNS:localhost',
+    'DNS:kubernetes',
+    'DNS:kubernetes.default',
+    'DNS:kubernetes.default.svc',
   ]);
   const { privateKey, publicKey } = generateKeyPairSync('ec', {
     namedCurve: 'prime256v1',
@@ -102,6 +75,55 @@ export function createPki(dir: string): ClusterPki {
     serviceAccountKey: join(dir, 'sa.key'),
     serviceAccountPub: join(dir, 'sa.pub'),
   };
+}
+
+/**
+ * `<name>.key` and `<name>.crt` in `dir`: a loopback serving certificate signed by the run's CA
+ * (`ca.crt`/`ca.key` in the same dir), so anything that trusts the CA trusts the server.
+ */
+export function signServingCertificate(
+  dir: string,
+  name: string,
+  commonName: string,
+  subjectAltNames: readonly string[],
+): { cert: string; key: string } {
+  openssl(dir, [
+    'req',
+    ...ec,
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    `/CN=${commonName}`,
+  ]);
+  writeFileSync(
+    join(dir, `${name}.ext`),
+    [
+      'basicConstraints=CA:FALSE',
+      'keyUsage=digitalSignature,keyEncipherment',
+      'extendedKeyUsage=serverAuth',
+      `subjectAltName=${subjectAltNames.join(',')}`,
+    ].join('\n'),
+  );
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    `${name}.crt`,
+    '-days',
+    DAYS,
+    '-extfile',
+    `${name}.ext`,
+  ]);
+  return { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
 }
 
 const token = () => randomBytes(24).toString('hex');

@@ -2,14 +2,25 @@ import type {
   AppsV1Api,
   BatchV1Api,
   CoreV1Api,
-  KubeConfig,
   V1Deployment,
   V1Job,
   V1Service,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import { type KubeClients, mergePatch, SharedInformer, toKubeError } from '@mgpu/kube-client';
-import { CREATABLE_KINDS, type CreatableKind } from '@mgpu/shared';
+import {
+  type KubeClients,
+  mergePatch,
+  type SharedInformer,
+  type SharedInformerFactory,
+  toKubeError,
+} from '@mgpu/kube-client';
+import {
+  APP_LABEL,
+  CREATABLE_KINDS,
+  type CreatableKind,
+  MANAGED_BY_LABEL,
+  readWorkloadObject,
+} from '@mgpu/shared';
 
 /** A live Deployment, StatefulSet or Job, its `kind` set (typed reads do not always carry it). */
 export type LiveWorkload =
@@ -23,10 +34,34 @@ const API_VERSION: Record<CreatableKind, string> = {
   Job: 'batch/v1',
 };
 
-/** resourceVersions remembered per object for `specChangedSince`. */
-const REMEMBERED_VERSIONS = 64;
+/**
+ * resourceVersions remembered per object for `specChangedSince`, all of its present spec and
+ * labels: status writes add one each (a rolling Deployment, a Job's completions), so an open
+ * form's version must survive many of them; a change of spec or labels starts afresh.
+ */
+const REMEMBERED_VERSIONS = 1024;
 
-const generationKey = (object: LiveWorkload) =>
+/** The object labels the console's manifest sets (manifest.ts): the form's, beside its spec. */
+export const CONSOLE_LABELS: ReadonlySet<string> = new Set([APP_LABEL, MANAGED_BY_LABEL]);
+
+/**
+ * What an edit from the form rests on: the request the form reads from the object (its spec as
+ * the form shows it) and the console's labels. Status, annotations of the object itself (a
+ * Deployment's revision: kube-apiserver bumps its generation for them) and other labels are not
+ * in it: the edit is written onto the live object, which keeps those.
+ */
+function formStateOf(object: LiveWorkload, modelLabel: string | undefined): string | undefined {
+  const generation = object.metadata?.generation;
+  if (generation === undefined) return undefined;
+  const form = readWorkloadObject(object, modelLabel === undefined ? {} : { modelLabel });
+  const labels = Object.entries(object.metadata?.labels ?? {})
+    .filter(([key]) => CONSOLE_LABELS.has(key))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // Not a form the console reads (no GPU container, say): any spec change counts.
+  return JSON.stringify([form?.request ?? { generation }, labels]);
+}
+
+const objectKey = (object: LiveWorkload) =>
   `${object.kind}/${object.metadata?.namespace}/${object.metadata?.name}`;
 
 const withKind = <K extends CreatableKind>(kind: K, object: object) =>
@@ -62,80 +97,73 @@ export class WorkloadObjects {
   private readonly batch: BatchV1Api;
   readonly statefulSets: SharedInformer<V1StatefulSet>;
   readonly jobs: SharedInformer<V1Job>;
-  /** Per object, the generation each recently seen resourceVersion had (see `specChangedSince`). */
-  private readonly generations: Map<string, Map<string, number>>;
+  /** Per object, its form state and every resourceVersion seen with it (see `specChangedSince`). */
+  private readonly formStates: Map<string, { state: string; versions: Set<string> }>;
+
+  private readonly deployments: SharedInformer<V1Deployment>;
 
   constructor(
-    kubeConfig: KubeConfig,
     clients: KubeClients,
-    private readonly deployments: SharedInformer<V1Deployment>,
+    private readonly informers: SharedInformerFactory,
+    private readonly options: { modelLabel?: string } = {},
     informersOf?: WorkloadObjects,
   ) {
     this.core = clients.core;
     this.apps = clients.apps;
     this.batch = clients.batch;
+    this.deployments = informers.deployments();
+    this.statefulSets = informers.statefulSets();
+    this.jobs = informers.jobs();
     if (informersOf) {
-      this.statefulSets = informersOf.statefulSets;
-      this.jobs = informersOf.jobs;
-      // The generations seen are the informers' (and every writer's): one record per process.
-      this.generations = informersOf.generations;
+      // The versions seen are the informers' (and every writer's): one record per process.
+      this.formStates = informersOf.formStates;
       return;
     }
-    this.generations = new Map();
-    this.statefulSets = new SharedInformer(kubeConfig, '/apis/apps/v1/statefulsets', () =>
-      this.apps.listStatefulSetForAllNamespaces(),
-    );
-    this.jobs = new SharedInformer(kubeConfig, '/apis/batch/v1/jobs', () =>
-      this.batch.listJobForAllNamespaces(),
-    );
+    this.formStates = new Map();
     for (const kind of CREATABLE_KINDS) {
       this.informer(kind).subscribe((event) => {
         if (event.type === 'upsert') this.remember(withKind(kind, event.object));
         else if (event.type === 'delete')
-          this.generations.delete(generationKey(withKind(kind, event.object)));
+          this.formStates.delete(objectKey(withKind(kind, event.object)));
       });
     }
   }
 
   /** The same informers and records, calls made with other clients (an operator's, `ClusterClient.forOperator`). */
   withClients(clients: KubeClients): WorkloadObjects {
-    return new WorkloadObjects(clients.kubeConfig, clients, this.deployments, this);
+    return new WorkloadObjects(clients, this.informers, this.options, this);
   }
 
   private remember(object: LiveWorkload): LiveWorkload {
     const version = object.metadata?.resourceVersion;
-    const generation = object.metadata?.generation;
-    if (version === undefined || generation === undefined) return object;
-    const key = generationKey(object);
-    const seen = this.generations.get(key) ?? new Map<string, number>();
-    seen.set(version, generation);
-    // Status writes move the resourceVersion often; the last few are enough for an open form.
-    for (const old of seen.keys()) {
-      if (seen.size <= REMEMBERED_VERSIONS) break;
-      seen.delete(old);
+    const state = formStateOf(object, this.options.modelLabel);
+    if (version === undefined || state === undefined) return object;
+    const key = objectKey(object);
+    const seen = this.formStates.get(key);
+    if (seen?.state !== state) {
+      // Versions of an older spec or labels are stale whatever they were: forget them.
+      this.formStates.set(key, { state, versions: new Set([version]) });
+      return object;
     }
-    this.generations.set(key, seen);
+    seen.versions.add(version);
+    for (const old of seen.versions) {
+      if (seen.versions.size <= REMEMBERED_VERSIONS) break;
+      seen.versions.delete(old);
+    }
     return object;
   }
 
   /**
-   * Whether the object's spec changed since `resourceVersion` (its generation moved on), or
-   * that version is not one this process saw: both are a conflict for an edit made from it.
-   * A version that only status writes and controllers' annotations made stale is not: the edit
-   * is written onto the live object, which keeps those.
+   * Whether the object's spec or console labels changed since `resourceVersion`, or that version
+   * is not one this process saw: both are a conflict for an edit made from it. A version that
+   * only status writes, controllers' annotations or others' labels made stale is not.
    */
   specChangedSince(live: LiveWorkload, resourceVersion: string): boolean {
     if (live.metadata?.resourceVersion === resourceVersion) return false;
-    const then = this.generations.get(generationKey(live))?.get(resourceVersion);
-    return then === undefined || then !== live.metadata?.generation;
-  }
-
-  async start(): Promise<void> {
-    await Promise.all([this.statefulSets.start(), this.jobs.start()]);
-  }
-
-  async stop(): Promise<void> {
-    await Promise.all([this.statefulSets.stop(), this.jobs.stop()]);
+    const seen = this.formStates.get(objectKey(live));
+    if (seen === undefined || seen.state !== formStateOf(live, this.options.modelLabel))
+      return true;
+    return !seen.versions.has(resourceVersion);
   }
 
   informer(kind: CreatableKind): SharedInformer<V1Deployment | V1StatefulSet | V1Job> {
@@ -231,6 +259,26 @@ export class WorkloadObjects {
     throw notFound;
   }
 
+  /**
+   * Every kind's object of that name (Deployment, StatefulSet, Job order), from the API server;
+   * none at all is the first kind's 404, as `find` answers.
+   */
+  async findEvery(namespace: string, name: string): Promise<LiveWorkload[]> {
+    let notFound: unknown;
+    const found = await Promise.all(
+      CREATABLE_KINDS.map((kind) =>
+        this.read(kind, namespace, name).catch((error: unknown) => {
+          if (toKubeError(error).code !== 404) throw error;
+          notFound ??= error;
+          return undefined;
+        }),
+      ),
+    );
+    const live = found.filter((object) => object !== undefined);
+    if (live.length === 0) throw notFound;
+    return live;
+  }
+
   /** Objects of that kind in every namespace with these labels, from the API server. */
   listLabelled(kind: CreatableKind, labelSelector: string): Promise<LiveWorkload[]> {
     return this.call(async () => {
@@ -289,9 +337,18 @@ export class WorkloadObjects {
     });
   }
 
-  /** Foreground: its pods (and a StatefulSet's Service) go before it does. */
-  delete(kind: CreatableKind, namespace: string, name: string): Promise<void> {
-    const request = { namespace, name, body: { propagationPolicy: 'Foreground' } };
+  /**
+   * Foreground: its pods (and a StatefulSet's Service) go before it does. With `preconditions`
+   * only that very object at that version goes: another one is the API server's 409.
+   */
+  delete(
+    kind: CreatableKind,
+    namespace: string,
+    name: string,
+    preconditions?: { uid: string; resourceVersion: string },
+  ): Promise<void> {
+    const body = { propagationPolicy: 'Foreground', ...(preconditions ? { preconditions } : {}) };
+    const request = { namespace, name, body };
     return this.call(async () => {
       if (kind === 'Deployment') await this.apps.deleteNamespacedDeployment(request);
       else if (kind === 'StatefulSet') await this.apps.deleteNamespacedStatefulSet(request);

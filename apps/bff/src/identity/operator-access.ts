@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { FastifyRequest } from 'fastify';
 import type { Operator } from './operator.js';
-import { bearerKey, type Session, type SessionStore } from './sessions.js';
+import { bearerKey, type Session, type SessionGrant, type SessionStore } from './sessions.js';
 import { reviewToken, type TokenReview } from './token-review.js';
 
 /** A script's bearer token is asked about again after this long (a revoked token stops soon). */
@@ -34,11 +34,17 @@ export class OperatorAccess {
     return (await this.sessions.resume(request.cookies[cookieName]))?.operator;
   }
 
-  /** `POST /session`: a session exists only once the API server said who the token is. */
-  async signIn(token: string): Promise<{ review: TokenReview; session?: Session }> {
+  /**
+   * `POST /session` and `--auth oidc`'s callback: a session exists only once the API server said
+   * who the token is. `renewal`: an ID token's expiry and its refresh grant.
+   */
+  async signIn(
+    token: string,
+    renewal: Pick<SessionGrant, 'expiresAt' | 'refresh'> = {},
+  ): Promise<{ review: TokenReview; session?: Session }> {
     const review = await reviewToken(this.console, token);
     if (!review.ok) return { review };
-    return { review, session: this.sessions.create({ ...review, token }) };
+    return { review, session: this.sessions.create({ ...review, token, ...renewal }) };
   }
 }
 

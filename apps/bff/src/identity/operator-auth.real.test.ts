@@ -4,7 +4,6 @@
  * token review or a 403 of an operator's own can only be had here. Two namespaces; a service
  * account bound to `edit` in the first only, its token from the TokenRequest API.
  */
-import { Writable } from 'node:stream';
 import { AppsV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +12,7 @@ import {
   startHarness,
   uniqueName,
 } from '../test-support/bff-harness.js';
+import { capturedLog } from '../test-support/captured-log.js';
 
 if (!process.env.MGPU_TEST_KUBECONFIG)
   throw new Error(
@@ -25,17 +25,14 @@ const account = 'alice';
 const username = `system:serviceaccount:${ownNamespace}:${account}`;
 let harness: BffHarness;
 let token: string;
-/** Every line the console logged, as written. */
-const logLines: string[] = [];
+const log = capturedLog();
+const logLines = log.lines;
 
 beforeAll(async () => {
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      logLines.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
+  harness = await startHarness({
+    auth: 'kubernetes',
+    logger: { level: 'info', stream: log.stream },
   });
-  harness = await startHarness({ auth: 'kubernetes', logger: { level: 'info', stream } });
   const core = harness.adminKubeConfig.makeApiClient(CoreV1Api);
   const rbac = harness.adminKubeConfig.makeApiClient(RbacAuthorizationV1Api);
   for (const name of [ownNamespace, otherNamespace])
@@ -81,10 +78,7 @@ const create = (namespace: string, name: string, headers: Record<string, string>
     body: JSON.stringify({ ...seedRequest(name, { namespace }), lang: 'en' }),
   });
 
-const auditLines = () =>
-  logLines
-    .map((line) => JSON.parse(line) as { audit?: Record<string, unknown> })
-    .flatMap((line) => (line.audit ? [line.audit] : []));
+const auditLines = log.auditEntries;
 
 describe('--auth kubernetes on the real tier', () => {
   it('refuses a token the API server does not accept, without echoing it', async () => {

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
+import { isIP } from 'node:net';
 import { NO_POOL, type NodeState, pendingPodsPerPool } from '@mgpu/shared';
 import type { AnyTRPCRouter } from '@trpc/server';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { currentNodeStates, currentPools } from '../cluster/inventory.js';
 import { currentPendingPods } from '../live/pending-pods.js';
@@ -262,16 +263,54 @@ export class ConsoleMetrics {
 
 type PoolFigures = ReturnType<typeof currentPools>[number];
 
+/** What `/metrics` answers from: the registry's text and its content type. */
+export type MetricsText = Pick<ConsoleMetrics, 'text' | 'registry'>;
+
+export interface MetricsServerOptions {
+  /** 0: any free port. */
+  port: number;
+  /** The address to bind (`--metrics-host`, default loopback: a scrape target is no public page). */
+  host: string;
+  /**
+   * The `Host` values this server answers to once bound on `port`: the console's own allowlist
+   * (`allowedOrigins`), so a DNS-rebinding page cannot read the cluster's figures either.
+   */
+  allowedHosts(port: number): ReadonlySet<string>;
+  /** The console's logger: a failed scrape is logged here, never echoed to the scraper. */
+  log: Pick<FastifyBaseLogger, 'error' | 'warn'>;
+}
+
+/**
+ * A `Host` that is an IP literal (`10.1.2.3:9464`, `[fd00::1]:9464`): Prometheus in a cluster
+ * scrapes pod addresses it cannot know in advance, and a rebinding page always sends a DNS name,
+ * so an address typed as such needs no allowlist entry.
+ */
+function isAddressHost(host: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(host);
+  if (bracketed) return isIP(bracketed[1] ?? '') === 6;
+  return isIP(host.replace(/:\d{1,5}$/, '')) === 4;
+}
+
 /**
  * `/metrics` on a port of its own (spec §8 `--metrics-port`): a plain node server, so a scrape
  * never passes the console's auth, CSP or Origin checks, and the API port exposes nothing new.
+ * It binds to `--metrics-host` (loopback unless the operator opens it) and checks `Host`.
  */
 export async function serveMetrics(
-  metrics: ConsoleMetrics,
-  port: number,
-  host: string,
+  metrics: MetricsText,
+  options: MetricsServerOptions,
 ): Promise<{ url: string; close(): Promise<void> }> {
+  const { host, log } = options;
+  let hosts: ReadonlySet<string> = new Set();
   const server: Server = createServer((request, response) => {
+    const given = request.headers.host ?? '';
+    if (!hosts.has(given) && !isAddressHost(given)) {
+      log.warn({ host: given }, 'metrics scrape refused: Host not allowed');
+      response
+        .writeHead(421, { 'content-type': 'text/plain' })
+        .end('this metrics server does not answer under that name\n');
+      return;
+    }
     const path = (request.url ?? '/').split('?', 1)[0];
     if (request.method !== 'GET' || path !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics here\n');
@@ -282,9 +321,11 @@ export async function serveMetrics(
         response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text);
       },
       (error: unknown) => {
+        // The message may name internals (a path, a cluster address): the log gets it, not the scraper.
+        log.error({ err: error }, 'metrics scrape failed');
         response
           .writeHead(500, { 'content-type': 'text/plain' })
-          .end(`metrics failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          .end('metrics failed; see the console log\n');
       },
     );
   });
@@ -293,10 +334,11 @@ export async function serveMetrics(
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve());
+    server.listen(options.port, host, () => resolve());
   });
   const address = server.address();
-  const bound = typeof address === 'object' && address ? address.port : port;
+  const bound = typeof address === 'object' && address ? address.port : options.port;
+  hosts = options.allowedHosts(bound);
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shown}:${bound}/metrics`,

@@ -1,46 +1,102 @@
+import { toKubeError } from '@mgpu/kube-client';
 import {
+  type CreatableKind,
   DeleteInputSchema,
   describeServerError,
+  type Lang,
   MANAGED_BY,
   MANAGED_BY_LABEL,
   WorkloadRefSchema,
+  type WorkloadRequest,
 } from '@mgpu/shared';
 import { z } from 'zod';
+import type { LiveWorkload } from '../cluster/workload-objects.js';
+import type { BffContext } from '../trpc/context.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
+
+/**
+ * Reads again when only the object's version moved between the check and the delete: during a
+ * rollout on a real cluster the controllers write status many times a second.
+ */
+const DELETE_ATTEMPTS = 10;
 
 /**
  * `workload.delete`: removes the Deployment, StatefulSet or Job; what it owns goes with it
  * (foreground).
  * Spec §8: only what the console made (its managed-by label) unless the operator confirmed
  * with `force` — a console with delete rights must not be a way to remove anyone's workload.
+ * The delete carries the checked object's uid and resourceVersion as preconditions, so an
+ * object put in its place after the check (same name, no label) is never the one removed.
  */
 export const workloadDelete = publicProcedure
   .input(DeleteInputSchema)
   .output(WorkloadRefSchema.extend({ deleted: z.literal(true) }))
   .mutation(async ({ ctx, input }) => {
     const { namespace, name, force, lang } = input;
-    // The object of the named kind, or the first kind (Deployment, StatefulSet, Job) with the name.
-    const deployment = await ctx.cluster.workloads
-      .find(namespace, name, input.kind)
-      .catch((error: unknown) => {
-        throw kubeFailure(error, lang);
-      });
-    if (!force) {
-      if (deployment.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY) {
+    // The server rules' texts name the workload; a delete has no form beyond that.
+    const target: WorkloadRequest = { name, namespace, replicas: 1, containers: [] };
+    let checked: LiveWorkload | undefined;
+    for (let attempt = 1; ; attempt += 1) {
+      const workload = await workloadToDelete(
+        ctx,
+        namespace,
+        name,
+        checked?.kind ?? input.kind,
+        target,
+        lang,
+      );
+      const { uid = '', resourceVersion = '' } = workload.metadata ?? {};
+      if (checked !== undefined && uid !== checked.metadata?.uid) {
+        const detail = `replaced since it was checked: uid ${checked.metadata?.uid} → ${uid}`;
+        throw ruleFailure('CONFLICT', [describeServerError('conflict', '', detail, target, lang)]);
+      }
+      checked = workload;
+      if (!force && workload.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY)
         throw ruleFailure('PRECONDITION_FAILED', [
-          describeServerError(
-            'not-managed',
-            '',
-            '',
-            { name, namespace, replicas: 1, containers: [] },
-            lang,
-          ),
+          describeServerError('not-managed', '', '', target, lang),
         ]);
+      try {
+        await ctx.cluster.workloads.delete(workload.kind, namespace, name, {
+          uid,
+          resourceVersion,
+        });
+        return { namespace, name, deleted: true as const };
+      } catch (error) {
+        const kube = toKubeError(error);
+        if (kube.code !== 409) throw kubeFailure(error, lang);
+        // Controllers' status writes move the version: read again, and the same object, checked
+        // again, may go; a different one (new uid) is the conflict above.
+        if (attempt >= DELETE_ATTEMPTS)
+          throw ruleFailure('CONFLICT', [
+            describeServerError('conflict', '', kube.message, target, lang),
+          ]);
       }
     }
-    await ctx.cluster.workloads.delete(deployment.kind, namespace, name).catch((error: unknown) => {
-      throw kubeFailure(error, lang);
-    });
-    return { namespace, name, deleted: true as const };
   });
+
+/**
+ * The object of the named kind; without a kind, the one Deployment, StatefulSet or Job of that
+ * name — with several, which one goes is the operator's choice (rule `kind-ambiguous`).
+ */
+async function workloadToDelete(
+  ctx: BffContext,
+  namespace: string,
+  name: string,
+  kind: CreatableKind | undefined,
+  target: WorkloadRequest,
+  lang: Lang,
+): Promise<LiveWorkload> {
+  const found = await (kind
+    ? ctx.cluster.workloads.read(kind, namespace, name).then((object) => [object])
+    : ctx.cluster.workloads.findEvery(namespace, name)
+  ).catch((error: unknown) => {
+    throw kubeFailure(error, lang);
+  });
+  const [only, ...others] = found;
+  if (only !== undefined && others.length === 0) return only;
+  const kinds = found.map((object) => object.kind).join(', ');
+  throw ruleFailure('BAD_REQUEST', [
+    describeServerError('kind-ambiguous', 'kind', kinds, target, lang),
+  ]);
+}

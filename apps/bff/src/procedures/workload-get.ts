@@ -1,19 +1,17 @@
 import {
-  APP_LABEL,
-  MANAGED_BY_LABEL,
   managedFieldsOf,
   readWorkloadObject,
   VKE,
   WorkloadDetailSchema,
   WorkloadLookupSchema,
 } from '@mgpu/shared';
+import { CONSOLE_LABELS } from '../cluster/workload-objects.js';
 import { requireListPods } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
 import { summarizeWorkload } from './workload-list.js';
 
-/** The labels and annotations the console's manifest sets (manifest.ts); nothing else leaves. */
-const CONSOLE_LABELS = new Set([APP_LABEL, MANAGED_BY_LABEL]);
+/** The annotations the console's manifest sets (manifest.ts); with CONSOLE_LABELS, nothing else leaves. */
 const isConsoleAnnotation = (key: string) =>
   key === VKE.computePolicyAnnotation || key.startsWith(VKE.multiCardAnnotationPrefix);
 

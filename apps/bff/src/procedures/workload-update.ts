@@ -17,6 +17,12 @@ import { kubeFailure } from './kube-failure.js';
 import { refusal } from './workload-create.js';
 import { checkWithCluster } from './workload-preview.js';
 
+/**
+ * Writes tried when the API server's 409 came from a status write between read and PUT: during a
+ * rollout on a real cluster the controllers write status many times a second.
+ */
+const UPDATE_ATTEMPTS = 10;
+
 /** Rule `conflict` (spec §8): the object moved on since the form read it; nothing was written. */
 const conflict = (request: WorkloadRequest, lang: Lang, detail: string) =>
   ruleFailure('CONFLICT', [describeServerError('conflict', '', detail, request, lang)]);
@@ -40,9 +46,10 @@ const resultOf = (object: LiveWorkload, changes: ReturnType<typeof diffRequests>
  * `workload.update` (spec §8): re-validates the edited request exactly as `workload.create`
  * does, then writes it onto the live object it was read from — only the form's fields
  * (`applyRequestToObject`). The form's resourceVersion is stale when the spec changed since
- * (its generation moved; status writes of controllers do not count) or this process never saw
- * it: refused with `conflict` (409) before anything is sent. The PUT carries the version just
- * read, so a change in between is the API server's 409, answered the same way.
+ * (its generation moved) or the console's labels did (status writes and controllers'
+ * annotations do not count) or this process never saw it: refused with `conflict` (409) before
+ * anything is sent. The PUT carries the version just read; when the API server refuses it (409)
+ * the object is read again and, if only its status moved, the edit is written onto that.
  */
 export const workloadUpdate = publicProcedure
   .input(UpdateInputSchema)
@@ -65,41 +72,47 @@ export const workloadUpdate = publicProcedure
     const { check } = checkWithCluster(ctx, request, lang, { namespace, name, kind });
     if (!check.valid) throw ruleFailure('BAD_REQUEST', check.errors as RuleError[]);
 
-    const live = await ctx.cluster.workloads.read(kind, namespace, name).catch((error: unknown) => {
-      throw kubeFailure(error, lang);
-    });
-    const liveVersion = live.metadata?.resourceVersion ?? '';
-    // Stale: the spec moved on since the form read it (or the version is unknown here). Status
-    // writes alone do not count: the edit lands on the live object, which keeps them.
-    if (ctx.cluster.workloads.specChangedSince(live, resourceVersion))
-      throw conflict(request, lang, `resourceVersion ${resourceVersion} → ${liveVersion}`);
-    const before = readWorkloadObject(live, { modelLabel: ctx.modelLabel });
-    const changes = before ? diffRequests(before.request, request) : [];
-    if (before !== undefined && changes.length === 0) return resultOf(live, changes);
-    // Kubernetes keeps a Job's pod template fixed: only its parallelism (replicas) may change.
-    const fixed = kind === 'Job' ? changes.filter((change) => change.path !== 'replicas') : [];
-    if (fixed.length > 0)
-      throw immutable(
-        request,
-        lang,
-        fixed.map((change) => change.path),
-        "a Job's pod template (spec.template) cannot change",
-      );
+    for (let attempt = 1; ; attempt += 1) {
+      const live = await ctx.cluster.workloads
+        .read(kind, namespace, name)
+        .catch((error: unknown) => {
+          throw kubeFailure(error, lang);
+        });
+      const liveVersion = live.metadata?.resourceVersion ?? '';
+      // Stale: the spec or the console's labels moved on since the form read it (or the version
+      // is unknown here). Status writes alone do not count: the edit lands on the live object.
+      if (ctx.cluster.workloads.specChangedSince(live, resourceVersion))
+        throw conflict(request, lang, `resourceVersion ${resourceVersion} → ${liveVersion}`);
+      const before = readWorkloadObject(live, { modelLabel: ctx.modelLabel });
+      const changes = before ? diffRequests(before.request, request) : [];
+      if (before !== undefined && changes.length === 0) return resultOf(live, changes);
+      // Kubernetes keeps a Job's pod template fixed: only its parallelism (replicas) may change.
+      const fixed = kind === 'Job' ? changes.filter((change) => change.path !== 'replicas') : [];
+      if (fixed.length > 0)
+        throw immutable(
+          request,
+          lang,
+          fixed.map((change) => change.path),
+          "a Job's pod template (spec.template) cannot change",
+        );
 
-    const next = applyRequestToObject(
-      JSON.parse(JSON.stringify(live)) as Record<string, unknown>,
-      request,
-      check.containers,
-      { modelLabel: ctx.modelLabel },
-    );
-    // Conditional on the version just read: a change in between is the API server's 409.
-    next.metadata = { ...(next.metadata as object), resourceVersion: liveVersion };
-    try {
-      const updated = await ctx.cluster.workloads.replace(kind, namespace, name, next);
-      return resultOf(updated, changes);
-    } catch (error) {
-      const kube = toKubeError(error);
-      if (kube.code === 409) throw conflict(request, lang, kube.message);
-      throw refusal(kube, request, lang);
+      const next = applyRequestToObject(
+        JSON.parse(JSON.stringify(live)) as Record<string, unknown>,
+        request,
+        check.containers,
+        { modelLabel: ctx.modelLabel },
+      );
+      // Conditional on the version just read: a change in between is the API server's 409.
+      next.metadata = { ...(next.metadata as object), resourceVersion: liveVersion };
+      try {
+        const updated = await ctx.cluster.workloads.replace(kind, namespace, name, next);
+        return resultOf(updated, changes);
+      } catch (error) {
+        const kube = toKubeError(error);
+        if (kube.code !== 409) throw refusal(kube, request, lang);
+        // A controller's status write between the read and the PUT: read again; the check above
+        // tells it from a spec edit. Past a few tries the object is too busy: conflict.
+        if (attempt >= UPDATE_ATTEMPTS) throw conflict(request, lang, kube.message);
+      }
     }
   });

@@ -6,11 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type EmbeddedCluster, startEmbeddedCluster } from '@mgpu/cluster-sim';
-import type { AllocationEvent, WorkloadRequestInput } from '@mgpu/shared';
+import type { AllocationEvent, WorkloadRequest, WorkloadRequestInput } from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
 import { EventSource } from 'eventsource';
 import { expect } from 'vitest';
+import type { ClusterClient } from '../cluster/cluster-client.js';
 import { type ClusterConnection, embeddedConnection } from '../cluster/connection.js';
+import type { WorkloadObjects } from '../cluster/workload-objects.js';
 import { appRouter } from '../router.js';
 import { type BffOptions, type RunningBff, startBff } from '../server.js';
 import { createCallerFactory, RuleErrors } from '../trpc/init.js';
@@ -85,6 +87,22 @@ function adminKubeConfigOf(file: string | undefined, consoleUser: KubeConfig): K
 }
 
 /** A fresh DNS-1123 name, so tests never trip over each other's workloads. */
+/**
+ * A caller whose workload calls go through `overrides` (built on the real ones): how a test puts
+ * another client's write between two steps of a procedure — the API server still answers.
+ */
+export function callerWithWorkloads(
+  harness: BffHarness,
+  overrides: (real: WorkloadObjects) => Partial<WorkloadObjects>,
+): BffHarness['caller'] {
+  const context = harness.bff.context;
+  const real = context.cluster.workloads;
+  const workloads: WorkloadObjects = Object.assign(Object.create(real), overrides(real));
+  const cluster: ClusterClient = Object.create(context.cluster);
+  Object.defineProperty(cluster, 'workloads', { value: workloads });
+  return createCaller({ ...context, cluster });
+}
+
 export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(3).toString('hex')}`;
 
 type GpuInput = NonNullable<WorkloadRequestInput['containers'][number]['gpu']>;
@@ -113,6 +131,14 @@ export function seedRequest(
     ...overrides,
   };
 }
+
+/** The request with its first container's GPU compute changed: the edit form's usual edit. */
+export const withCompute = (request: WorkloadRequest, compute: string): WorkloadRequest => ({
+  ...request,
+  containers: request.containers.map((container, index) =>
+    index === 0 && container.gpu ? { ...container, gpu: { ...container.gpu, compute } } : container,
+  ),
+});
 
 /** Polls until `read` returns something truthy (the cluster converges asynchronously). */
 export async function eventually<T>(

@@ -2,14 +2,18 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, Fragment, type ReactNode, useEffect, useId, useState } from 'react';
 import { TextInput } from '../components/text-input.js';
 import { useI18n } from '../i18n/i18n.js';
+import { OidcSignIn } from './oidc-sign-in.js';
 import { SESSION_ENDED_EVENT } from './trpc.js';
 import './session-gate.css';
 
 interface SessionState {
   required: boolean;
   signedIn: boolean;
-  /** Per-user sign-in (`--auth kubernetes`); absent: the console's one `--token`, if required. */
-  mode?: 'kubernetes';
+  /**
+   * Per-user sign-in: `kubernetes` takes the operator's own token, `oidc` goes through the
+   * issuer's page; absent: the console's one `--token`, if required.
+   */
+  mode?: 'kubernetes' | 'oidc';
   /** Who signed in, with per-user sign-in. */
   username?: string;
 }
@@ -55,8 +59,10 @@ export function SessionGate({ children }: { children: ReactNode }) {
     setEpoch((value) => value + 1);
     void refresh();
   };
-  const mode: SignInMode = session?.mode ?? 'token';
-  if (session?.required && !session.signedIn) return <SignIn mode={mode} onSignedIn={restart} />;
+  const mode: SignInMode = session?.mode === 'kubernetes' ? 'kubernetes' : 'token';
+  if (session?.required && !session.signedIn)
+    // With --auth oidc the issuer's page signs in; its callback comes back here with the cookie.
+    return session.mode === 'oidc' ? <OidcSignIn /> : <SignIn mode={mode} onSignedIn={restart} />;
   return (
     <Fragment key={epoch}>
       {session?.mode && session.username && (

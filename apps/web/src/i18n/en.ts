@@ -32,6 +32,10 @@ export const en = translationOf<typeof zhCN>()({
     'The Kubernetes API server did not accept that token (unknown, expired or revoked).',
   'session.signedInAs': 'Signed in as {user}',
   'session.signOut': 'Sign out',
+  'session.modeOidc': "Sign-in: your organisation's identity provider (--auth oidc)",
+  'session.oidcExplain':
+    "This console signs operators in through your organisation's identity provider (--auth oidc): what you may see and do is what your Kubernetes RBAC allows.",
+  'session.oidcSignIn': 'Sign in with the identity provider',
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,

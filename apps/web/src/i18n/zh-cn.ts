@@ -30,6 +30,10 @@ export const zhCN = {
   'session.refusedKubernetes': 'Kubernetes API 服务器不接受该令牌（未知、已过期或已吊销）。',
   'session.signedInAs': '已登录：{user}',
   'session.signOut': '退出登录',
+  'session.modeOidc': '登录方式：组织的身份提供方（--auth oidc）',
+  'session.oidcExplain':
+    '此控制台通过组织的身份提供方登录（--auth oidc）：您能查看和操作的范围由您的 Kubernetes RBAC 决定。',
+  'session.oidcSignIn': '通过身份提供方登录',
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,

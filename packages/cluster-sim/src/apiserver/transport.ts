@@ -13,10 +13,11 @@ import {
   Server as HttpServer,
   type IncomingMessage,
   type RequestListener,
+  type ServerOptions,
   type ServerResponse,
 } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { isIP, type Socket } from 'node:net';
+import { createSecureContext, TLSSocket } from 'node:tls';
 import * as x509 from '@peculiar/x509';
 import { ApiError } from './status.js';
 
@@ -24,9 +25,12 @@ const TLS_HANDSHAKE_RECORD = 0x16;
 
 /**
  * kube-apiserver lets anonymous requests reach its health checks (the `system:public-info-viewer`
- * role), so probes need no credentials; they tell nothing about the cluster's objects.
+ * role), so probes need no credentials; they tell nothing about the cluster's objects. Each
+ * check's own path (`/livez/ping`, `/readyz/poststarthook/start-informers`) and a query
+ * (`/healthz?verbose`) are part of that; nothing else is: names of letters, digits and dashes
+ * only, so no `..`, `%2e` or empty segment can walk from here to an API path.
  */
-const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz']);
+const PUBLIC_PATH = /^\/(?:healthz|livez|readyz)(?:\/[A-Za-z0-9-]+)*$/;
 
 export interface ApiTransportOptions {
   /** The bearer token every request must carry; 32 random bytes if absent. */
@@ -53,17 +57,27 @@ export interface ApiTransport {
  * The timeouts Fastify gives a server it makes itself but not one from a `serverFactory`. Without
  * them Node's 5 s keep-alive applied instead of Fastify's 72 s, and a client reusing a connection
  * the server was closing at that moment got ECONNRESET (a create's dry run failed so in e2e).
+ * `headersTimeout` and `connectionsCheckingInterval` are Node's own (60 s, 30 s when unset).
  */
 export interface ServerTimeouts {
   keepAliveTimeout?: number;
   requestTimeout?: number;
   connectionTimeout?: number;
+  headersTimeout?: number;
+  connectionsCheckingInterval?: number;
 }
 
-function applyTimeouts(server: HttpServer | HttpsServer, options: ServerTimeouts): void {
-  if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
-  if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
-  if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout);
+/** Only the options set: an `undefined` would override Node's default. */
+function serverOptions(options: ServerTimeouts): ServerOptions {
+  const { keepAliveTimeout, requestTimeout, headersTimeout, connectionsCheckingInterval } = options;
+  return Object.fromEntries(
+    Object.entries({
+      keepAliveTimeout,
+      requestTimeout,
+      headersTimeout,
+      connectionsCheckingInterval,
+    }).filter(([, value]) => value !== undefined),
+  );
 }
 
 /** Whether `authorization` is `Bearer <token>`, compared as HMACs so the time tells nothing. */
@@ -151,11 +165,13 @@ async function servingCertificate(host: string): Promise<ServingCertificate> {
 }
 
 /**
- * The listening server: Fastify's plain HTTP server, whose connections are first sniffed; TLS
- * ones go to an HTTPS server that never listens itself and serves the same handler.
+ * The listening server: Fastify's plain HTTP server, whose connections are first sniffed; a TLS
+ * one is decrypted by a `TLSSocket` and, once its handshake is done, served by this same server.
+ * So every timeout it has (headers, request, keep-alive, idle) holds for both: a separate HTTPS
+ * server that never listens would never run Node's header and request timers.
  */
 class DualProtocolServer extends HttpServer {
-  /** Connections still being sniffed or handed to TLS, which the HTTP server does not track. */
+  /** Raw connections being sniffed or under a TLSSocket: the HTTP server tracks neither. */
   private readonly untracked = new Set<Socket>();
 
   constructor(
@@ -164,34 +180,51 @@ class DualProtocolServer extends HttpServer {
     timeouts: ServerTimeouts,
     firstByteTimeoutMs: number,
   ) {
-    super(handler);
-    const https = createHttpsServer({ cert: tls.certificate, key: tls.key }, handler);
-    applyTimeouts(this, timeouts);
-    applyTimeouts(https, timeouts);
+    super(serverOptions(timeouts), handler);
+    if (timeouts.connectionTimeout !== undefined) this.setTimeout(timeouts.connectionTimeout);
+    const secureContext = createSecureContext({ cert: tls.certificate, key: tls.key });
     const plain = this.listeners('connection') as ((socket: Socket) => void)[];
     this.removeAllListeners('connection');
+    const serve = (socket: Socket) => {
+      for (const listener of plain) listener.call(this, socket);
+    };
+    // Until a server owns the socket nobody listens for its errors: a client that resets then
+    // must not crash the process. Removed at the hand-over, where the HTTP server's own takes over.
+    const dropOnError = function (this: Socket) {
+      this.destroy();
+    };
     this.on('connection', (socket: Socket) => {
       this.untracked.add(socket);
       socket.once('close', () => this.untracked.delete(socket));
-      // A client that resets before its first byte must not crash the process: no server
-      // listens for this socket's errors until it is handed over.
-      socket.on('error', () => socket.destroy());
-      // Neither server times a socket before it is handed over: one that never speaks would be
-      // held until the client closes it.
+      socket.on('error', dropOnError);
+      // Nothing times a socket before it is served: one that never speaks (or never finishes
+      // its handshake) would be held until the client closes it.
       socket.setTimeout(firstByteTimeoutMs, () => socket.destroy());
       socket.once('data', (first: Buffer) => {
-        socket.setTimeout(0);
-        // Put the byte back and let the chosen server read the connection from its start.
+        // Put the byte back and let the chosen reader read the connection from its start.
         socket.pause();
         socket.unshift(first);
-        if (first[0] === TLS_HANDSHAKE_RECORD) {
-          // The TLS socket reads what the raw socket has buffered before reading from its handle.
-          https.emit('connection', socket);
-        } else {
+        if (first[0] !== TLS_HANDSHAKE_RECORD) {
+          socket.setTimeout(0);
+          socket.off('error', dropOnError);
           this.untracked.delete(socket);
-          for (const listener of plain) listener.call(this, socket);
+          serve(socket);
           socket.resume();
+          return;
         }
+        // The TLS socket reads what the raw socket has buffered before reading from its handle.
+        const secure = new TLSSocket(socket, {
+          isServer: true,
+          secureContext,
+          ALPNProtocols: ['http/1.1'],
+        });
+        secure.on('error', dropOnError);
+        secure.once('secure', () => {
+          socket.setTimeout(0);
+          secure.off('error', dropOnError);
+          socket.off('error', dropOnError);
+          serve(secure);
+        });
       });
     });
   }
@@ -214,7 +247,7 @@ export async function createApiTransport(
     (handler: RequestListener): RequestListener =>
     (request: IncomingMessage, response: ServerResponse) => {
       const path = (request.url ?? '').split('?')[0] ?? '';
-      if (PUBLIC_PATHS.has(path) || admits(request.headers.authorization)) {
+      if (PUBLIC_PATH.test(path) || admits(request.headers.authorization)) {
         handler(request, response);
       } else {
         refuse(response);

@@ -1,5 +1,16 @@
-import type { KubernetesObject } from '@kubernetes/client-node';
-import { objectKey } from '@mgpu/kube-client';
+import type {
+  KubeConfig,
+  KubernetesObject,
+  V1Pod,
+  V1PodTemplateSpec,
+} from '@kubernetes/client-node';
+import {
+  type InformerHandlers,
+  objectKey,
+  type SharedInformer,
+  SharedInformerFactory,
+  type WatchedCache,
+} from '@mgpu/kube-client';
 import { controllerOf } from '@mgpu/shared';
 import { type RateLimiter, type Reconcile, WorkQueue } from './work-queue.js';
 
@@ -21,6 +32,65 @@ export interface ControllerOptions {
   /** How long a failed key waits; the work queue's default is client-go's. */
   rateLimiter?: RateLimiter;
   log?: (message: string) => void;
+  /** A factory the controller made for itself (no one handed it one): stopped with it. */
+  ownInformers?: SharedInformerFactory;
+}
+
+/** What every controller's start function takes besides the kubeconfig. */
+export interface StartControllerOptions {
+  log?: (message: string) => void;
+  /** The process's informers, shared with the other controllers; absent: the controller's own. */
+  informers?: SharedInformerFactory;
+}
+
+/**
+ * The informers a controller reads (the shared factory, or one of its own that it stops) and
+ * what its `Controller` takes from the start options besides `workers`.
+ */
+export function controllerInformers(
+  kubeConfig: KubeConfig,
+  options: StartControllerOptions,
+): {
+  informers: SharedInformerFactory;
+  controllerOptions: Pick<ControllerOptions, 'log' | 'ownInformers'>;
+} {
+  const log = options.log ? { log: options.log } : {};
+  if (options.informers) return { informers: options.informers, controllerOptions: log };
+  const informers = new SharedInformerFactory(kubeConfig);
+  return { informers, controllerOptions: { ...log, ownInformers: informers } };
+}
+
+/** The object a controller's pods point back to (their controller ownerReference). */
+export interface PodOwner {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+}
+
+/**
+ * A pod of `template` that `owner` controls (kube-controller-manager's GetPodFromTemplate):
+ * `<owner>-<random>` names, the template's labels, annotations and spec.
+ */
+export function podFromTemplate(
+  template: V1PodTemplateSpec | undefined,
+  owner: PodOwner,
+  namespace: string,
+): V1Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      generateName: `${owner.name}-`,
+      namespace,
+      labels: { ...template?.metadata?.labels },
+      ...(template?.metadata?.annotations
+        ? { annotations: { ...template.metadata.annotations } }
+        : {}),
+      ownerReferences: [{ ...owner, controller: true, blockOwnerDeletion: true }],
+    },
+    spec: template?.spec ?? { containers: [] },
+  };
 }
 
 /**
@@ -31,12 +101,18 @@ export interface ControllerOptions {
  * forgotten, so its next failure backs off from the start again.
  *
  *     const controller = new Controller('replicaset', { workers: 4, log });
- *     const pods = await controller.informer(startInformer(…, { add: (pod) => controller.add(…) }));
+ *     const pods = controller.owned(informers.pods(), 'ReplicaSet');
+ *     const replicaSets = controller.watch(informers.replicaSets());
  *     await controller.run(reconcile);
  */
 export class Controller implements RunningController {
   private readonly queue: WorkQueue;
   private readonly informers: Promise<SyncedCache | undefined>[] = [];
+  /** First lists of the shared informers this controller follows. */
+  private readonly syncs: Promise<void>[] = [];
+  /** Takes this controller's handlers off each shared informer. */
+  private readonly detach: (() => void)[] = [];
+  private readonly ownInformers: SharedInformerFactory | undefined;
   private reconcile: Reconcile | undefined;
   private stopped = false;
 
@@ -45,6 +121,7 @@ export class Controller implements RunningController {
     options: ControllerOptions,
   ) {
     const log = options.log ?? (() => undefined);
+    this.ownInformers = options.ownInformers;
     this.queue = new WorkQueue(
       (key) => {
         if (this.reconcile === undefined) throw new Error(`${name}: reconcile before run()`);
@@ -79,6 +156,33 @@ export class Controller implements RunningController {
     };
   }
 
+  /**
+   * Follows a shared informer: each change runs `handlers` (by default it queues the object's
+   * own key), its first list counts for waitForCacheSync, and stop() takes the handlers off;
+   * the informer itself belongs to its factory.
+   */
+  watch<T extends KubernetesObject>(
+    informer: SharedInformer<T>,
+    handlers: InformerHandlers<T> | ((object: T) => void) = this.addObject,
+  ): WatchedCache<T> {
+    const callbacks =
+      typeof handlers === 'function'
+        ? { add: handlers, update: handlers, delete: handlers }
+        : handlers;
+    this.detach.push(informer.addHandlers(callbacks));
+    this.syncs.push(informer.start());
+    return informer;
+  }
+
+  /**
+   * The objects of `informer` that a `kind` controls, by its uid (`controlledBy`), each change
+   * waking that controller's key: a ReplicaSet's pods, a Deployment's ReplicaSets.
+   */
+  owned<T extends KubernetesObject>(informer: SharedInformer<T>, kind: string): WatchedCache<T> {
+    informer.controllerIndex();
+    return this.watch(informer, this.addControllerOf(kind));
+  }
+
   /** Queues a key after a delay (a re-check a reconcile asks for, not a failure). */
   addAfter(key: string, delayMs: number): void {
     this.queue.addAfter(key, delayMs);
@@ -104,7 +208,7 @@ export class Controller implements RunningController {
 
   /** Resolves once every informer handed to `informer()` has listed (client-go's WaitForCacheSync). */
   async waitForCacheSync(): Promise<void> {
-    await Promise.all(this.informers);
+    await Promise.all([...this.informers, ...this.syncs]);
   }
 
   /** Waits for every cache to sync, then starts the workers on `reconcile`. */
@@ -123,7 +227,9 @@ export class Controller implements RunningController {
   async stop(): Promise<void> {
     this.stopped = true;
     this.queue.stop();
+    for (const detach of this.detach) detach();
     const caches = await Promise.all(this.informers);
     await Promise.allSettled(caches.map((cache) => cache?.stop()));
+    await this.ownInformers?.stop();
   }
 }

@@ -4,17 +4,10 @@ import type {
   V1DeploymentCondition,
   V1ReplicaSet,
 } from '@kubernetes/client-node';
-import {
-  isConflict,
-  isNotFound,
-  type KubeClients,
-  makeClients,
-  mergePatch,
-  splitKey,
-  startInformer,
-} from '@mgpu/kube-client';
+import { isConflict, isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
 import { POD_TEMPLATE_HASH_LABEL } from '@mgpu/shared';
-import { Controller, type RunningController } from './controller.js';
+import type { RunningController, StartControllerOptions } from './controller.js';
+import { Controller, controllerInformers } from './controller.js';
 import {
   newReplicaSetReplicas,
   type ReplicaSetCounts,
@@ -76,32 +69,13 @@ const revisionOf = (rs: V1ReplicaSet) =>
  */
 export async function startDeploymentController(
   kubeConfig: KubeConfig,
-  options: { log?: (message: string) => void } = {},
+  options: StartControllerOptions = {},
 ): Promise<RunningController> {
-  const clients: KubeClients = makeClients(kubeConfig);
-  const controller = new Controller('deployment controller', {
-    workers: 2,
-    ...(options.log ? { log: options.log } : {}),
-  });
-  const onReplicaSet = controller.addControllerOf('Deployment');
-  const onDeployment = controller.addObject;
-  const replicaSets = await controller.informer(
-    startInformer<V1ReplicaSet>(
-      kubeConfig,
-      '/apis/apps/v1/replicasets',
-      () => clients.apps.listReplicaSetForAllNamespaces(),
-      { add: onReplicaSet, update: onReplicaSet, delete: onReplicaSet },
-      { indexControllers: true },
-    ),
-  );
-  const deployments = await controller.informer(
-    startInformer<V1Deployment>(
-      kubeConfig,
-      '/apis/apps/v1/deployments',
-      () => clients.apps.listDeploymentForAllNamespaces(),
-      { add: onDeployment, update: onDeployment, delete: onDeployment },
-    ),
-  );
+  const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
+  const clients = informers.clients;
+  const controller = new Controller('deployment controller', { workers: 2, ...controllerOptions });
+  const replicaSets = controller.owned(informers.replicaSets(), 'Deployment');
+  const deployments = controller.watch(informers.deployments());
 
   async function scaleReplicaSet(
     rs: V1ReplicaSet,

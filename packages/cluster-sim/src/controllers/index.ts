@@ -1,4 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import { SharedInformerFactory } from '@mgpu/kube-client';
 import type { Topology } from '../topology/topology.js';
 import type { RunningController } from './controller.js';
 import { startDeploymentController } from './deployment-controller.js';
@@ -36,30 +37,36 @@ export interface ControllersOptions {
   log?: (message: string) => void;
 }
 
-/** Every controller of the embedded cluster: node agents first, so the scheduler sees Ready nodes. */
+/**
+ * Every controller of the embedded cluster: node agents first, so the scheduler sees Ready nodes.
+ * They share one informer per resource (one pod cache for all of them), stopped after the last.
+ */
 export async function startControllers(
   kubeConfig: KubeConfig,
   options: ControllersOptions,
 ): Promise<RunningController> {
   const log = options.log ?? (() => undefined);
+  const informers = new SharedInformerFactory(kubeConfig);
   const running: RunningController[] = [];
+  const stopAll = async () => {
+    await Promise.allSettled([...running].reverse().map((controller) => controller.stop()));
+    await informers.stop();
+  };
   try {
-    running.push(await startNodeAgents(kubeConfig, { topology: options.topology, log }));
-    running.push(await startScheduler(kubeConfig, { log, ...options.scheduler }));
+    running.push(await startNodeAgents(kubeConfig, { topology: options.topology, log, informers }));
+    running.push(await startScheduler(kubeConfig, { log, ...options.scheduler, informers }));
     if (options.deploymentController !== false) {
-      running.push(await startReplicaSetController(kubeConfig, { log }));
-      running.push(await startDeploymentController(kubeConfig, { log }));
-      running.push(await startStatefulSetController(kubeConfig, { log }));
-      running.push(await startJobController(kubeConfig, { log }));
+      running.push(await startReplicaSetController(kubeConfig, { log, informers }));
+      running.push(await startDeploymentController(kubeConfig, { log, informers }));
+      running.push(await startStatefulSetController(kubeConfig, { log, informers }));
+      running.push(await startJobController(kubeConfig, { log, informers }));
     }
   } catch (error) {
-    await Promise.allSettled(running.map((controller) => controller.stop()));
+    await stopAll();
     throw error;
   }
   return {
-    async stop() {
-      await Promise.allSettled([...running].reverse().map((controller) => controller.stop()));
-    },
+    stop: stopAll,
     async idle() {
       for (const controller of running) await controller.idle();
     },

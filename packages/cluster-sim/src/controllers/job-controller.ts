@@ -1,13 +1,7 @@
-import type { KubeConfig, V1Job, V1JobCondition, V1Pod } from '@kubernetes/client-node';
-import {
-  isNotFound,
-  type KubeClients,
-  makeClients,
-  mergePatch,
-  splitKey,
-  startInformer,
-} from '@mgpu/kube-client';
-import { Controller, type RunningController } from './controller.js';
+import type { KubeConfig, V1JobCondition } from '@kubernetes/client-node';
+import { isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
+import type { RunningController, StartControllerOptions } from './controller.js';
+import { Controller, controllerInformers, podFromTemplate } from './controller.js';
 import { isPodReady } from './replicaset-controller.js';
 
 /** Created pods not seen within this long are forgotten (the watch lost them). */
@@ -23,34 +17,15 @@ const EXPECTATION_TTL_MS = 10_000;
  */
 export async function startJobController(
   kubeConfig: KubeConfig,
-  options: { log?: (message: string) => void } = {},
+  options: StartControllerOptions = {},
 ): Promise<RunningController> {
-  const clients: KubeClients = makeClients(kubeConfig);
+  const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
+  const clients = informers.clients;
   const expectedAdds = new Map<string, Map<string, number>>();
 
-  const controller = new Controller('job controller', {
-    workers: 2,
-    ...(options.log ? { log: options.log } : {}),
-  });
-  const onPod = controller.addControllerOf('Job');
-  const onJob = controller.addObject;
-  const pods = await controller.informer(
-    startInformer<V1Pod>(
-      kubeConfig,
-      '/api/v1/pods',
-      () => clients.core.listPodForAllNamespaces(),
-      { add: onPod, update: onPod, delete: onPod },
-      { indexControllers: true },
-    ),
-  );
-  const jobs = await controller.informer(
-    startInformer<V1Job>(
-      kubeConfig,
-      '/apis/batch/v1/jobs',
-      () => clients.batch.listJobForAllNamespaces(),
-      { add: onJob, update: onJob, delete: onJob },
-    ),
-  );
+  const controller = new Controller('job controller', { workers: 2, ...controllerOptions });
+  const pods = controller.owned(informers.pods(), 'Job');
+  const jobs = controller.watch(informers.jobs());
 
   async function reconcile(key: string): Promise<void> {
     const { namespace, name } = splitKey(key);
@@ -105,29 +80,11 @@ export async function startJobController(
       for (let i = running; i < wanted; i++) {
         const response = await clients.core.createNamespacedPod({
           namespace,
-          body: {
-            apiVersion: 'v1',
-            kind: 'Pod',
-            metadata: {
-              generateName: `${name}-`,
-              namespace,
-              labels: { ...template?.metadata?.labels },
-              ...(template?.metadata?.annotations
-                ? { annotations: { ...template.metadata.annotations } }
-                : {}),
-              ownerReferences: [
-                {
-                  apiVersion: 'batch/v1',
-                  kind: 'Job',
-                  name,
-                  uid,
-                  controller: true,
-                  blockOwnerDeletion: true,
-                },
-              ],
-            },
-            spec: template?.spec ?? { containers: [] },
-          },
+          body: podFromTemplate(
+            template,
+            { apiVersion: 'batch/v1', kind: 'Job', name, uid },
+            namespace,
+          ),
         });
         const podName = response.metadata?.name;
         if (podName && !pods.get(podName, namespace)) adds.set(podName, Date.now());

@@ -1,15 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
-import {
-  isConflict,
-  isNotFound,
-  type KubeClients,
-  makeClients,
-  mergePatch,
-  objectKey,
-  splitKey,
-  startInformer,
-} from '@mgpu/kube-client';
+import { isConflict, isNotFound, mergePatch, objectKey, splitKey } from '@mgpu/kube-client';
 import {
   bookOnCard,
   claimMemoryMiB,
@@ -29,7 +20,8 @@ import {
   type WrittenMgpuNodeStatus,
 } from '@mgpu/shared';
 import { type Topology, type TopologyNode, topologyNodes } from '../topology/topology.js';
-import { Controller, type RunningController } from './controller.js';
+import type { RunningController, StartControllerOptions } from './controller.js';
+import { Controller, controllerInformers } from './controller.js';
 import { WorkQueue } from './work-queue.js';
 
 /** A node the agents run, as the cluster's topology describes it. */
@@ -38,14 +30,13 @@ export interface AgentNodeSpec {
   object: TopologyNode['object'];
 }
 
-export interface NodeAgentOptions {
+export interface NodeAgentOptions extends StartControllerOptions {
   /** The cluster whose nodes the agents run (every node of every pool). */
   topology?: Topology;
   /** Or the nodes, one by one. */
   nodes?: readonly AgentNodeSpec[];
   /** Debounce of MgpuNode report writes per node. */
   reportDelayMs?: number;
-  log?: (message: string) => void;
 }
 
 interface RunningContainer {
@@ -104,7 +95,8 @@ export async function startNodeAgents(
   kubeConfig: KubeConfig,
   options: NodeAgentOptions,
 ): Promise<RunningController> {
-  const clients: KubeClients = makeClients(kubeConfig);
+  const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
+  const clients = informers.clients;
   const log = options.log ?? (() => undefined);
   const reportDelayMs = options.reportDelayMs ?? 100;
   const agents = new Map<string, AgentNode>();
@@ -468,7 +460,7 @@ export async function startNodeAgents(
     }
   }
 
-  const podQueue = new Controller('node agent: pod', { workers: 8, log });
+  const podQueue = new Controller('node agent: pod', { workers: 8, ...controllerOptions, log });
 
   // Register in parallel, a few at a time: a 1,000-node cluster comes up in seconds.
   const pending = [...agents.values()];
@@ -483,13 +475,11 @@ export async function startNodeAgents(
     if ((pod.spec?.nodeName && agents.has(pod.spec.nodeName)) || podNode.has(key))
       podQueue.add(key);
   };
-  const pods = await podQueue.informer(
-    startInformer<V1Pod>(kubeConfig, '/api/v1/pods', () => clients.core.listPodForAllNamespaces(), {
-      add: enqueue,
-      update: enqueue,
-      delete: (pod) => podQueue.add(objectKey(pod)),
-    }),
-  );
+  const pods = podQueue.watch(informers.pods(), {
+    add: enqueue,
+    update: enqueue,
+    delete: (pod) => podQueue.add(objectKey(pod)),
+  });
   await podQueue.run(reconcilePod);
   for (const agent of agents.values()) scheduleReport(agent.name);
 

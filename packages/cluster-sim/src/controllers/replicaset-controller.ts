@@ -1,14 +1,8 @@
-import type { KubeConfig, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
-import {
-  isNotFound,
-  type KubeClients,
-  makeClients,
-  mergePatch,
-  splitKey,
-  startInformer,
-} from '@mgpu/kube-client';
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import { isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
 import { isTerminalPod } from '@mgpu/shared';
-import { Controller, type RunningController } from './controller.js';
+import type { RunningController, StartControllerOptions } from './controller.js';
+import { Controller, controllerInformers, podFromTemplate } from './controller.js';
 
 /** Expected creations/deletions not seen within this long are forgotten (the watch lost them). */
 const EXPECTATION_TTL_MS = 10_000;
@@ -75,15 +69,13 @@ interface Expectations {
  */
 export async function startReplicaSetController(
   kubeConfig: KubeConfig,
-  options: { log?: (message: string) => void } = {},
+  options: StartControllerOptions = {},
 ): Promise<RunningController> {
-  const clients: KubeClients = makeClients(kubeConfig);
+  const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
+  const clients = informers.clients;
   const expectations = new Map<string, Expectations>();
   let stopped = false;
-  const controller = new Controller('replicaset controller', {
-    workers: 4,
-    ...(options.log ? { log: options.log } : {}),
-  });
+  const controller = new Controller('replicaset controller', { workers: 4, ...controllerOptions });
 
   const expectationsOf = (key: string) => {
     let entry = expectations.get(key);
@@ -94,25 +86,8 @@ export async function startReplicaSetController(
     return entry;
   };
 
-  const onPod = controller.addControllerOf('ReplicaSet');
-  const onReplicaSet = controller.addObject;
-  const pods = await controller.informer(
-    startInformer<V1Pod>(
-      kubeConfig,
-      '/api/v1/pods',
-      () => clients.core.listPodForAllNamespaces(),
-      { add: onPod, update: onPod, delete: onPod },
-      { indexControllers: true },
-    ),
-  );
-  const replicaSets = await controller.informer(
-    startInformer<V1ReplicaSet>(
-      kubeConfig,
-      '/apis/apps/v1/replicasets',
-      () => clients.apps.listReplicaSetForAllNamespaces(),
-      { add: onReplicaSet, update: onReplicaSet, delete: onReplicaSet },
-    ),
-  );
+  const pods = controller.owned(informers.pods(), 'ReplicaSet');
+  const replicaSets = controller.watch(informers.replicaSets());
 
   async function reconcileReplicaSet(key: string): Promise<void> {
     const { namespace, name } = splitKey(key);
@@ -141,31 +116,15 @@ export async function startReplicaSetController(
     if (count < desired) {
       const template = rs.spec?.template;
       const createOne = async () => {
+        const owner = {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name,
+          uid: rs.metadata?.uid ?? '',
+        };
         const response = await clients.core.createNamespacedPod({
           namespace,
-          body: {
-            apiVersion: 'v1',
-            kind: 'Pod',
-            metadata: {
-              generateName: `${name}-`,
-              namespace,
-              labels: { ...template?.metadata?.labels },
-              ...(template?.metadata?.annotations
-                ? { annotations: { ...template.metadata.annotations } }
-                : {}),
-              ownerReferences: [
-                {
-                  apiVersion: 'apps/v1',
-                  kind: 'ReplicaSet',
-                  name,
-                  uid: rs.metadata?.uid ?? '',
-                  controller: true,
-                  blockOwnerDeletion: true,
-                },
-              ],
-            },
-            spec: template?.spec ?? { containers: [] },
-          },
+          body: podFromTemplate(template, owner, namespace),
         });
         const podName = response.metadata?.name;
         if (podName && !pods?.get(podName, namespace)) expected.adds.set(podName, Date.now());

@@ -1,14 +1,5 @@
 import type { KubeConfig, V1Node, V1Pod } from '@kubernetes/client-node';
-import {
-  isConflict,
-  isNotFound,
-  type KubeClients,
-  makeClients,
-  mergePatch,
-  objectKey,
-  splitKey,
-  startInformer,
-} from '@mgpu/kube-client';
+import { isConflict, isNotFound, mergePatch, objectKey, splitKey } from '@mgpu/kube-client';
 import {
   allocationOf,
   applyAllocation,
@@ -26,7 +17,8 @@ import {
   releaseAllocation,
   VKE,
 } from '@mgpu/shared';
-import { Controller, type RunningController } from './controller.js';
+import type { RunningController, StartControllerOptions } from './controller.js';
+import { Controller, controllerInformers } from './controller.js';
 import {
   EventRecorder,
   type EventRecorderOptions,
@@ -35,7 +27,7 @@ import {
 
 export const SCHEDULER_NAME = 'mgpu-scheduler';
 
-export interface SchedulerOptions {
+export interface SchedulerOptions extends StartControllerOptions {
   cardPolicy?: CardPolicy;
   modelLabel?: string;
   /** Pods whose `spec.schedulerName` is one of these (or unset) are ours. */
@@ -53,7 +45,6 @@ export interface SchedulerOptions {
   scheduledEvents?: boolean;
   /** Bounds and rate of the event writes (EventRecorder's defaults otherwise). */
   events?: Omit<EventRecorderOptions, 'component' | 'log'>;
-  log?: (message: string) => void;
 }
 
 /** The scheduler also says what became of its events (the throughput bench prints it). */
@@ -82,7 +73,8 @@ export async function startScheduler(
   kubeConfig: KubeConfig,
   options: SchedulerOptions = {},
 ): Promise<RunningScheduler> {
-  const clients: KubeClients = makeClients(kubeConfig);
+  const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
+  const clients = informers.clients;
   const schedulerNames = new Set(options.schedulerNames ?? ['default-scheduler', SCHEDULER_NAME]);
   const maxInFlight = options.maxInFlight ?? 64;
   const log = options.log ?? (() => undefined);
@@ -320,22 +312,16 @@ export async function startScheduler(
   }
 
   // Decisions are serial (one worker): each sees every earlier booking.
-  const queue = new Controller('scheduler', { workers: 1, log });
+  const queue = new Controller('scheduler', { workers: 1, ...controllerOptions, log });
   // Nodes first: the pods' first decisions see every node.
-  await queue.informer(
-    startInformer<V1Node>(kubeConfig, '/api/v1/nodes', () => clients.core.listNode(), {
-      add: onNode,
-      update: onNode,
-      delete: onNodeDeleted,
-    }),
-  );
-  const pods = await queue.informer(
-    startInformer<V1Pod>(kubeConfig, '/api/v1/pods', () => clients.core.listPodForAllNamespaces(), {
-      add: onPod,
-      update: onPod,
-      delete: onPodDeleted,
-    }),
-  );
+  queue.watch(informers.nodes(), { add: onNode, update: onNode, delete: onNodeDeleted });
+  await queue.waitForCacheSync();
+  const pods = queue.watch(informers.pods(), {
+    add: onPod,
+    update: onPod,
+    delete: onPodDeleted,
+  });
+  await queue.waitForCacheSync();
   // Pods listed before the cache existed were queued by `onPod`; the workers start now.
   log(`scheduler: ${nodeStates.size} nodes, ${allocations.size} bound pods`);
   await queue.run(schedule);

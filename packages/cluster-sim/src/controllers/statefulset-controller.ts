@@ -1,15 +1,8 @@
-import type { KubeConfig, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import {
-  isConflict,
-  isNotFound,
-  type KubeClients,
-  makeClients,
-  mergePatch,
-  splitKey,
-  startInformer,
-} from '@mgpu/kube-client';
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import { isConflict, isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
 import { isTerminalPod } from '@mgpu/shared';
-import { Controller, type RunningController } from './controller.js';
+import type { RunningController, StartControllerOptions } from './controller.js';
+import { Controller, controllerInformers, podFromTemplate } from './controller.js';
 import { podTemplateHash } from './deployment-controller.js';
 import { isPodReady } from './replicaset-controller.js';
 
@@ -36,33 +29,14 @@ function ordinalOf(set: string, pod: V1Pod): number | undefined {
  */
 export async function startStatefulSetController(
   kubeConfig: KubeConfig,
-  options: { log?: (message: string) => void } = {},
+  options: StartControllerOptions = {},
 ): Promise<RunningController> {
-  const clients: KubeClients = makeClients(kubeConfig);
+  const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
+  const clients = informers.clients;
 
-  const controller = new Controller('statefulset controller', {
-    workers: 2,
-    ...(options.log ? { log: options.log } : {}),
-  });
-  const onPod = controller.addControllerOf('StatefulSet');
-  const onStatefulSet = controller.addObject;
-  const pods = await controller.informer(
-    startInformer<V1Pod>(
-      kubeConfig,
-      '/api/v1/pods',
-      () => clients.core.listPodForAllNamespaces(),
-      { add: onPod, update: onPod, delete: onPod },
-      { indexControllers: true },
-    ),
-  );
-  const sets = await controller.informer(
-    startInformer<V1StatefulSet>(
-      kubeConfig,
-      '/apis/apps/v1/statefulsets',
-      () => clients.apps.listStatefulSetForAllNamespaces(),
-      { add: onStatefulSet, update: onStatefulSet, delete: onStatefulSet },
-    ),
-  );
+  const controller = new Controller('statefulset controller', { workers: 2, ...controllerOptions });
+  const pods = controller.owned(informers.pods(), 'StatefulSet');
+  const sets = controller.watch(informers.statefulSets());
 
   async function reconcile(key: string): Promise<void> {
     const { namespace, name } = splitKey(key);
@@ -84,33 +58,27 @@ export async function startStatefulSetController(
       const template = set.spec?.template;
       const podName = `${name}-${ordinal}`;
       try {
+        // `<set>-<ordinal>`, not a generated name: the identity a StatefulSet keeps.
+        const { generateName: _generated, ...metadata } =
+          podFromTemplate(
+            template,
+            { apiVersion: 'apps/v1', kind: 'StatefulSet', name, uid },
+            namespace,
+          ).metadata ?? {};
         await clients.core.createNamespacedPod({
           namespace,
           body: {
             apiVersion: 'v1',
             kind: 'Pod',
             metadata: {
+              ...metadata,
               name: podName,
-              namespace,
               labels: {
-                ...template?.metadata?.labels,
+                ...metadata.labels,
                 [CONTROLLER_REVISION_HASH_LABEL]: revision,
                 [STATEFULSET_POD_NAME_LABEL]: podName,
                 [POD_INDEX_LABEL]: String(ordinal),
               },
-              ...(template?.metadata?.annotations
-                ? { annotations: { ...template.metadata.annotations } }
-                : {}),
-              ownerReferences: [
-                {
-                  apiVersion: 'apps/v1',
-                  kind: 'StatefulSet',
-                  name,
-                  uid,
-                  controller: true,
-                  blockOwnerDeletion: true,
-                },
-              ],
             },
             spec: {
               ...(template?.spec ?? { containers: [] }),

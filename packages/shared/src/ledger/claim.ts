@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * The ledger's unit: what one container takes on each of its cards (spec §5). The scheduler
  * books it, the node agents create instances from it, and every per-card sum (node states,
@@ -33,12 +35,30 @@ export const WHOLE_CARD_CLAIM: CardClaim = {
   perCardMemoryMiB: null,
 };
 
-/** The claim of one allocation record (one mGPU instance): what its pod asked on its card. */
-export const claimOfRequested = (requested: {
-  computePercent: number;
-  memoryMiB: number | null;
-}): CardClaim => ({
-  type: 'mgpu',
-  perCardCompute: requested.computePercent,
-  perCardMemoryMiB: requested.memoryMiB,
+/**
+ * A claim's per-card share as the wire spells it: the check result's `perCard` (spec §7) and an
+ * allocation record's `requested` (spec §8). The same two numbers as `CardClaim`, named as those
+ * JSON contracts fixed them; `shareOfClaim` and `claimOfShare` are the one mapping between them.
+ */
+export interface CardShare {
+  /** `CardClaim.perCardCompute`. */
+  computePercent: CardClaim['perCardCompute'];
+  /** `CardClaim.perCardMemoryMiB`. */
+  memoryMiB: CardClaim['perCardMemoryMiB'];
+}
+
+export const CardShareSchema = z.object({
+  computePercent: z.number(),
+  memoryMiB: z.number().nullable(),
+}) satisfies z.ZodType<CardShare>;
+
+export const shareOfClaim = (claim: CardClaim): CardShare => ({
+  computePercent: claim.perCardCompute,
+  memoryMiB: claim.perCardMemoryMiB,
 });
+
+/** The claim a share stands for: whole nvidia cards are always `WHOLE_CARD_CLAIM`. */
+export const claimOfShare = (type: CardClaim['type'], share: CardShare): CardClaim =>
+  type === 'nvidia'
+    ? WHOLE_CARD_CLAIM
+    : { type, perCardCompute: share.computePercent, perCardMemoryMiB: share.memoryMiB };

@@ -4,7 +4,7 @@ import { parseQuantity } from '../quantity.js';
 import { readWorkloadObject } from '../read-workload.js';
 import { gpuIndexAnnotation, VKE } from '../vke.js';
 import type { CardClaim, ContainerClaim, PodClaims } from './claim.js';
-import { WHOLE_CARD_CLAIM } from './claim.js';
+import { claimOfShare, WHOLE_CARD_CLAIM } from './claim.js';
 
 export interface KubeContainerLike {
   name: string;
@@ -89,15 +89,6 @@ function claimFromResources(container: KubeContainerLike, cards: number): CardCl
   };
 }
 
-const claimFromShare = (share: ContainerShare): CardClaim =>
-  share.type === 'nvidia'
-    ? WHOLE_CARD_CLAIM
-    : {
-        type: 'mgpu',
-        perCardCompute: share.perCard.computePercent,
-        perCardMemoryMiB: share.perCard.memoryMiB,
-      };
-
 function claimsOf(
   pod: KubePodLike,
   shares: readonly ContainerShare[] | undefined,
@@ -109,7 +100,9 @@ function claimsOf(
     const cards = schedulerCards(pod, container.name);
     if (cards === undefined || cards.length === 0) continue;
     const share = shares?.find((candidate) => candidate.name === container.name);
-    const claim = share ? claimFromShare(share) : claimFromResources(container, cards.length);
+    const claim = share
+      ? claimOfShare(share.type, share.perCard)
+      : claimFromResources(container, cards.length);
     if (claim !== undefined) containers.push({ name: container.name, cards, ...claim });
   }
   return {

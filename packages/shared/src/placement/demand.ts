@@ -1,4 +1,5 @@
 import type { ContainerShare } from '../card-shares.js';
+import { claimOfShare } from '../ledger/claim.js';
 import { readPodRequest } from '../ledger/read-pod.js';
 import { DEFAULT_NODE_POLICY } from '../request.js';
 import { VKE } from '../vke.js';
@@ -8,12 +9,10 @@ import type { ContainerDemand, NodeSelectorTerm, PodDemand } from './types.js';
 export function containerDemands(shares: readonly ContainerShare[]): ContainerDemand[] {
   return shares.map((share) => ({
     name: share.name,
-    type: share.type,
     multiCard: share.multiCard,
     wholeCards: share.wholeCards,
     cards: share.cards,
-    perCardCompute: share.perCard.computePercent,
-    perCardMemoryMiB: share.perCard.memoryMiB,
+    ...claimOfShare(share.type, share.perCard),
   }));
 }
 

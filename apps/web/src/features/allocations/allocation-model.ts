@@ -3,7 +3,7 @@ import {
   type AllocationRecord,
   bookOnCard,
   type CardState,
-  claimOfRequested,
+  claimOfShare,
   mergePoolSummaries,
   type NodeState,
   type NodeView,
@@ -421,7 +421,7 @@ export class AllocationModel {
       const record = this.records.get(id);
       const card = record ? cards[record.card] : undefined;
       if (record === undefined || card === undefined || card.wholeNvidia) continue;
-      bookOnCard(card, claimOfRequested(record.requested), perCard);
+      bookOnCard(card, claimOfShare('mgpu', record.requested), perCard);
       card.holders.push(record);
     }
     const state = nodeStateOf({

@@ -1,0 +1,175 @@
+/**
+ * `--auth oidc` end to end on the real tier (vitest.real.config.ts, under
+ * tools/kube/with-real-cluster.sh, which runs the test issuer and exports MGPU_TEST_OIDC_*):
+ * the browser's whole code flow driven over HTTP — the console's redirect with PKCE, the
+ * issuer's login form, the callback — ends in a session whose calls reach kube-apiserver as the
+ * OIDC user, and the session outlives its first ID token through the refresh grant.
+ */
+import { readFileSync } from 'node:fs';
+import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_COOKIE } from '../server.js';
+import {
+  type BffHarness,
+  seedRequest,
+  startHarness,
+  uniqueName,
+} from '../test-support/bff-harness.js';
+import { capturedLog } from '../test-support/captured-log.js';
+import { SigningInBrowser } from '../test-support/issuer-sign-in.js';
+import { OIDC_STATE_COOKIE } from './oidc-routes.js';
+
+const env = process.env;
+if (!env.MGPU_TEST_KUBECONFIG || !env.MGPU_TEST_OIDC_ISSUER)
+  throw new Error('oidc-auth.real.test.ts runs on the real tier: tools/kube/with-real-cluster.sh');
+
+const credentials = {
+  login: env.MGPU_TEST_OIDC_LOGIN ?? '',
+  password: env.MGPU_TEST_OIDC_PASSWORD ?? '',
+};
+const username = env.MGPU_TEST_OIDC_USERNAME ?? '';
+const [group = ''] = (env.MGPU_TEST_OIDC_GROUPS ?? '').split(',');
+const namespace = uniqueName('oidc-team');
+let harness: BffHarness;
+const log = capturedLog();
+
+beforeAll(async () => {
+  harness = await startHarness({
+    auth: 'oidc',
+    oidc: {
+      issuer: env.MGPU_TEST_OIDC_ISSUER ?? '',
+      clientId: env.MGPU_TEST_OIDC_CLIENT_ID ?? '',
+      clientSecret: env.MGPU_TEST_OIDC_CLIENT_SECRET ?? '',
+      caFile: env.MGPU_TEST_OIDC_CA_FILE ?? '',
+    },
+    logger: { level: 'info', stream: log.stream },
+  });
+  const core = harness.adminKubeConfig.makeApiClient(CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name: namespace } } });
+  // The OIDC group may edit in this namespace only: RBAC of kube-apiserver decides the rest.
+  await harness.adminKubeConfig.makeApiClient(RbacAuthorizationV1Api).createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: 'oidc-operators-edit' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }],
+    },
+  });
+});
+afterAll(async () => {
+  await harness?.adminKubeConfig
+    .makeApiClient(CoreV1Api)
+    .deleteNamespace({ name: namespace })
+    .catch(() => undefined);
+  await harness?.close();
+});
+
+const signInFrom = async (returnTo: string) => {
+  const browser = new SigningInBrowser(readFileSync(env.MGPU_TEST_OIDC_CA_FILE ?? ''));
+  const start = new URL(`/auth/login?returnTo=${encodeURIComponent(returnTo)}`, harness.url);
+  const hops = await browser.signIn(start, credentials);
+  const console = new URL(harness.url);
+  return { browser, hops, cookie: browser.cookieHeader(console) };
+};
+
+const whoami = async (cookie: string) => {
+  const response = await fetch(`${harness.url}/trpc/session.whoami`, { headers: { cookie } });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { result: { data: { username: string; groups: string[] } } })
+    .result.data;
+};
+
+describe('--auth oidc on the real tier', () => {
+  it('sends the browser to the issuer with PKCE, state and nonce, and back to the page it came from', async () => {
+    const { hops, cookie } = await signInFrom('/workloads?namespace=team-a');
+    const [login, ...rest] = hops;
+    expect(login?.status).toBe(302);
+    const authorize = new URL(login?.location ?? '');
+    expect(authorize.origin).toBe(env.MGPU_TEST_OIDC_ISSUER);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('code_challenge')).toBeTruthy();
+    expect(authorize.searchParams.get('state')).toBeTruthy();
+    expect(authorize.searchParams.get('nonce')).toBeTruthy();
+    expect(authorize.searchParams.get('client_id')).toBe(env.MGPU_TEST_OIDC_CLIENT_ID);
+    // The issuer's login page was shown and posted.
+    expect(rest.some((hop) => hop.body.includes('name="password"'))).toBe(true);
+    const callback = rest.find((hop) => hop.url.pathname === '/auth/callback');
+    expect(callback?.status).toBe(302);
+    expect(callback?.location).toBe('/workloads?namespace=team-a');
+    expect(cookie).toContain(`${SESSION_COOKIE}=`);
+    expect(cookie).not.toContain(OIDC_STATE_COOKIE);
+  });
+
+  it("gives the session the OIDC user's identity as kube-apiserver names it", async () => {
+    const { cookie } = await signInFrom('/');
+    const me = await whoami(cookie);
+    expect(me.username).toBe(username);
+    expect(me.groups).toContain(group);
+    const session = await fetch(`${harness.url}/session`, { headers: { cookie } });
+    expect(await session.json()).toMatchObject({ mode: 'oidc', signedIn: true, username });
+  });
+
+  it("creates where the OIDC user's RoleBinding allows, and kube-apiserver records them as the creator", async () => {
+    const { cookie } = await signInFrom('/');
+    const name = uniqueName('oidc-made');
+    const created = await fetch(`${harness.url}/trpc/workload.create`, {
+      method: 'POST',
+      headers: { origin: harness.url, 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ ...seedRequest(name, { namespace }), lang: 'en' }),
+    });
+    expect(created.status).toBe(200);
+    const refused = await fetch(`${harness.url}/trpc/workload.create`, {
+      method: 'POST',
+      headers: { origin: harness.url, 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ ...seedRequest(name, { namespace: harness.namespace }), lang: 'en' }),
+    });
+    expect(refused.status).toBe(403);
+    const audit = log.auditEntries();
+    expect(audit).toContainEqual(
+      expect.objectContaining({
+        user: username,
+        procedure: 'workload.create',
+        namespace,
+        name,
+        outcome: 'ok',
+      }),
+    );
+  });
+
+  it('refuses a callback the browser did not start (no state cookie) and a return to another site', async () => {
+    const browser = new SigningInBrowser(readFileSync(env.MGPU_TEST_OIDC_CA_FILE ?? ''));
+    const start = new URL('/auth/login?returnTo=//evil.example/x', harness.url);
+    const hops = await browser.signIn(start, credentials);
+    const callback = hops.find((hop) => hop.url.pathname === '/auth/callback');
+    expect(callback?.location).toBe('/');
+
+    // Someone else's callback URL, opened in a browser that never started a sign-in.
+    const other = new SigningInBrowser(readFileSync(env.MGPU_TEST_OIDC_CA_FILE ?? ''));
+    const first = await other.signIn(new URL('/auth/login', harness.url), credentials);
+    const stolen = first.find((hop) => hop.url.pathname === '/auth/callback')?.url;
+    expect(stolen).toBeDefined();
+    const replayed = await fetch(stolen ?? '', { redirect: 'manual' });
+    expect(replayed.status).toBe(401);
+    expect(replayed.headers.get('set-cookie') ?? '').not.toContain(`${SESSION_COOKIE}=`);
+    for (const line of log.lines)
+      expect(line).not.toContain(stolen?.searchParams.get('code') ?? '-');
+  });
+
+  it('renews the ID token before it expires: the session keeps working with a new token', async () => {
+    const { cookie } = await signInFrom('/');
+    const id = decodeURIComponent(cookie.split(`${SESSION_COOKIE}=`)[1]?.split(';')[0] ?? '');
+    const first = (await harness.bff.sessions?.resume(id))?.operator;
+    expect(first?.username).toBe(username);
+    // The tier's ID tokens live 65 s and the console renews in the last minute: within seconds
+    // a call finds the token due and the refresh grant replaces it.
+    let renewed = first;
+    for (let attempt = 0; attempt < 60 && renewed === first; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await whoami(cookie)).username).toBe(username);
+      renewed = (await harness.bff.sessions?.resume(id))?.operator;
+    }
+    expect(renewed).not.toBe(first);
+    expect(renewed?.username).toBe(username);
+    expect((await whoami(cookie)).username).toBe(username);
+  });
+});

@@ -1,0 +1,122 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { sessionCookieOptions } from '../server.js';
+import type { AuditEntry } from './audit.js';
+import { type OidcSignIn, OidcSignInError, sameOriginPath } from './oidc-sign-in.js';
+import type { OperatorAccess } from './operator-access.js';
+
+/** Binds a sign-in to the browser that started it (login CSRF): its `state`, for the callback only. */
+export const OIDC_STATE_COOKIE = 'mgpu_console_oidc_state';
+
+export interface OidcRoutesOptions {
+  signIn: OidcSignIn;
+  operators: OperatorAccess;
+  sessionCookie: string;
+  /** The session cookie's attributes for this request (server.ts `sessionCookieOptions`). */
+  cookieOptions: typeof sessionCookieOptions;
+  /** Whether the request's Host is one this console answers as (no DNS rebinding). */
+  knownHost: (host: string | undefined) => boolean;
+  audit: (entry: AuditEntry) => void;
+}
+
+/** The console's own URL as the browser reached it, from its (checked) Host. */
+function callbackUrlOf(request: FastifyRequest, secure: boolean): string {
+  return `${secure ? 'https' : 'http'}://${request.headers.host ?? ''}/auth/callback`;
+}
+
+const page = (reply: FastifyReply, status: number, message: string) =>
+  reply
+    .code(status)
+    .type('text/plain; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(`${message}\nSign in again: /auth/login`);
+
+/**
+ * `--auth oidc`'s browser sign-in. `GET /auth/login?returnTo=/path` sends the browser to the
+ * issuer (authorization code + PKCE); `GET /auth/callback` exchanges the code, has the API server
+ * say who the ID token is (so a token kube-apiserver would refuse makes no session), creates the
+ * session with the refresh grant attached and goes back to `returnTo`, a path of this console.
+ * Sign-out is `DELETE /session`, as in every mode.
+ */
+export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOptions): void {
+  const { signIn, operators, sessionCookie, cookieOptions, knownHost, audit } = options;
+  const misdirected = (request: FastifyRequest, reply: FastifyReply) =>
+    knownHost(request.headers.host)
+      ? undefined
+      : page(reply, 421, 'This console does not answer under that name.');
+
+  app.get('/auth/login', async (request, reply) => {
+    if (misdirected(request, reply)) return reply;
+    const { returnTo } = request.query as { returnTo?: unknown };
+    const secure = cookieOptions(request).secure;
+    const { url, state } = await signIn.start(
+      callbackUrlOf(request, secure),
+      sameOriginPath(returnTo),
+    );
+    // Lax, not Strict: the issuer's redirect back is a navigation from another site.
+    reply.setCookie(OIDC_STATE_COOKIE, state, {
+      path: '/auth/callback',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure,
+      maxAge: 600,
+    });
+    return reply.header('cache-control', 'no-store').redirect(url.href, 302);
+  });
+
+  app.get('/auth/callback', async (request, reply) => {
+    if (misdirected(request, reply)) return reply;
+    const secure = cookieOptions(request).secure;
+    reply.clearCookie(OIDC_STATE_COOKIE, { path: '/auth/callback', secure });
+    const current = new URL(request.url, callbackUrlOf(request, secure));
+    let issued: Awaited<ReturnType<OidcSignIn['finish']>>;
+    try {
+      issued = await signIn.finish(current, request.cookies[OIDC_STATE_COOKIE]);
+    } catch (error) {
+      const known = error instanceof OidcSignInError;
+      request.log.warn(
+        { reason: error instanceof Error ? error.message : String(error) },
+        'OIDC sign-in refused',
+      );
+      audit({ user: null, groups: [], procedure: 'session.sign-in', outcome: '401', status: 401 });
+      return page(
+        reply,
+        401,
+        known
+          ? error.message
+          : `The issuer's answer was not accepted (${error instanceof Error ? error.message : 'invalid'}).`,
+      );
+    }
+    const { review, session } = await operators.signIn(issued.idToken, {
+      expiresAt: issued.expiresAt,
+      ...(issued.refresh ? { refresh: issued.refresh } : {}),
+    });
+    if (session === undefined) {
+      const unavailable = !review.ok && review.reason === 'unavailable';
+      request.log.warn(
+        unavailable ? { reason: review.message } : {},
+        'OIDC sign-in refused by the API server',
+      );
+      audit({
+        user: null,
+        groups: [],
+        procedure: 'session.sign-in',
+        outcome: unavailable ? '503' : '401',
+        status: unavailable ? 503 : 401,
+      });
+      return unavailable
+        ? page(reply, 503, 'The Kubernetes API server could not check the sign-in; try again.')
+        : page(
+            reply,
+            401,
+            `The Kubernetes API server did not accept the ID token of ${signIn.issuer}: it must be started with --oidc-issuer-url=${signIn.issuer} and --oidc-client-id of this console.`,
+          );
+    }
+    reply.setCookie(sessionCookie, session.id, {
+      ...cookieOptions(request),
+      maxAge: operators.sessions.limits.absoluteSeconds,
+    });
+    const { username, groups } = session.operator;
+    audit({ user: username, groups, procedure: 'session.sign-in', outcome: 'ok', status: 200 });
+    return reply.header('cache-control', 'no-store').redirect(issued.returnTo, 302);
+  });
+}

@@ -1,0 +1,48 @@
+import { expect, test } from '@playwright/test';
+
+/**
+ * `--auth oidc` in the browser: the console sends the operator to the issuer's login page, the
+ * issuer sends them back signed in, and the live dashboard streams with the session cookie as
+ * the OIDC user kube-apiserver knows.
+ */
+const env = process.env;
+
+test('an operator signs in through the issuer’s login page and lands on the page they opened', async ({
+  page,
+}) => {
+  await page.goto('/allocations');
+  await expect(page.getByRole('heading', { name: '登录控制台' })).toBeVisible();
+  await page.getByRole('link', { name: '通过身份提供方登录' }).click();
+
+  // The issuer's own page, on its own origin.
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  expect(new URL(page.url()).origin).toBe(env.MGPU_TEST_OIDC_ISSUER);
+  await page.getByLabel('Username').fill(env.MGPU_TEST_OIDC_LOGIN ?? '');
+  await page.getByLabel('Password').fill('not-the-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toContainText('Wrong username or password');
+  await page.getByLabel('Username').fill(env.MGPU_TEST_OIDC_LOGIN ?? '');
+  await page.getByLabel('Password').fill(env.MGPU_TEST_OIDC_PASSWORD ?? '');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  // Back on the console, where the operator was going, and the stream (EventSource) is live.
+  await expect(page).toHaveURL(/\/allocations$/);
+  await expect(page.getByTestId('stream-status')).toHaveAttribute('data-status', 'live');
+  const session = await page.evaluate(async () => (await fetch('/session')).json());
+  expect(session).toMatchObject({
+    mode: 'oidc',
+    signedIn: true,
+    username: env.MGPU_TEST_OIDC_USERNAME,
+  });
+  // The session cookie is HttpOnly: page script never sees it.
+  expect(await page.evaluate(() => document.cookie)).not.toContain('mgpu_console_session');
+
+  // A reload stays signed in; signing out asks for the issuer again.
+  await page.reload();
+  await expect(page.getByTestId('stream-status')).toHaveAttribute('data-status', 'live');
+  await page.evaluate(async () => {
+    await fetch('/session', { method: 'DELETE' });
+  });
+  await page.reload();
+  await expect(page.getByRole('link', { name: '通过身份提供方登录' })).toBeVisible();
+});
