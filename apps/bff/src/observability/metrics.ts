@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { type AllocationRecord, NO_POOL, type NodeState, pendingPodsPerPool } from '@mgpu/shared';
+import { NO_POOL, type NodeState, pendingPodsPerPool } from '@mgpu/shared';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
@@ -213,94 +213,52 @@ export class ConsoleMetrics {
     return `${registered.endsWith('\n') ? registered : `${registered}\n`}${this.cardSeries()}${this.instanceSeries()}`;
   }
 
-  /**
-   * Cards as the scheduler books them (`currentNodeStates`, the dashboard's and preview's view).
-   * A node state that survived a change (`NodeStatesBuilder`) keeps its lines: under churn a
-   * scrape writes only the nodes that changed since the last one and joins the rest.
-   */
+  /** Cards as the scheduler books them (`currentNodeStates`, the dashboard's and preview's view). */
   private cardSeries(): string {
     const states = currentNodeStates(this.sources.context);
     if (this.cardText?.states === states) return this.cardText.text;
     const series = new SeriesText(CARD_FAMILIES);
     for (const state of states) {
       if (state.resourceType === undefined) continue;
-      const lines = cardLinesOf(series, state);
-      series.append(0, lines.compute);
-      series.append(1, lines.memory);
-      series.append(2, lines.instances);
+      const node = labelsText(['node'], [state.name]);
+      // model and policy are the same for every card of the node: escaped once.
+      const pool = labelsText(
+        ['model', 'policy'],
+        [state.model ?? '', state.resourceType === 'nvidia' ? 'nvidia' : state.policy],
+      );
+      for (const card of state.cards) {
+        const nodeCard = `${node},card="${card.index}"`;
+        const full = `${nodeCard},${pool}`;
+        series.add(0, full, card.usedCompute);
+        series.add(1, full, card.usedMemoryMiB);
+        series.add(2, nodeCard, card.instances);
+      }
     }
     this.cardText = { states, text: series.text() };
     return this.cardText.text;
   }
 
-  /**
-   * Each mGPU instance's own ask, from the allocation records the dashboard lists; a record the
-   * feed did not replace keeps its lines.
-   */
+  /** Each mGPU instance's own ask, from the allocation records the dashboard lists. */
   private instanceSeries(): string {
     const feed = this.sources.context.allocations;
     const feedId = feed.currentId;
     if (this.instanceText?.feedId === feedId) return this.instanceText.text;
     const series = new SeriesText(INSTANCE_FAMILIES);
     for (const record of feed.snapshot()) {
-      let lines = instanceLines.get(record);
-      if (lines === undefined) {
-        const labels = labelsText(INSTANCE_LABELS, [
-          record.namespace,
-          record.pod,
-          record.container,
-          record.node,
-          String(record.card),
-        ]);
-        lines = {
-          compute: series.line(0, labels, record.requested.computePercent),
-          memory:
-            record.requested.memoryMiB === null
-              ? ''
-              : series.line(1, labels, record.requested.memoryMiB),
-        };
-        instanceLines.set(record, lines);
-      }
-      series.append(0, lines.compute);
-      if (lines.memory !== '') series.append(1, lines.memory);
+      const labels = labelsText(INSTANCE_LABELS, [
+        record.namespace,
+        record.pod,
+        record.container,
+        record.node,
+        String(record.card),
+      ]);
+      series.add(0, labels, record.requested.computePercent);
+      if (record.requested.memoryMiB !== null) series.add(1, labels, record.requested.memoryMiB);
     }
     this.instanceText = { feedId, text: series.text() };
     return this.instanceText.text;
   }
 }
-
-/** A GPU node's lines of the three card families, kept while its state's `version` stands. */
-interface CardLines {
-  version: number;
-  compute: string;
-  memory: string;
-  instances: string;
-}
-const cardLines = new WeakMap<NodeState, CardLines>();
-
-function cardLinesOf(series: SeriesText, state: NodeState): CardLines {
-  const known = cardLines.get(state);
-  if (known?.version === state.version) return known;
-  const node = labelsText(['node'], [state.name]);
-  // model and policy are the same for every card of the node: escaped once.
-  const pool = labelsText(
-    ['model', 'policy'],
-    [state.model ?? '', state.resourceType === 'nvidia' ? 'nvidia' : state.policy],
-  );
-  const lines: CardLines = { version: state.version, compute: '', memory: '', instances: '' };
-  for (const card of state.cards) {
-    const nodeCard = `${node},card="${card.index}"`;
-    const full = `${nodeCard},${pool}`;
-    lines.compute += series.line(0, full, card.usedCompute);
-    lines.memory += series.line(1, full, card.usedMemoryMiB);
-    lines.instances += series.line(2, nodeCard, card.instances);
-  }
-  cardLines.set(state, lines);
-  return lines;
-}
-
-/** An allocation record's instance lines (records are replaced, never changed, by the feed). */
-const instanceLines = new WeakMap<AllocationRecord, { compute: string; memory: string }>();
 
 type PoolFigures = ReturnType<typeof currentPools>[number];
 

@@ -3,8 +3,7 @@
  * straight to Prometheus text. prom-client's `Gauge.set` hashes every label set and its
  * serialiser formats each again: on 1,000 nodes × 8 cards (24,000 card series plus the
  * instances) a scrape took ~2 s on the shared machine; writing the lines from the model, and
- * reusing each node's and each instance's lines while they are unchanged, keeps a scrape far
- * under Prometheus' timeout.
+ * reusing the text while the model is unchanged, keeps a scrape far under Prometheus' timeout.
  * Pool, pending, console and process metrics (a few dozen series) stay prom-client gauges.
  */
 
@@ -40,21 +39,10 @@ export class SeriesText {
    * and shared by the families that have the same labels — the per-line cost is one template.
    */
   add(familyIndex: number, labels: string, value: number): void {
-    this.append(familyIndex, this.line(familyIndex, labels, value));
-  }
-
-  /** One series' line of a family, for a caller that keeps lines between scrapes. */
-  line(familyIndex: number, labels: string, value: number): string {
-    const family = this.families[familyIndex];
-    if (family === undefined) throw new Error(`no family ${familyIndex}`);
-    return `${family.name}{${labels}} ${value}\n`;
-  }
-
-  /** Lines made by `line` (any number, joined) into their family's block. */
-  append(familyIndex: number, lines: string): void {
     const block = this.blocks[familyIndex];
-    if (block === undefined) throw new Error(`no family ${familyIndex}`);
-    block.push(lines);
+    const family = this.families[familyIndex];
+    if (block === undefined || family === undefined) throw new Error(`no family ${familyIndex}`);
+    block.push(`${family.name}{${labels}} ${value}\n`);
   }
 
   text(): string {
