@@ -11,6 +11,7 @@
  *
  * `pnpm bench metrics [--nodes 1000] [--prefill 3000] [--scrapes 50] [--rate 100]`
  */
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { embeddedConnection, startBff } from '@mgpu/bff';
 import { startBenchCluster } from '../lib/cluster.js';
@@ -43,6 +44,12 @@ for (const [name, value] of Object.entries({ NODES, PREFILL, SCRAPES, RATE }))
 const shapeOf = (index: number) => CHURN_SHAPES[index % CHURN_SHAPES.length] as MgpuShape;
 
 const ms = (value: number) => Number(value.toFixed(1));
+
+/** Memory after a full collection (run under `--expose-gc`, as bench/run.ts does). */
+function settledMemory(): NodeJS.MemoryUsage {
+  globalThis.gc?.();
+  return process.memoryUsage();
+}
 
 /** Scrapes in a row; a scrape that fails (the connection dropped) is counted, not timed. */
 async function scrapeTimes(url: string, count: number) {
@@ -98,6 +105,10 @@ async function main() {
     `   cluster: ${PREFILL + IMPOSSIBLE} pods created and scheduled in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
 
+  // The BFF shares this process with the cluster: its memory is what starting it added (after a
+  // full GC both times), its heap the console's caches (informers, node states, records).
+  const memoryBefore = settledMemory();
+  const bffStarted = performance.now();
   const bff = await startBff({
     connection: embeddedConnection(server),
     port: 0,
@@ -109,6 +120,13 @@ async function main() {
     // The informers have listed; wait until the records cover the prefill.
     while (bff.context.allocations.snapshot().length < PREFILL)
       await new Promise((resolve) => setTimeout(resolve, 200));
+    const listedMs = performance.now() - bffStarted;
+    const memoryAfter = settledMemory();
+    const heapMiB = (memoryAfter.heapUsed - memoryBefore.heapUsed) / 2 ** 20;
+    const rssMiB = (memoryAfter.rss - memoryBefore.rss) / 2 ** 20;
+    console.log(
+      `   BFF started and its informers listed in ${ms(listedMs / 1000)} s; it added ${ms(rssMiB)} MiB RSS, ${ms(heapMiB)} MiB heap (${ms((heapMiB * 1024) / NODES)} KiB a node, ${ms((heapMiB * 1024) / PREFILL)} KiB a pod if all went to one or the other); process RSS ${ms(memoryAfter.rss / 2 ** 20)} MiB with the cluster`,
+    );
 
     started = performance.now();
     await fetch(url).then((response) => response.text());
@@ -178,6 +196,11 @@ async function main() {
     clearInterval(churn);
     console.log(
       `   under ${RATE} changes/s (${issued} issued): median ${ms(median(busy))} ms, p95 ${ms(percentile(busy, 95))} ms, max ${ms(Math.max(...busy))} ms, ${busyFailed} failed`,
+    );
+    console.log(
+      `   machine load average: ${loadavg()
+        .map((load) => load.toFixed(1))
+        .join(' ')} on ${cpus().length} cores (cluster and BFF share this process)`,
     );
   } finally {
     await bff.close();

@@ -91,9 +91,24 @@ export function mergePoolSummaries(parts: Iterable<PoolSummary>): PoolSummary[] 
   return [...pools.values()].sort((a, b) => a.pool.localeCompare(b.pool));
 }
 
+/**
+ * Each node state's part, kept while its `version` stands: node states that survive a change
+ * (`NodeStatesBuilder`) are not summed again — their stranded capacity and largest fit are most
+ * of a pool's cost. `mergePoolSummaries` leaves the parts as they were, so sharing them is safe.
+ */
+const nodeParts = new WeakMap<NodeState, { version: number; part: PoolSummary | undefined }>();
+
+function nodePart(state: NodeState): PoolSummary | undefined {
+  const known = nodeParts.get(state);
+  if (known?.version === state.version) return known.part;
+  const part = nodePoolSummary(state);
+  nodeParts.set(state, { version: state.version, part });
+  return part;
+}
+
 /** Pools (model × policy, or model × whole cards) with what is allocatable and allocated. */
 export function poolSummaries(states: readonly NodeState[]): PoolSummary[] {
   return mergePoolSummaries(
-    states.map(nodePoolSummary).filter((part): part is PoolSummary => part !== undefined),
+    states.map(nodePart).filter((part): part is PoolSummary => part !== undefined),
   );
 }
