@@ -249,10 +249,11 @@ export function validatePod(pod: KubeObject, old: KubeObject | undefined): Statu
     });
   }
   // The QoS class is the API server's, set at create from the requests; kube-apiserver refuses
-  // a status write that changes it (a node agent reporting BestEffort for a Burstable pod).
+  // a status write that changes it (a node agent reporting BestEffort for a Burstable pod), and
+  // takes one that leaves it out.
   const qosClass = recordAt(pod, 'status')?.qosClass;
   const qosClassBefore = old && recordAt(old, 'status')?.qosClass;
-  if (qosClassBefore !== undefined && qosClass !== qosClassBefore)
+  if (qosClass !== undefined && qosClassBefore !== undefined && qosClass !== qosClassBefore)
     causes.push(immutable('status.qosClass', qosClass));
   return causes;
 }
