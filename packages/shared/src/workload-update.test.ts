@@ -357,4 +357,18 @@ describe('managedFieldsOf and manifestDiff: the YAML diff before an edit is appl
     ]);
     expect(manifestDiff(before, before).every((line) => line.change === 'same')).toBe(true);
   });
+
+  it('shows no YAML change for annotations the API server wrote back in key order', () => {
+    const live = managedFieldsOf(foreignDeployment(), { modelLabel: MODEL_LABEL });
+    const template = (
+      live.spec as { template: { metadata: { annotations: Record<string, string> } } }
+    ).template;
+    const reordered = structuredClone(live);
+    const annotations = template.metadata.annotations;
+    (
+      reordered.spec as typeof live.spec & { template: typeof template }
+    ).template.metadata.annotations = Object.fromEntries(Object.entries(annotations).reverse());
+    expect(Object.keys(annotations).length).toBeGreaterThan(1);
+    expect(manifestDiff(live, reordered).every((line) => line.change === 'same')).toBe(true);
+  });
 });
