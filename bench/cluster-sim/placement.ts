@@ -20,18 +20,13 @@ import { heading, median, percentile } from '../lib/report.js';
 const NODES = 1000;
 const CARDS = 8;
 
-const container = (
-  perCardCompute: number,
-  perCardMemoryMiB: number,
-  cards: number,
-): ContainerDemand => ({
+const container = (computePercent: number, memoryMiB: number, cards: number): ContainerDemand => ({
   name: 'main',
   type: 'mgpu',
   multiCard: cards > 1,
   wholeCards: false,
   cards,
-  perCardCompute,
-  perCardMemoryMiB,
+  perCard: { computePercent, memoryMiB },
 });
 const demand = (key: string, main: ContainerDemand): PodDemand => ({
   key,
@@ -58,7 +53,8 @@ function cluster(): NodeState[] {
     if (!result.ok) break;
     const node = byName.get(result.node);
     if (node) applyAllocation(node, allocationOf(pod, result.node, result.cards));
-    placed += ((pod.containers[0]?.perCardCompute ?? 0) * (pod.containers[0]?.cards ?? 0)) / 100;
+    placed +=
+      ((pod.containers[0]?.perCard.computePercent ?? 0) * (pod.containers[0]?.cards ?? 0)) / 100;
   }
   return nodes;
 }

@@ -49,7 +49,12 @@ describe('cluster.pending', () => {
     expect(new Date(pending.since).toISOString()).toBe(pending.since);
     expect(pending.fitsNow).toBeNull();
     expect(pending.containers).toEqual([
-      { name: 'worker', type: 'mgpu', cards: 8, perCardCompute: 90, perCardMemoryMiB: 51200 },
+      {
+        name: 'worker',
+        type: 'mgpu',
+        cards: 8,
+        perCard: { computePercent: 90, memoryMiB: 51200 },
+      },
     ]);
     expect(pending.message).toMatch(/nodes are available/);
     for (const rejection of pending.rejections) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type CardShare, CardShareSchema, shareOfClaim } from './ledger/claim.js';
+import { type CardClaim, CardClaimSchema } from './ledger/claim.js';
 import {
   type MgpuInstanceReport,
   MgpuInstanceReportSchema,
@@ -57,7 +57,7 @@ export const AllocationRecordSchema = z.object({
   workload: z.string().nullable(),
   policy: z.string().nullable(),
   /** What the pod asked for on this card: compute percent and MiB (null for whole cards). */
-  requested: CardShareSchema,
+  requested: CardClaimSchema,
   phase: z.string().nullable(),
   ...nodeSideFields,
   /** Where the values came from: the card choice is always the scheduler's annotation. */
@@ -89,7 +89,7 @@ export interface PodLike extends KubePodLike {
  * the card's memory). Nothing reported → `unreported`, never assumed fine.
  */
 export function verifyInstance(
-  requested: CardShare,
+  requested: CardClaim,
   policy: string | null,
   report: MgpuInstanceReport | undefined,
 ): { verification: Verification; drift: string[] } {
@@ -138,7 +138,7 @@ export function podAllocationRecords(
   for (const claim of reading.claims.containers) {
     // Whole nvidia cards are not mGPU instances: no record.
     if (claim.type === 'nvidia') continue;
-    const requested = shareOfClaim(claim);
+    const requested = claim.perCard;
     for (const card of claim.cards) {
       const report = reported.get(`${claim.name}/${card}`);
       const statusId = statusIds.get(claim.name);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AllocationRecordSchema } from './allocations.js';
 import { isDns1123Label, isDns1123Subdomain } from './kubernetes-names.js';
-import { CardShareSchema } from './ledger/claim.js';
+import { CardClaimSchema } from './ledger/claim.js';
 import { REJECTION_CODES, type RejectionParams } from './placement/rejections.js';
 import { KEPT_UNEXPRESSED, LOST_UNEXPRESSED, WORKLOAD_KINDS } from './read-workload.js';
 import { CREATABLE_KINDS, WorkloadRequestSchema } from './request.js';
@@ -29,7 +29,7 @@ export const ContainerShareSchema = z.object({
   multiCard: z.boolean(),
   wholeCards: z.boolean(),
   cards: z.number(),
-  perCard: CardShareSchema,
+  perCard: CardClaimSchema,
   computePercent: z.number(),
   memoryMiB: z.number().nullable(),
   model: z.string().optional(),
@@ -469,8 +469,7 @@ export const PendingPodSchema = z.object({
       name: z.string(),
       type: z.enum(['mgpu', 'nvidia']),
       cards: z.number(),
-      perCardCompute: z.number(),
-      perCardMemoryMiB: z.number().nullable(),
+      perCard: CardClaimSchema,
     }),
   ),
   /** Empty while some node would take it now (the scheduler has not got to it yet). */

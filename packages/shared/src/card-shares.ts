@@ -3,22 +3,21 @@
  * suggestions the rules offer (computes that split evenly, whole GiB that give integer MiB).
  */
 import { Big, formatDecimal } from './decimal.js';
-import type { CardClaim, CardShare } from './ledger/claim.js';
+import type { CardClaim, GpuClaim } from './ledger/claim.js';
 import { MAX_CARDS } from './request.js';
 import { PER_CARD_MEMORY_MAX_MIB } from './rules.js';
 
 /** The per-card derivation of one GPU container whose own fields are valid. */
-export interface ContainerShare {
+export interface ContainerShare extends GpuClaim {
   /** Index of the container in the request. */
   index: number;
   name: string;
-  type: CardClaim['type'];
   multiCard: boolean;
   /** Every card gets 100 % and all its memory. */
   wholeCards: boolean;
   cards: number;
-  /** The ledger's claim on each card, in the check result's spelling (`claimOfShare` reads it). */
-  perCard: CardShare;
+  /** The ledger's claim on each card (the check result's `perCard`). */
+  perCard: CardClaim;
   /** The container's `vke.volcengine.com/mgpu-core` (c × 100); cards × 100 for nvidia. */
   computePercent: number;
   /** The container's `vke.volcengine.com/mgpu-memory`, total over all cards; null for whole cards. */

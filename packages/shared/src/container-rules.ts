@@ -18,7 +18,7 @@ import {
 } from './decimal.js';
 import { imageReferenceProblem } from './image-reference.js';
 import { isDns1123Label, suggestName } from './kubernetes-names.js';
-import { shareOfClaim, WHOLE_CARD_CLAIM } from './ledger/claim.js';
+import { WHOLE_CARD } from './ledger/claim.js';
 import { type ContainerRequest, type GpuRequest, MAX_CARDS } from './request.js';
 import {
   MAX_GPU_CONTAINER_NAME,
@@ -424,7 +424,7 @@ export function evaluateContainers(
           multiCard: false,
           wholeCards: true,
           cards,
-          perCard: shareOfClaim(WHOLE_CARD_CLAIM),
+          perCard: WHOLE_CARD,
           computePercent: cards * 100,
           memoryMiB: null,
           ...(model !== undefined ? { model } : {}),
@@ -453,11 +453,10 @@ export function evaluateContainers(
         multiCard: gpu.multiCard,
         wholeCards: reading.wholeCards,
         cards: reading.cards,
-        perCard: shareOfClaim({
-          type: 'mgpu',
-          perCardCompute: reading.computePercent / reading.cards,
-          perCardMemoryMiB: memoryMiB === null ? null : memoryMiB / reading.cards,
-        }),
+        perCard: {
+          computePercent: reading.computePercent / reading.cards,
+          memoryMiB: memoryMiB === null ? null : memoryMiB / reading.cards,
+        },
         computePercent: reading.computePercent,
         memoryMiB,
         ...(model !== undefined ? { model } : {}),

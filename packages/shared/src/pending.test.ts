@@ -75,7 +75,12 @@ describe('pending pods', () => {
       since: '2026-12-03T10:00:00.000Z',
       fitsNow: null,
       containers: [
-        { name: 'main', type: 'mgpu', cards: 1, perCardCompute: 50, perCardMemoryMiB: 4096 },
+        {
+          name: 'main',
+          type: 'mgpu',
+          cards: 1,
+          perCard: { computePercent: 50, memoryMiB: 4096 },
+        },
       ],
     });
     const groups = Object.fromEntries(

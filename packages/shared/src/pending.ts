@@ -71,8 +71,7 @@ export function pendingPodOf(
       name: container.name,
       type: container.type,
       cards: container.cards,
-      perCardCompute: container.perCardCompute,
-      perCardMemoryMiB: container.perCardMemoryMiB,
+      perCard: container.perCard,
     })),
   };
   if (result.ok) {

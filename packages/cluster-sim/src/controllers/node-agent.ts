@@ -147,8 +147,10 @@ export async function startNodeAgents(
           used,
           {
             type: 'mgpu',
-            perCardCompute: instance.compute_weight_online,
-            perCardMemoryMiB: instance.vmem_limit,
+            perCard: {
+              computePercent: instance.compute_weight_online,
+              memoryMiB: instance.vmem_limit,
+            },
           },
           card.memoryMiB,
         );
@@ -347,8 +349,8 @@ export async function startNodeAgents(
           continue;
         }
         slots[slot] = true;
-        const memory = claimMemoryMiB(container, agent.memoryMiBPerCard);
-        const percent = container.perCardCompute;
+        const memory = claimMemoryMiB(container.perCard, agent.memoryMiBPerCard);
+        const percent = container.perCard.computePercent;
         // The weights mirror the asked per-card share (seed: 1.2 on 2 cards → 60 and 60).
         // QoS on for the policies that enforce a share; the exact semantics are not public.
         running.instances.push({

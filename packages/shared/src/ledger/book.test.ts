@@ -11,18 +11,17 @@ import {
   isIdleCard,
   releaseAllocation,
 } from './book.js';
-import { type CardClaim, WHOLE_CARD_CLAIM } from './claim.js';
+import { type GpuClaim, WHOLE_CARD_CLAIM } from './claim.js';
 
 const CARD_MIB = 46068;
-const share = (perCardCompute: number, perCardMemoryMiB: number | null = 1024) => ({
+const share = (computePercent: number, memoryMiB: number | null = 1024) => ({
   type: 'mgpu' as const,
-  perCardCompute,
-  perCardMemoryMiB,
+  perCard: { computePercent, memoryMiB },
   wholeCards: false,
 });
 const whole = { ...WHOLE_CARD_CLAIM, wholeCards: true };
 
-const booked = (...claims: CardClaim[]): CardState => {
+const booked = (...claims: GpuClaim[]): CardState => {
   const card = emptyCard(0);
   for (const claim of claims) bookOnCard(card, claim, CARD_MIB);
   return card;

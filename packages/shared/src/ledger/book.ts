@@ -1,6 +1,6 @@
 import type { CardAssignment, CardState, NodeState, PodDemand } from '../placement/types.js';
 import { MAX_INSTANCES_PER_CARD } from '../vke.js';
-import type { CardClaim, PodClaims } from './claim.js';
+import type { CardClaim, GpuClaim, PodClaims } from './claim.js';
 
 /** Rounding slack of the compute check: shares such as 100/3 must still fill a card. */
 const EPSILON = 1e-9;
@@ -32,11 +32,11 @@ export const freeMemoryOn = (card: CardState, memoryMiBPerCard: number): number 
 
 /** The MiB a claim takes on one card: a whole card brings all of its memory. */
 export const claimMemoryMiB = (claim: CardClaim, memoryMiBPerCard: number): number =>
-  claim.perCardMemoryMiB ?? memoryMiBPerCard;
+  claim.memoryMiB ?? memoryMiBPerCard;
 
 /** The claim's compute fits on the card without going over 100 %. */
 export const computeFitsOn = (card: CardState, claim: CardClaim): boolean =>
-  !card.wholeNvidia && card.usedCompute + claim.perCardCompute <= 100 + EPSILON;
+  !card.wholeNvidia && card.usedCompute + claim.computePercent <= 100 + EPSILON;
 
 /** The claim's memory fits in what the card has left. */
 export const memoryFitsOn = (
@@ -53,14 +53,14 @@ export const memoryFitsOn = (
  */
 export function fitsOnCard(
   card: CardState,
-  claim: CardClaim & { wholeCards: boolean },
+  claim: { wholeCards: boolean; perCard: CardClaim },
   memoryMiBPerCard: number,
 ): boolean {
   if (claim.wholeCards) return isIdleCard(card);
   return (
     hasInstanceSlot(card) &&
-    computeFitsOn(card, claim) &&
-    memoryFitsOn(card, claim, memoryMiBPerCard)
+    computeFitsOn(card, claim.perCard) &&
+    memoryFitsOn(card, claim.perCard, memoryMiBPerCard)
   );
 }
 
@@ -71,7 +71,7 @@ export function fitsOnCard(
  */
 export function bookOnCard(
   card: CardState,
-  claim: CardClaim,
+  claim: GpuClaim,
   memoryMiBPerCard: number,
   sign: 1 | -1 = 1,
 ): void {
@@ -81,10 +81,10 @@ export function bookOnCard(
     card.usedMemoryMiB = sign === 1 ? memoryMiBPerCard : 0;
     return;
   }
-  card.usedCompute = Math.max(0, card.usedCompute + sign * claim.perCardCompute);
+  card.usedCompute = Math.max(0, card.usedCompute + sign * claim.perCard.computePercent);
   card.usedMemoryMiB = Math.max(
     0,
-    card.usedMemoryMiB + sign * claimMemoryMiB(claim, memoryMiBPerCard),
+    card.usedMemoryMiB + sign * claimMemoryMiB(claim.perCard, memoryMiBPerCard),
   );
   card.instances = Math.max(0, card.instances + sign);
 }
@@ -118,8 +118,7 @@ export function allocationOf(demand: PodDemand, node: string, cards: CardAssignm
       name: container.name,
       type: container.type,
       cards: cards[container.name] ?? [],
-      perCardCompute: container.perCardCompute,
-      perCardMemoryMiB: container.perCardMemoryMiB,
+      perCard: container.perCard,
     })),
   };
 }

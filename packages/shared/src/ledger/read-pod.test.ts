@@ -38,8 +38,7 @@ const seedClaim = {
   name: 'worker',
   type: 'mgpu',
   cards: [1, 3],
-  perCardCompute: 60,
-  perCardMemoryMiB: 4096,
+  perCard: { computePercent: 60, memoryMiB: 4096 },
 };
 
 describe('the ledger reads a pod', () => {
@@ -82,8 +81,7 @@ describe('the ledger reads a pod', () => {
           name: 'trainer',
           type: 'nvidia',
           cards: [0, 1],
-          perCardCompute: 100,
-          perCardMemoryMiB: null,
+          perCard: { computePercent: 100, memoryMiB: null },
         },
       ],
     });
@@ -110,8 +108,7 @@ describe('the ledger reads a pod', () => {
       name: 'odd',
       type: 'mgpu',
       cards: [2],
-      perCardCompute: 150,
-      perCardMemoryMiB: null,
+      perCard: { computePercent: 150, memoryMiB: null },
     };
     expect(readRequestedClaims(pod)?.claims.containers).toEqual([claim]);
     expect(readPodClaims(pod)?.containers).toEqual([claim]);

@@ -3,8 +3,8 @@ import { type Evaluation, evaluateRequest } from '../check.js';
 import { parseQuantity } from '../quantity.js';
 import { readWorkloadObject } from '../read-workload.js';
 import { gpuIndexAnnotation, VKE } from '../vke.js';
-import type { CardClaim, ContainerClaim, PodClaims } from './claim.js';
-import { claimOfShare, WHOLE_CARD_CLAIM } from './claim.js';
+import type { ContainerClaim, GpuClaim, PodClaims } from './claim.js';
+import { WHOLE_CARD_CLAIM } from './claim.js';
 
 export interface KubeContainerLike {
   name: string;
@@ -76,7 +76,7 @@ export function readPodRequest(
  * `nvidia.com/gpu` takes whole cards. Requests win over limits, as the API server defaults one
  * from the other and requires them equal for extended resources.
  */
-function claimFromResources(container: KubeContainerLike, cards: number): CardClaim | undefined {
+function claimFromResources(container: KubeContainerLike, cards: number): GpuClaim | undefined {
   const resources = { ...container.resources?.limits, ...container.resources?.requests };
   if (resources[VKE.nvidiaResource] !== undefined) return WHOLE_CARD_CLAIM;
   const core = parseQuantity(resources[VKE.coreResource]);
@@ -84,8 +84,10 @@ function claimFromResources(container: KubeContainerLike, cards: number): CardCl
   const memory = parseQuantity(resources[VKE.memoryResource]);
   return {
     type: 'mgpu',
-    perCardCompute: core / cards,
-    perCardMemoryMiB: Number.isFinite(memory) ? memory / cards : null,
+    perCard: {
+      computePercent: core / cards,
+      memoryMiB: Number.isFinite(memory) ? memory / cards : null,
+    },
   };
 }
 
@@ -100,8 +102,8 @@ function claimsOf(
     const cards = schedulerCards(pod, container.name);
     if (cards === undefined || cards.length === 0) continue;
     const share = shares?.find((candidate) => candidate.name === container.name);
-    const claim = share
-      ? claimOfShare(share.type, share.perCard)
+    const claim: GpuClaim | undefined = share
+      ? { type: share.type, perCard: share.perCard }
       : claimFromResources(container, cards.length);
     if (claim !== undefined) containers.push({ name: container.name, cards, ...claim });
   }

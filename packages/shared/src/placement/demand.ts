@@ -1,5 +1,4 @@
 import type { ContainerShare } from '../card-shares.js';
-import { claimOfShare } from '../ledger/claim.js';
 import { readPodRequest } from '../ledger/read-pod.js';
 import { DEFAULT_NODE_POLICY } from '../request.js';
 import { VKE } from '../vke.js';
@@ -12,7 +11,8 @@ export function containerDemands(shares: readonly ContainerShare[]): ContainerDe
     multiCard: share.multiCard,
     wholeCards: share.wholeCards,
     cards: share.cards,
-    ...claimOfShare(share.type, share.perCard),
+    type: share.type,
+    perCard: share.perCard,
   }));
 }
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allocationOf, applyAllocation } from '../ledger/book.js';
+import { WHOLE_CARD } from '../ledger/claim.js';
 import { MAX_INSTANCES_PER_CARD, VKE } from '../vke.js';
 import { podDemandOf } from './demand.js';
 import { buildNodeStates, type KubeNodeLike, nodeStateFromNode } from './node-state.js';
@@ -40,18 +41,17 @@ const node = (spec: NodeSpec): NodeState => nodeStateFromNode(kubeNode(spec));
 
 const mgpu = (
   name: string,
-  perCardCompute: number,
-  perCardMemoryMiB: number | null,
+  computePercent: number,
+  memoryMiB: number | null,
   cards = 1,
   multiCard = cards > 1,
 ): ContainerDemand => ({
   name,
   type: 'mgpu',
   multiCard,
-  wholeCards: perCardCompute === 100,
+  wholeCards: computePercent === 100,
   cards,
-  perCardCompute,
-  perCardMemoryMiB,
+  perCard: { computePercent, memoryMiB },
 });
 
 const nvidia = (name: string, cards: number): ContainerDemand => ({
@@ -60,8 +60,7 @@ const nvidia = (name: string, cards: number): ContainerDemand => ({
   multiCard: false,
   wholeCards: true,
   cards,
-  perCardCompute: 100,
-  perCardMemoryMiB: null,
+  perCard: WHOLE_CARD,
 });
 
 const pod = (containers: ContainerDemand[], extra: Partial<PodDemand> = {}): PodDemand => ({
@@ -435,7 +434,12 @@ describe('node states from Kubernetes objects', () => {
       key: 'default/demo-1',
       policy: 'native-burst-share',
       containers: [
-        { name: 'worker', cards: 2, perCardCompute: 60, perCardMemoryMiB: 4096, multiCard: true },
+        {
+          name: 'worker',
+          cards: 2,
+          perCard: { computePercent: 60, memoryMiB: 4096 },
+          multiCard: true,
+        },
       ],
     });
     expect(demand.invalidRules).toBeUndefined();

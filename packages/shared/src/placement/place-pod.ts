@@ -168,8 +168,8 @@ function podFacts(demand: PodDemand): PodFacts {
     if (container.wholeCards) {
       facts.wholeCards += container.cards;
     } else {
-      facts.compute += container.perCardCompute * container.cards;
-      facts.memory += (container.perCardMemoryMiB ?? 0) * container.cards;
+      facts.compute += container.perCard.computePercent * container.cards;
+      facts.memory += (container.perCard.memoryMiB ?? 0) * container.cards;
     }
     if (container.type === 'mgpu') facts.instances += container.cards;
   }
@@ -289,7 +289,7 @@ function chooseCardsForOne(
   policy: CardPolicy,
 ): CardChoice | undefined {
   const memoryMiBPerCard = node.memoryMiBPerCard;
-  const memory = claimMemoryMiB(container, memoryMiBPerCard);
+  const memory = claimMemoryMiB(container.perCard, memoryMiBPerCard);
   const size = node.cards.length;
   // Scratch space reused across nodes: this runs for every node of every placement.
   if (scratchGain.length < size) {
@@ -307,7 +307,7 @@ function chooseCardsForOne(
       container.type === 'nvidia'
         ? cardTerm(100, memoryMiBPerCard, memoryMiBPerCard)
         : cardTerm(
-            card.usedCompute + container.perCardCompute,
+            card.usedCompute + container.perCard.computePercent,
             card.usedMemoryMiB + memory,
             memoryMiBPerCard,
           );
@@ -446,16 +446,16 @@ function diagnoseCards(node: NodeState, containers: readonly ContainerDemand[]):
       }
       continue;
     }
-    const withCompute = node.cards.filter((card) => computeFitsOn(card, container));
-    const memory = claimMemoryMiB(container, node.memoryMiBPerCard);
+    const withCompute = node.cards.filter((card) => computeFitsOn(card, container.perCard));
+    const memory = claimMemoryMiB(container.perCard, node.memoryMiBPerCard);
     const withMemory = node.cards.filter((card) =>
-      memoryFitsOn(card, container, node.memoryMiBPerCard),
+      memoryFitsOn(card, container.perCard, node.memoryMiBPerCard),
     );
     const withSlots = node.cards.filter(hasInstanceSlot);
     const needs: RejectionParamsOf<'container-compute'> = {
       container: container.name,
       cards: container.cards,
-      computePercent: roundPercent(container.perCardCompute),
+      computePercent: roundPercent(container.perCard.computePercent),
       memoryMiB: memory,
     };
     if (withCompute.length < container.cards) return verdict('container-compute', needs);

@@ -3,7 +3,7 @@
  * and what the algorithm answers. Plain data, so the scheduler, the BFF's placement preview and
  * the tests build them alike.
  */
-import type { CardClaim } from '../ledger/claim.js';
+import type { GpuClaim } from '../ledger/claim.js';
 import type { RejectionCode, RejectionParams } from './rejections.js';
 
 /** Card-level policy of the public scheduler: fill fuller cards first (default) or emptier ones. */
@@ -54,7 +54,7 @@ export interface NodeState {
 }
 
 /** One GPU container of a pod: its claim per card (the ledger's), and how many distinct cards. */
-export interface ContainerDemand extends CardClaim {
+export interface ContainerDemand extends GpuClaim {
   name: string;
   multiCard: boolean;
   /** Every card is taken whole (nvidia, or mGPU with 100 % per card). */

@@ -3,7 +3,6 @@ import {
   type AllocationRecord,
   bookOnCard,
   type CardState,
-  claimOfShare,
   mergePoolSummaries,
   type NodeState,
   type NodeView,
@@ -421,7 +420,7 @@ export class AllocationModel {
       const record = this.records.get(id);
       const card = record ? cards[record.card] : undefined;
       if (record === undefined || card === undefined || card.wholeNvidia) continue;
-      bookOnCard(card, claimOfShare('mgpu', record.requested), perCard);
+      bookOnCard(card, { type: 'mgpu', perCard: record.requested }, perCard);
       card.holders.push(record);
     }
     const state = nodeStateOf({

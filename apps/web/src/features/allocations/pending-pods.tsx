@@ -97,7 +97,7 @@ const PendingPodItem = memo(function PendingPodItem({
       <ul className="alloc-small muted alloc-pending-asks">
         {pod.containers.map((container) => (
           <li key={container.name}>
-            {container.perCardMemoryMiB === null
+            {container.perCard.memoryMiB === null
               ? t('allocations.pending.asksWhole', {
                   container: container.name,
                   cards: container.cards,
@@ -105,8 +105,8 @@ const PendingPodItem = memo(function PendingPodItem({
               : t('allocations.pending.asks', {
                   container: container.name,
                   cards: container.cards,
-                  compute: formatPercent(container.perCardCompute),
-                  memory: formatGiB(container.perCardMemoryMiB),
+                  compute: formatPercent(container.perCard.computePercent),
+                  memory: formatGiB(container.perCard.memoryMiB),
                 })}
           </li>
         ))}
