@@ -7,16 +7,20 @@
  * it is timed apart. The same scrapes are then timed under 100 pod changes a second, where
  * every scrape pays that rebuild. Figures only: nothing here fails on time.
  *
- * The cluster (API server, scheduler, node agents) and the BFF run in this process.
+ * The cluster (API server, scheduler, node agents) and the churn generator run in a child
+ * process (`_metrics-cluster.ts`), as the cluster runs elsewhere in production: the scrape times
+ * and the memory figures are the console's own process, not its queueing behind the simulator.
  *
  * `pnpm bench metrics [--nodes 1000] [--prefill 3000] [--scrapes 50] [--rate 100]`
  */
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { embeddedConnection, startBff } from '@mgpu/bff';
-import { startBenchCluster } from '../lib/cluster.js';
-import { CHURN_SHAPES, type MgpuShape, mgpuPod } from '../lib/mgpu-pod.js';
 import { heading, median, percentile } from '../lib/report.js';
+import type { ClusterMessage, DriverMessage } from './_metrics-cluster.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,8 +44,6 @@ const IMPOSSIBLE = 5;
 for (const [name, value] of Object.entries({ NODES, PREFILL, SCRAPES, RATE }))
   if (!Number.isFinite(value) || value <= 0)
     throw new Error(`--${name.toLowerCase()}: not a number`);
-
-const shapeOf = (index: number) => CHURN_SHAPES[index % CHURN_SHAPES.length] as MgpuShape;
 
 const ms = (value: number) => Number(value.toFixed(1));
 
@@ -76,41 +78,35 @@ async function main() {
     `/metrics: ${NODES} nodes × ${CARDS} cards, ${PREFILL} pods (+${IMPOSSIBLE} that fit nowhere)`,
     'scrape < 100 ms',
   );
-  const log = (message: string) => {
-    if (process.env.BENCH_VERBOSE) process.stderr.write(`${message}\n`);
-  };
-  const cluster = await startBenchCluster({
-    nodes: NODES,
-    cardsPerNode: CARDS,
-    namespace: NAMESPACE,
-    log,
-  });
-  const { server, core } = cluster;
-  const fillPod = (index: number) => mgpuPod(`fill-${index}`, NAMESPACE, 'fill', shapeOf(index));
-  let started = performance.now();
-  await cluster.createPods(PREFILL, fillPod);
-  let next = PREFILL;
-  for (let index = 0; index < IMPOSSIBLE; index++)
-    await core.createNamespacedPod({
-      namespace: NAMESPACE,
-      body: mgpuPod(`nofit-${index}`, NAMESPACE, 'nofit', {
-        policy: 'native-burst-share',
-        core: 720,
-        memoryMiB: 8 * 51200,
-        cards: 8,
-      }),
+  const cluster = fork(
+    fileURLToPath(new URL('./_metrics-cluster.ts', import.meta.url)),
+    [
+      ...['--nodes', String(NODES), '--cards', String(CARDS), '--prefill', String(PREFILL)],
+      ...['--impossible', String(IMPOSSIBLE), '--namespace', NAMESPACE],
+    ],
+    { execArgv: ['--import', 'tsx', '--conditions=source'], stdio: 'inherit' },
+  );
+  const tell = (message: DriverMessage) => cluster.send(message);
+  const heard = <T extends ClusterMessage>(wanted: (message: ClusterMessage) => boolean) =>
+    new Promise<T>((resolve, reject) => {
+      cluster.once('exit', (code) => reject(new Error(`the cluster process exited with ${code}`)));
+      cluster.on('message', (message: ClusterMessage) => {
+        if (wanted(message)) resolve(message as T);
+      });
     });
-  await cluster.settle();
+  const ready = await heard<Extract<ClusterMessage, { ready: true }>>(
+    (message) => 'ready' in message,
+  );
   console.log(
-    `   cluster: ${PREFILL + IMPOSSIBLE} pods created and scheduled in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    `   cluster (own process): ${PREFILL + IMPOSSIBLE} pods created and scheduled in ${(ready.createdMs / 1000).toFixed(1)} s`,
   );
 
-  // The BFF shares this process with the cluster: its memory is what starting it added (after a
-  // full GC both times), its heap the console's caches (informers, node states, records).
+  // The BFF's memory is what starting it added to this process (after a full GC both times),
+  // its heap the console's caches (informers, node states, records).
   const memoryBefore = settledMemory();
   const bffStarted = performance.now();
   const bff = await startBff({
-    connection: embeddedConnection(server),
+    connection: embeddedConnection({ url: ready.url, token: ready.token }),
     port: 0,
     metricsPort: 0,
     logger: false,
@@ -125,10 +121,10 @@ async function main() {
     const heapMiB = (memoryAfter.heapUsed - memoryBefore.heapUsed) / 2 ** 20;
     const rssMiB = (memoryAfter.rss - memoryBefore.rss) / 2 ** 20;
     console.log(
-      `   BFF started and its informers listed in ${ms(listedMs / 1000)} s; it added ${ms(rssMiB)} MiB RSS, ${ms(heapMiB)} MiB heap (${ms((heapMiB * 1024) / NODES)} KiB a node, ${ms((heapMiB * 1024) / PREFILL)} KiB a pod if all went to one or the other); process RSS ${ms(memoryAfter.rss / 2 ** 20)} MiB with the cluster`,
+      `   BFF started and its informers listed in ${ms(listedMs / 1000)} s; it added ${ms(rssMiB)} MiB RSS, ${ms(heapMiB)} MiB heap (${ms((heapMiB * 1024) / NODES)} KiB a node, ${ms((heapMiB * 1024) / PREFILL)} KiB a pod if all went to one or the other); process RSS ${ms(memoryAfter.rss / 2 ** 20)} MiB (the cluster runs in another)`,
     );
 
-    started = performance.now();
+    const started = performance.now();
     await fetch(url).then((response) => response.text());
     const firstMs = performance.now() - started;
     const quiet = await scrapeTimes(url, SCRAPES);
@@ -152,37 +148,7 @@ async function main() {
       ),
     );
 
-    // Under churn: one create and one delete of the oldest pod, alternating, at RATE per second.
-    const alive = Array.from({ length: PREFILL }, (_, index) => index);
-    let issued = 0;
-    let inFlight = 0;
-    const churnStartedAt = performance.now();
-    const churn = setInterval(() => {
-      const due = Math.floor(((performance.now() - churnStartedAt) / 1000) * RATE);
-      for (; issued < due && inFlight < 64; issued++) {
-        inFlight++;
-        const operation =
-          issued % 2 === 0
-            ? (async () => {
-                const index = next++;
-                await core.createNamespacedPod({ namespace: NAMESPACE, body: fillPod(index) });
-                alive.push(index);
-              })()
-            : (async () => {
-                const oldest = alive.shift();
-                if (oldest !== undefined)
-                  await core.deleteNamespacedPod({
-                    namespace: NAMESPACE,
-                    name: `fill-${oldest}`,
-                    gracePeriodSeconds: 0,
-                  });
-              })();
-        operation.then(
-          () => inFlight--,
-          () => inFlight--,
-        );
-      }
-    }, 10);
+    tell({ churn: RATE });
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const busy: number[] = [];
     let busyFailed = 0;
@@ -193,18 +159,25 @@ async function main() {
       // Prometheus scrapes every 15–30 s; here every 200 ms, so each scrape sees fresh changes.
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    clearInterval(churn);
+    const stopped = heard<Extract<ClusterMessage, { stopped: true }>>(
+      (message) => 'stopped' in message,
+    );
+    tell({ stop: true });
+    const { issued } = await stopped;
     console.log(
       `   under ${RATE} changes/s (${issued} issued): median ${ms(median(busy))} ms, p95 ${ms(percentile(busy, 95))} ms, max ${ms(Math.max(...busy))} ms, ${busyFailed} failed`,
     );
     console.log(
       `   machine load average: ${loadavg()
         .map((load) => load.toFixed(1))
-        .join(' ')} on ${cpus().length} cores (cluster and BFF share this process)`,
+        .join(' ')} on ${cpus().length} cores (cluster and churn in a child process)`,
     );
   } finally {
     await bff.close();
-    await cluster.stop();
+    if (cluster.exitCode === null) {
+      cluster.kill('SIGTERM');
+      await once(cluster, 'exit');
+    }
   }
 }
 

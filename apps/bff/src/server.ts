@@ -4,6 +4,7 @@ import { join, resolve, sep } from 'node:path';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
+import { bearerCheck } from '@mgpu/kube-client';
 import {
   type CardPolicy,
   PendingWatchInputSchema,
@@ -131,11 +132,23 @@ export function allowedOrigins(
   return { hosts, origins };
 }
 
-/** Compared as HMACs under a per-process key: equal lengths, so no early return tells a length. */
+/**
+ * The token typed at `/session` (a string decoded from JSON, any length and script), compared as
+ * HMACs under a per-process key: equal lengths, so no early return tells a length. Sign-ins are
+ * few and throttled; the per-request checks below compare bytes made once instead.
+ */
 const COMPARISON_KEY = randomBytes(32);
 const digestOf = (value: string) => createHmac('sha256', COMPARISON_KEY).update(value).digest();
 const sameSecret = (given: string | undefined, expected: string) =>
   timingSafeEqual(digestOf(given ?? ''), digestOf(expected));
+
+/** A session cookie's MAC (base64url of a SHA-256, always 43 characters: no secret length). */
+const sameMac = (given: string, expected: string) =>
+  given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+
+/** Who an admitted request is: `operator` is set with per-user auth only. */
+type Admission = { readonly operator?: Operator };
+const NO_OPERATOR: Admission = Object.freeze({});
 
 /** The cookie a browser holds once its operator typed the token (EventSource sends no headers). */
 export const SESSION_COOKIE = 'mgpu_console_session';
@@ -148,13 +161,18 @@ export const SESSION_COOKIE = 'mgpu_console_session';
  * `maxAgeSeconds` however long the browser keeps it. Each sign-in gets a fresh value.
  */
 class Access {
+  /** `Authorization: Bearer <token>`, checked on bytes made once (a request allocates nothing). */
+  private readonly bearer: ((authorization: string | undefined) => boolean) | undefined;
+
   constructor(
     readonly token: string | undefined,
     readonly maxAgeSeconds: number,
     /** `--auth kubernetes` or `oidc`: operators' own tokens instead of the console's one token. */
     readonly operators?: OperatorAccess,
     readonly authMode: AuthMode = 'kubernetes',
-  ) {}
+  ) {
+    this.bearer = token === undefined ? undefined : bearerCheck(token);
+  }
 
   get required(): boolean {
     return this.token !== undefined || this.operators !== undefined;
@@ -170,12 +188,14 @@ class Access {
 
   /**
    * Whether the request may call `/trpc`, and as whom: `operator` is set with per-user auth.
-   * Absent per-user auth this is the token check as before.
+   * Absent per-user auth this is the token check as before, answered synchronously: a request
+   * then costs no promise, no operator and no review.
    */
-  async admit(request: FastifyRequest): Promise<{ operator?: Operator } | undefined> {
-    if (this.operators === undefined) return this.grants(request) ? {} : undefined;
-    const operator = await this.operators.operatorOf(request, SESSION_COOKIE);
-    return operator ? { operator } : undefined;
+  admit(request: FastifyRequest): Admission | undefined | Promise<Admission | undefined> {
+    if (this.operators === undefined) return this.grants(request) ? NO_OPERATOR : undefined;
+    return this.operators
+      .operatorOf(request, SESSION_COOKIE)
+      .then((operator) => (operator ? { operator } : undefined));
   }
 
   private sign(issuedAt: string): string {
@@ -196,13 +216,13 @@ class Access {
     const issued = /^\d{1,15}$/.test(issuedAt) ? Number(issuedAt) : Number.NaN;
     const fresh = issued <= now + 60_000 && now - issued < this.maxAgeSeconds * 1000;
     // Compared even when stale, so the answer takes the same time either way.
-    return sameSecret(mac, this.sign(issuedAt)) && fresh;
+    return sameMac(mac, this.sign(issuedAt)) && fresh;
   }
 
   grants(request: FastifyRequest): boolean {
-    if (this.token === undefined) return true;
+    if (this.bearer === undefined) return true;
     return (
-      sameSecret(request.headers.authorization, `Bearer ${this.token}`) ||
+      this.bearer(request.headers.authorization) ||
       this.validSession(request.cookies[SESSION_COOKIE])
     );
   }
@@ -309,7 +329,8 @@ function guardTrpc(
         `Too many refused tokens from this address; try again in ${wait} s.`,
       );
     }
-    const admitted = await access.admit(request);
+    const admission = access.admit(request);
+    const admitted = admission instanceof Promise ? await admission : admission;
     if (admitted === undefined) {
       if (reviewsBearer) throttle.failed(request.ip);
       reply.header('www-authenticate', 'Bearer');
@@ -413,7 +434,8 @@ function registerSession(
   app.get('/session', async (request, reply) => {
     if (misdirected(request, reply)) return reply;
     reply.header('cache-control', 'no-store');
-    const admitted = await access.admit(request);
+    const admission = access.admit(request);
+    const admitted = admission instanceof Promise ? await admission : admission;
     const { operator } = admitted ?? {};
     return {
       required: access.required,

@@ -1,3 +1,4 @@
+export * from './bearer.js';
 export * from './clients.js';
 export * from './errors.js';
 export * from './informer.js';

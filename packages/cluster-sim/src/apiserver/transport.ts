@@ -8,7 +8,7 @@
  * connection tells them apart: a TLS record starts with 0x16 (handshake), an HTTP request with a
  * method's letter.
  */
-import { randomBytes, timingSafeEqual, webcrypto } from 'node:crypto';
+import { randomBytes, webcrypto } from 'node:crypto';
 import {
   Server as HttpServer,
   type IncomingMessage,
@@ -18,6 +18,7 @@ import {
 } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import { createSecureContext, TLSSocket } from 'node:tls';
+import { bearerCheck } from '@mgpu/kube-client';
 import * as x509 from '@peculiar/x509';
 import { ApiError } from './status.js';
 
@@ -78,22 +79,6 @@ function serverOptions(options: ServerTimeouts): ServerOptions {
       connectionsCheckingInterval,
     }).filter(([, value]) => value !== undefined),
   );
-}
-
-/**
- * Whether `authorization` is `Bearer <token>`, in constant time on buffers made once: the header
- * (Node gives header bytes as latin1 characters) is written into a scratch buffer of the expected
- * length and compared with `timingSafeEqual`, so a request allocates nothing. A header of another
- * length is refused at once: the length of a token is no secret. Two HMACs a request cost more.
- */
-function bearerCheck(token: string): (authorization: string | undefined) => boolean {
-  const expected = Buffer.from(`Bearer ${token}`);
-  const given = Buffer.alloc(expected.length);
-  return (authorization) => {
-    if (authorization?.length !== expected.length) return false;
-    given.write(authorization, 'latin1');
-    return timingSafeEqual(given, expected);
-  };
 }
 
 const UNAUTHORIZED = JSON.stringify(new ApiError(401, 'Unauthorized', 'Unauthorized').toStatus());
