@@ -340,7 +340,7 @@ async function firstPaint(
           ? performance.now()
           : false,
       { present, absent },
-      { polling: 'raf', timeout: 300_000 },
+      { polling: 'raf', timeout: 600_000 },
     );
     const firstContentfulPaint = await page.evaluate(
       () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Number.NaN,
@@ -406,9 +406,14 @@ async function main() {
     await page.addInitScript(installProbe, PAINTED_EVENT);
     started = performance.now();
     await page.goto(`http://127.0.0.1:${port}/allocations`);
-    await page.getByTestId('stream-status').and(page.locator('[data-status="live"]')).waitFor();
-    await page.getByTestId('instance-row').first().waitFor();
-    await page.getByTestId('node-row').first().waitFor();
+    // At 10,000 nodes the first snapshot takes longer than Playwright's 30 s default.
+    const loading = { timeout: 600_000 };
+    await page
+      .getByTestId('stream-status')
+      .and(page.locator('[data-status="live"]'))
+      .waitFor(loading);
+    await page.getByTestId('instance-row').first().waitFor(loading);
+    await page.getByTestId('node-row').first().waitFor(loading);
     const loadedMs = performance.now() - started;
     const totals = await page.getByTestId('alloc-totals').textContent();
     console.log(

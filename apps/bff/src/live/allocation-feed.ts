@@ -5,6 +5,7 @@ import {
   type AllocationEvent,
   type AllocationFilter,
   type AllocationRecord,
+  type MgpuNodeObject,
   type MgpuNodeStatus,
   podAllocationRecords,
   readMgpuNodeStatus,
@@ -45,6 +46,7 @@ export class AllocationFeed {
   private readonly log: FeedEntry[] = [];
   private readonly emitter = new EventEmitter();
   private readonly unsubscribe: (() => void)[] = [];
+  private readonly readings = new WeakMap<MgpuNodeObject, MgpuNodeStatus | undefined>();
 
   constructor(
     private readonly cluster: ClusterClient,
@@ -113,7 +115,11 @@ export class AllocationFeed {
   private reportOf(node: string | undefined): MgpuNodeStatus | undefined {
     if (node === undefined) return undefined;
     const report = this.cluster.mgpuNodes.get(node);
-    return report ? readMgpuNodeStatus(report) : undefined;
+    if (report === undefined) return undefined;
+    // Read once per report object (the informer replaces it when the report changes): the
+    // schema's parse is ~45 µs at 8 cards, paid by every pod on the node at every recompute.
+    if (!this.readings.has(report)) this.readings.set(report, readMgpuNodeStatus(report));
+    return this.readings.get(report);
   }
 
   private recomputeAll(): void {
