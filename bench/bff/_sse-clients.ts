@@ -40,6 +40,8 @@ for (let index = 0; index < count; index++) {
   requests.push(request);
 }
 process.stdin.on('data', (chunk) => {
+  // `reset` forgets what was delivered so far (a replay after Last-Event-ID carries old stamps).
+  if (chunk.toString().includes('reset')) latencies.length = 0;
   if (!chunk.toString().includes('report')) return;
   for (const request of requests) request.destroy();
   const summary = {
