@@ -686,16 +686,31 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     if (error.code === 'INTERNAL_SERVER_ERROR')
       app.log.error({ err: error, path }, 'procedure failed');
   };
+  // The browser session a stream was let in on (a script's bearer token is no session).
+  const sessionOfStream = (request: FastifyRequest) =>
+    bearerTokenOf(request) === undefined ? request.cookies[SESSION_COOKIE] : undefined;
   const subscriptions = new SseTransport({
     router: appRouter,
     createContext,
     ...SSE_TIMING,
     maxBufferedBytes: options.maxBufferedEventBytes ?? 8 * 1024 * 1024,
+    // A session's streams end with it (idle, too old): the client reconnects into a 401.
+    ...(sessions
+      ? {
+          stillAdmitted: (request: FastifyRequest) => {
+            const id = sessionOfStream(request);
+            return id === undefined || sessions.live(id);
+          },
+        }
+      : {}),
     onError: (error, path) => {
       if (error.code === 'INTERNAL_SERVER_ERROR')
         app.log.error({ err: error, path }, 'subscription failed');
     },
   });
+
+  // Signed out: at once, not at the next tick.
+  sessions?.onEnd((id) => subscriptions.endStreams((request) => sessionOfStream(request) === id));
 
   const metrics =
     options.metricsPort === undefined
