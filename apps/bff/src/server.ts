@@ -170,12 +170,18 @@ class Access {
 
   /**
    * Whether the request may call `/trpc`, and as whom: `operator` is set with per-user auth.
-   * Absent per-user auth this is the token check as before.
+   * Absent per-user auth this is the token check as before. `unavailable`: a bearer token the
+   * API server could not be asked about (neither admitted nor refused).
    */
-  async admit(request: FastifyRequest): Promise<{ operator?: Operator } | undefined> {
+  async admit(
+    request: FastifyRequest,
+  ): Promise<
+    { operator?: Operator; unavailable?: undefined } | { unavailable: string } | undefined
+  > {
     if (this.operators === undefined) return this.grants(request) ? {} : undefined;
     const operator = await this.operators.operatorOf(request, SESSION_COOKIE);
-    return operator ? { operator } : undefined;
+    if (operator === undefined) return undefined;
+    return 'unavailable' in operator ? operator : { operator };
   }
 
   private sign(issuedAt: string): string {
@@ -310,6 +316,19 @@ function guardTrpc(
       );
     }
     const admitted = await access.admit(request);
+    if (admitted?.unavailable !== undefined) {
+      // As at browser sign-in: the token may well be good, the API server did not say.
+      request.log.warn(
+        { reason: admitted.unavailable },
+        'token not checked: API server unavailable',
+      );
+      return refuse(
+        reply,
+        503,
+        'SERVICE_UNAVAILABLE',
+        `The Kubernetes API server could not check the token: ${admitted.unavailable}`,
+      );
+    }
     if (admitted === undefined) {
       if (reviewsBearer) throttle.failed(request.ip);
       reply.header('www-authenticate', 'Bearer');
@@ -414,11 +433,11 @@ function registerSession(
     if (misdirected(request, reply)) return reply;
     reply.header('cache-control', 'no-store');
     const admitted = await access.admit(request);
-    const { operator } = admitted ?? {};
+    const operator = admitted?.unavailable === undefined ? admitted?.operator : undefined;
     return {
       required: access.required,
       ...access.mode,
-      signedIn: admitted !== undefined,
+      signedIn: admitted !== undefined && admitted.unavailable === undefined,
       ...(operator ? { username: operator.username, groups: operator.groups } : {}),
     };
   });
