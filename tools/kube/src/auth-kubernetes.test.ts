@@ -142,7 +142,17 @@ describe.skipIf(!testKubeconfig)('--auth kubernetes as the judging script drives
     }
     const port = await freePort();
     consoleProcess = await startConsoleProcess({
-      args: ['--kubeconfig', testKubeconfig ?? '', '--auth', 'kubernetes', '--port', String(port)],
+      // A shorter RBAC cache than the default 5 s, as an operator may choose (--access-review-ttl).
+      args: [
+        '--kubeconfig',
+        testKubeconfig ?? '',
+        '--auth',
+        'kubernetes',
+        '--port',
+        String(port),
+        '--access-review-ttl',
+        '2',
+      ],
       port,
       // Nothing of this machine's own kubeconfig: only the file the flag names.
       env: { HOME: work },
