@@ -35,6 +35,7 @@ const { values } = parseArgs({
     'oidc-scopes': { type: 'string' },
     'session-idle-minutes': { type: 'string' },
     'session-max-hours': { type: 'string' },
+    'access-review-ttl': { type: 'string' },
   },
 });
 
@@ -86,8 +87,13 @@ if (auth !== undefined && (values.token ?? process.env.MGPU_CONSOLE_TOKEN)) {
   );
   process.exit(2);
 }
-/** A positive number of minutes from a flag or its variable, or the default. */
-function minutesOf(flag: string, text: string | undefined, fallback: number, unit = 1): number {
+/** A positive number (minutes, seconds: the flag says) from a flag or its variable, or the default. */
+function positiveNumberOf(
+  flag: string,
+  text: string | undefined,
+  fallback: number,
+  unit = 1,
+): number {
   const value = text === undefined ? fallback : Number(text) * unit;
   if (!Number.isFinite(value) || value <= 0) {
     log.fatal(`--${flag} must be a number above 0, not ${text}`);
@@ -98,20 +104,26 @@ function minutesOf(flag: string, text: string | undefined, fallback: number, uni
 const sessionLimits = {
   idleSeconds:
     60 *
-    minutesOf(
+    positiveNumberOf(
       'session-idle-minutes',
       values['session-idle-minutes'] ?? process.env.MGPU_SESSION_IDLE_MINUTES,
       30,
     ),
   absoluteSeconds:
     60 *
-    minutesOf(
+    positiveNumberOf(
       'session-max-hours',
       values['session-max-hours'] ?? process.env.MGPU_SESSION_MAX_HOURS,
       12 * 60,
       60,
     ),
 };
+// How long an operator's RBAC answers are kept (seconds): a revoked binding's delay on streams.
+const accessReviewTtlText = values['access-review-ttl'] ?? process.env.MGPU_ACCESS_REVIEW_TTL;
+const accessReviewTtlMs =
+  accessReviewTtlText === undefined
+    ? undefined
+    : 1000 * positiveNumberOf('access-review-ttl', accessReviewTtlText, 0);
 
 try {
   const connection = await connectCluster({
@@ -153,6 +165,7 @@ try {
     ],
     ...(token ? { token } : {}),
     ...(auth !== undefined ? { auth, sessionLimits } : {}),
+    ...(accessReviewTtlMs !== undefined ? { accessReviewTtlMs } : {}),
     ...(auth === 'oidc' && oidcIssuer && oidcClientId
       ? {
           oidc: {

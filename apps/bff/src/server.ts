@@ -147,7 +147,9 @@ const sameMac = (given: string, expected: string) =>
   given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 
 /** Who an admitted request is: `operator` is set with per-user auth only. */
-type Admission = { readonly operator?: Operator };
+type Admission =
+  | { readonly operator?: Operator; readonly unavailable?: undefined }
+  | { readonly unavailable: string; readonly operator?: undefined };
 const NO_OPERATOR: Admission = Object.freeze({});
 
 /** The cookie a browser holds once its operator typed the token (EventSource sends no headers). */
@@ -189,13 +191,16 @@ class Access {
   /**
    * Whether the request may call `/trpc`, and as whom: `operator` is set with per-user auth.
    * Absent per-user auth this is the token check as before, answered synchronously: a request
-   * then costs no promise, no operator and no review.
+   * then costs no promise, no operator and no review. `unavailable`: a bearer token the API
+   * server could not be asked about (neither admitted nor refused).
    */
   admit(request: FastifyRequest): Admission | undefined | Promise<Admission | undefined> {
     if (this.operators === undefined) return this.grants(request) ? NO_OPERATOR : undefined;
     return this.operators
       .operatorOf(request, SESSION_COOKIE)
-      .then((operator) => (operator ? { operator } : undefined));
+      .then((operator) =>
+        operator === undefined ? undefined : 'unavailable' in operator ? operator : { operator },
+      );
   }
 
   private sign(issuedAt: string): string {
@@ -331,6 +336,19 @@ function guardTrpc(
     }
     const admission = access.admit(request);
     const admitted = admission instanceof Promise ? await admission : admission;
+    if (admitted?.unavailable !== undefined) {
+      // As at browser sign-in: the token may well be good, the API server did not say.
+      request.log.warn(
+        { reason: admitted.unavailable },
+        'token not checked: API server unavailable',
+      );
+      return refuse(
+        reply,
+        503,
+        'SERVICE_UNAVAILABLE',
+        `The Kubernetes API server could not check the token: ${admitted.unavailable}`,
+      );
+    }
     if (admitted === undefined) {
       if (reviewsBearer) throttle.failed(request.ip);
       reply.header('www-authenticate', 'Bearer');
@@ -436,11 +454,11 @@ function registerSession(
     reply.header('cache-control', 'no-store');
     const admission = access.admit(request);
     const admitted = admission instanceof Promise ? await admission : admission;
-    const { operator } = admitted ?? {};
+    const operator = admitted?.unavailable === undefined ? admitted?.operator : undefined;
     return {
       required: access.required,
       ...access.mode,
-      signedIn: admitted !== undefined,
+      signedIn: admitted !== undefined && admitted.unavailable === undefined,
       ...(operator ? { username: operator.username, groups: operator.groups } : {}),
     };
   });
@@ -708,16 +726,31 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     if (error.code === 'INTERNAL_SERVER_ERROR')
       app.log.error({ err: error, path }, 'procedure failed');
   };
+  // The browser session a stream was let in on (a script's bearer token is no session).
+  const sessionOfStream = (request: FastifyRequest) =>
+    bearerTokenOf(request) === undefined ? request.cookies[SESSION_COOKIE] : undefined;
   const subscriptions = new SseTransport({
     router: appRouter,
     createContext,
     ...SSE_TIMING,
     maxBufferedBytes: options.maxBufferedEventBytes ?? 8 * 1024 * 1024,
+    // A session's streams end with it (idle, too old): the client reconnects into a 401.
+    ...(sessions
+      ? {
+          stillAdmitted: (request: FastifyRequest) => {
+            const id = sessionOfStream(request);
+            return id === undefined || sessions.live(id);
+          },
+        }
+      : {}),
     onError: (error, path) => {
       if (error.code === 'INTERNAL_SERVER_ERROR')
         app.log.error({ err: error, path }, 'subscription failed');
     },
   });
+
+  // Signed out: at once, not at the next tick.
+  sessions?.onEnd((id) => subscriptions.endStreams((request) => sessionOfStream(request) === id));
 
   const metrics =
     options.metricsPort === undefined

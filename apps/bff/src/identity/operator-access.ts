@@ -21,15 +21,23 @@ export class OperatorAccess {
     private readonly bearers: SessionStore,
   ) {}
 
-  /** The operator of a request, or undefined when it carries no good session or token. */
-  async operatorOf(request: FastifyRequest, cookieName: string): Promise<Operator | undefined> {
+  /**
+   * The operator of a request; undefined when it carries no good session or token; `unavailable`
+   * when its bearer token could not be asked about (the API server did not answer), which says
+   * nothing about the token: a script gets 503 and tries again, not 401 and a new token.
+   */
+  async operatorOf(
+    request: FastifyRequest,
+    cookieName: string,
+  ): Promise<Operator | { unavailable: string } | undefined> {
     const token = bearerTokenOf(request);
     if (token !== undefined) {
       const key = bearerKey(token);
       const known = await this.bearers.resume(key);
       if (known) return known.operator;
       const review = await reviewToken(this.console, token);
-      return review.ok ? this.bearers.create({ ...review, token }, key).operator : undefined;
+      if (review.ok) return this.bearers.create({ ...review, token }, key).operator;
+      return review.reason === 'unavailable' ? { unavailable: review.message } : undefined;
     }
     return (await this.sessions.resume(request.cookies[cookieName]))?.operator;
   }

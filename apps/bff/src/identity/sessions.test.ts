@@ -104,6 +104,31 @@ describe('SessionStore', () => {
     expect(await store.resume(session.id)).toBeUndefined();
   });
 
+  it('says whether a session stands without using it, and tells onEnd of every end', async () => {
+    const { store, clock } = storeOnClock();
+    const ends: string[] = [];
+    store.onEnd((id) => ends.push(id));
+    const signedOut = store.create(grant);
+    const idle = store.create(grant);
+    const refused = store.create({
+      ...grant,
+      expiresAt: clock.now + 30_000,
+      refresh: async () => {
+        throw new Error('invalid_grant');
+      },
+    });
+    store.end(signedOut.id);
+    expect(store.live(signedOut.id)).toBe(false);
+    expect(await store.resume(refused.id)).toBeUndefined();
+    // Asked without use, the idle time runs on: a stream open on it does not keep it alive.
+    clock.now += 30_000;
+    expect(store.live(idle.id)).toBe(true);
+    clock.now += 31_000;
+    expect(store.live(idle.id)).toBe(false);
+    expect(ends).toEqual([signedOut.id, refused.id, idle.id]);
+    expect(store.live('forged')).toBe(false);
+  });
+
   it('keys a bearer token by its digest, not the token', () => {
     expect(bearerKey('alice-token')).not.toContain('alice-token');
     expect(bearerKey('alice-token')).toBe(bearerKey('alice-token'));

@@ -60,6 +60,7 @@ interface Entry {
  */
 export class SessionStore {
   private readonly entries = new Map<string, Entry>();
+  private readonly endListeners = new Set<(id: string) => void>();
 
   constructor(
     /** The console's kubeconfig: its cluster is the one every operator's KubeConfig points at. */
@@ -93,7 +94,7 @@ export class SessionStore {
     if (entry === undefined) return undefined;
     const now = this.now();
     if (this.expired(entry.session, now) || !(await this.fresh(entry, now))) {
-      this.entries.delete(id);
+      this.forget(id);
       return undefined;
     }
     entry.session.lastUsedAt = now;
@@ -102,7 +103,28 @@ export class SessionStore {
 
   /** Signs out: the id no longer resumes anything. */
   end(id: string | undefined): boolean {
-    return id !== undefined && this.entries.delete(id);
+    return id !== undefined && this.forget(id);
+  }
+
+  /**
+   * Whether the session of `id` still stands now, without using it (its idle time runs on):
+   * what an open stream asks while it flows. An ended one is forgotten, and said so to
+   * `onEnd`'s listeners. A token due for renewal counts as standing; the next request renews it.
+   */
+  live(id: string): boolean {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return false;
+    if (!this.ended(entry, this.now())) return true;
+    this.forget(id);
+    return false;
+  }
+
+  /**
+   * Calls `listener` with the id of every session that ends, however it ends (sign-out, expiry,
+   * a refused refresh): the SSE transport closes that session's open streams.
+   */
+  onEnd(listener: (id: string) => void): void {
+    this.endListeners.add(listener);
   }
 
   get size(): number {
@@ -152,14 +174,23 @@ export class SessionStore {
     }
   }
 
+  /** Idle, too old, or its token expired with no way to renew it. */
+  private ended(entry: Entry, now: number): boolean {
+    const { tokenExpiresAt } = entry.session;
+    const tokenDead =
+      tokenExpiresAt !== undefined && entry.refresh === undefined && now >= tokenExpiresAt;
+    return this.expired(entry.session, now) || tokenDead;
+  }
+
+  private forget(id: string): boolean {
+    if (!this.entries.delete(id)) return false;
+    for (const listener of this.endListeners) listener(id);
+    return true;
+  }
+
   /** Drops ended sessions so the map holds only live ones. */
   private sweep(): void {
     const now = this.now();
-    for (const [id, entry] of this.entries) {
-      const { tokenExpiresAt } = entry.session;
-      const tokenDead =
-        tokenExpiresAt !== undefined && entry.refresh === undefined && now >= tokenExpiresAt;
-      if (this.expired(entry.session, now) || tokenDead) this.entries.delete(id);
-    }
+    for (const [id, entry] of this.entries) if (this.ended(entry, now)) this.forget(id);
   }
 }

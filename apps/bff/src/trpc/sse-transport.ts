@@ -43,12 +43,20 @@ export interface SseTransportOptions<TRouter extends AnyTRPCRouter> {
    * server buffering without end on its behalf.
    */
   maxBufferedBytes: number;
+  /**
+   * Whether the request that opened a stream would still be let in (its session has not ended),
+   * asked for every open stream at each ping tick: a stream whose answer turns false is ended
+   * without `return`, so the client reconnects and meets the 401 a new request gets.
+   */
+  stillAdmitted?: (request: FastifyRequest) => boolean;
   onError?: (error: TRPCError, path: string) => void;
 }
 
 interface StreamState {
   lastWrite: number;
   request: FastifyRequest;
+  /** Ends the stream from outside (its session ended): the procedure is aborted, no `return`. */
+  end: () => void;
 }
 
 interface Frame {
@@ -116,7 +124,7 @@ export class SseTransport<TRouter extends AnyTRPCRouter> {
       data: JSON.stringify({ reconnectAfterInactivityMs: options.reconnectAfterInactivityMs }),
     });
     // One timer for every stream rather than one per subscriber.
-    this.pinger = setInterval(() => this.pingIdle(), Math.max(options.pingIntervalMs / 2, 50));
+    this.pinger = setInterval(() => this.tick(), Math.max(options.pingIntervalMs / 2, 50));
     this.pinger.unref();
   }
 
@@ -159,6 +167,20 @@ export class SseTransport<TRouter extends AnyTRPCRouter> {
     return this.open.size;
   }
 
+  /**
+   * Ends every open stream whose request `opened` matches (a session that signed out), as
+   * `stillAdmitted` turning false would; returns how many.
+   */
+  endStreams(opened: (request: FastifyRequest) => boolean): number {
+    let ended = 0;
+    for (const state of [...this.open.values()]) {
+      if (!opened(state.request)) continue;
+      state.end();
+      ended++;
+    }
+    return ended;
+  }
+
   close(): void {
     clearInterval(this.pinger);
     for (const response of this.open.keys()) response.end();
@@ -185,11 +207,19 @@ export class SseTransport<TRouter extends AnyTRPCRouter> {
     });
     // Many small frames: send each at once rather than waiting to coalesce with the next.
     response.socket?.setNoDelay(true);
-    this.open.set(response, { lastWrite: Date.now(), request });
     const done = () => {
       this.open.delete(response);
       abort.abort();
     };
+    this.open.set(response, {
+      lastWrite: Date.now(),
+      request,
+      // Ended now rather than once the procedure notices the abort (it may be waiting on a feed).
+      end: () => {
+        done();
+        response.end();
+      },
+    });
     response.on('close', done);
     this.write(response, this.connected);
 
@@ -257,7 +287,10 @@ export class SseTransport<TRouter extends AnyTRPCRouter> {
     return true;
   }
 
-  private pingIdle(): void {
+  /** Ends streams no longer admitted, then pings the idle ones. */
+  private tick(): void {
+    const { stillAdmitted } = this.options;
+    if (stillAdmitted) this.endStreams((request) => !stillAdmitted(request));
     const idleSince = Date.now() - this.options.pingIntervalMs;
     for (const [response, state] of this.open)
       if (state.lastWrite <= idleSince) this.write(response, PING);
