@@ -280,6 +280,15 @@ for (const path of SseTransport.subscriptionPaths(appRouter))
 const refuse = (reply: FastifyReply, status: number, code: string, message: string) =>
   reply.code(status).send({ error: { message, code } });
 
+/** 503, not 401: the token may well be good, the API server could not be asked about it. */
+const tokenNotChecked = (reply: FastifyReply, reason: string) =>
+  refuse(
+    reply,
+    503,
+    'SERVICE_UNAVAILABLE',
+    `The Kubernetes API server could not check the token: ${reason}`,
+  );
+
 /** A state-changing request must come from one of the console's own origins (no CSRF). */
 function originCheck(allowed: () => AllowedOrigins) {
   return (request: FastifyRequest, reply: FastifyReply) => {
@@ -342,12 +351,7 @@ function guardTrpc(
         { reason: admitted.unavailable },
         'token not checked: API server unavailable',
       );
-      return refuse(
-        reply,
-        503,
-        'SERVICE_UNAVAILABLE',
-        `The Kubernetes API server could not check the token: ${admitted.unavailable}`,
-      );
+      return tokenNotChecked(reply, admitted.unavailable);
     }
     if (admitted === undefined) {
       if (reviewsBearer) throttle.failed(request.ip);
@@ -483,12 +487,7 @@ function registerSession(
       if (!review.ok && review.reason === 'unavailable') {
         request.log.warn({ reason: review.message }, 'sign-in not checked: API server unavailable');
         signInAudit('session.sign-in', undefined, 503);
-        return refuse(
-          reply,
-          503,
-          'SERVICE_UNAVAILABLE',
-          `The Kubernetes API server could not check the token: ${review.message}`,
-        );
+        return tokenNotChecked(reply, review.message);
       }
       if (session === undefined) {
         throttle.failed(request.ip);
