@@ -102,8 +102,8 @@ interface PhaseResult {
 
 interface PageProbe {
   frames: number[];
-  changeToDom: number[];
-  feedToDom: number[];
+  changeToPaint: number[];
+  feedToPaint: number[];
   events: number;
   records: number;
   longTasks: number[];
@@ -113,8 +113,8 @@ interface PageProbe {
 function installProbe(eventName: string) {
   const probe: PageProbe = {
     frames: [],
-    changeToDom: [],
-    feedToDom: [],
+    changeToPaint: [],
+    feedToPaint: [],
     events: 0,
     records: 0,
     longTasks: [],
@@ -137,8 +137,8 @@ function installProbe(eventName: string) {
       }>
     ).detail;
     const paintedEpoch = performance.timeOrigin + detail.paintedAt;
-    for (const received of detail.receivedAt) probe.changeToDom.push(detail.paintedAt - received);
-    for (const at of detail.feedAt) probe.feedToDom.push(paintedEpoch - Date.parse(at));
+    for (const received of detail.receivedAt) probe.changeToPaint.push(detail.paintedAt - received);
+    for (const at of detail.feedAt) probe.feedToPaint.push(paintedEpoch - Date.parse(at));
     probe.events += detail.receivedAt.length;
     probe.records += detail.records;
   });
@@ -153,8 +153,8 @@ async function drainProbe(page: Page): Promise<PageProbe> {
     const probe = (window as unknown as { dashboardProbe: PageProbe }).dashboardProbe;
     const taken = {
       frames: probe.frames.splice(0),
-      changeToDom: probe.changeToDom.splice(0),
-      feedToDom: probe.feedToDom.splice(0),
+      changeToPaint: probe.changeToPaint.splice(0),
+      feedToPaint: probe.feedToPaint.splice(0),
       events: probe.events,
       records: probe.records,
       longTasks: probe.longTasks.splice(0),
@@ -228,7 +228,7 @@ function printPhase(phase: PhaseResult): void {
     `   page main thread busy ${busy.task} % of the phase: script ${busy.script} %, style ${busy.style} %, layout ${busy.layout} % (the rest: paint, compositing set-up, the browser's own tasks)`,
   );
   console.log(
-    `   change → DOM: event arrives in the page → painted: median ${ms(median(probe.changeToDom))} ms, p95 ${ms(percentile(probe.changeToDom, 95))} ms, p99 ${ms(percentile(probe.changeToDom, 99))} ms over ${probe.changeToDom.length} events; BFF feed saw the change → painted: median ${ms(median(probe.feedToDom))} ms, p95 ${ms(percentile(probe.feedToDom, 95))} ms`,
+    `   change → DOM: event arrives in the page → painted: median ${ms(median(probe.changeToPaint))} ms, p95 ${ms(percentile(probe.changeToPaint, 95))} ms, p99 ${ms(percentile(probe.changeToPaint, 99))} ms over ${probe.changeToPaint.length} events; BFF feed saw the change → painted: median ${ms(median(probe.feedToPaint))} ms, p95 ${ms(percentile(probe.feedToPaint, 95))} ms`,
   );
   if (phase.beside) console.log(`   ${phase.beside}`);
   console.log(`   load average (1 min) at the phase's end: ${phase.load.toFixed(1)}`);
@@ -483,8 +483,8 @@ async function main() {
       const phaseStart = performance.now();
       const all: PageProbe = {
         frames: [],
-        changeToDom: [],
-        feedToDom: [],
+        changeToPaint: [],
+        feedToPaint: [],
         events: 0,
         records: 0,
         longTasks: [],
@@ -521,8 +521,8 @@ async function main() {
         }
         const taken = await drainProbe(page);
         all.frames.push(...taken.frames);
-        all.changeToDom.push(...taken.changeToDom);
-        all.feedToDom.push(...taken.feedToDom);
+        all.changeToPaint.push(...taken.changeToPaint);
+        all.feedToPaint.push(...taken.feedToPaint);
         all.longTasks.push(...taken.longTasks);
         all.events += taken.events;
         all.records += taken.records;
@@ -584,8 +584,8 @@ async function main() {
             phase.label,
             {
               'frame p95 ms': ms(percentile(phase.probe.frames, 95)),
-              'change-to-DOM p95 ms': ms(percentile(phase.probe.changeToDom, 95)),
-              'feed-to-DOM p95 ms': ms(percentile(phase.probe.feedToDom, 95)),
+              'change-to-DOM p95 ms': ms(percentile(phase.probe.changeToPaint, 95)),
+              'feed-to-DOM p95 ms': ms(percentile(phase.probe.feedToPaint, 95)),
               'main thread busy %': phase.busy.task,
               'changes/s': Number((phase.changes / phase.seconds).toFixed(1)),
               'load (1 min)': Number(phase.load.toFixed(1)),
