@@ -127,12 +127,7 @@ describe.skipIf(process.env.MGPU_TEST_KUBECONFIG)(
         expect(after.filter((item) => item.name === name).length, name).toBe(1);
 
       // The same id with another name would make a second workload: refused instead.
-      const [reused] = submissions;
-      const refused = await create(
-        restarted,
-        seedRequest('crash-other'),
-        reused?.clientRequestId ?? '',
-      );
+      const refused = await create(restarted, seedRequest('crash-other'), 'submission-crash-0');
       expect(refused.status).toBe(409);
       expect(refused.text).toContain('client-request-reused');
 

@@ -13,9 +13,9 @@ const EXPECTATION_TTL_MS = 10_000;
  * running (never more than the completions still missing; created in the ReplicaSet
  * controller's slow-start bursts), counts Succeeded and Failed pods, and marks the Job
  * `Complete` once `completions` succeeded or `Failed` past `backoffLimit`, removing what still
- * runs. Pods are `<job>-<suffix>` with the template's labels (the API
- * server adds the job-name and controller-uid labels, as kube-apiserver does). Expectations
- * stop a second create while the first one is still on its way through the watch.
+ * runs. Pods are `<job>-<suffix>` with the template's labels (the API server adds the job-name
+ * and controller-uid labels, as kube-apiserver does). Expectations stop a second create while
+ * the first one is still on its way through the watch.
  */
 export async function startJobController(
   kubeConfig: KubeConfig,
