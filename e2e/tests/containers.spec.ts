@@ -43,3 +43,59 @@ test('Enter in a container field creates the workload once it is ready, as in th
   await memory.press('Enter');
   await expect(page).toHaveURL(new RegExp(`/workloads/default/${name}$`));
 });
+
+test('a draft of 65 containers is previewed as a POST, so its size never meets the URL limit (431)', async ({
+  page,
+}) => {
+  // A Deployment of 65 single-card mGPU containers, pasted into the YAML view as an operator would.
+  const containers = Array.from(
+    { length: 65 },
+    (_, index) => `        - name: worker-${index}
+          image: nginx:1.27
+          resources:
+            limits:
+              vke.volcengine.com/mgpu-core: "50"
+              vke.volcengine.com/mgpu-memory: "4096"`,
+  ).join('\n');
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: many-containers
+  namespace: default
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: many-containers
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: many-containers
+    spec:
+      containers:
+${containers}
+`;
+  await page.goto('/workloads/new');
+  await page.getByRole('tab', { name: 'YAML' }).click();
+  const editor = page.getByRole('textbox', { name: 'YAML 清单' });
+  await expect(editor).toContainText('apiVersion');
+  // The preview of the whole draft, however it is sent: the one that names the last container.
+  const previewed = page.waitForRequest(
+    (request) =>
+      request.url().includes('/trpc/workload.preview') &&
+      `${decodeURIComponent(request.url())} ${request.postData() ?? ''}`.includes('"worker-64"'),
+  );
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.insertText(manifest);
+  await expect(page.getByText('已同步到表单。')).toBeVisible();
+
+  const preview = await previewed;
+  expect(preview.method()).toBe('POST');
+  // The draft travels in the body, not in the URL.
+  expect(new URL(preview.url()).searchParams.get('input')).toBeNull();
+  const answer = await preview.response();
+  expect(answer?.status()).toBe(200);
+  await page.getByRole('tab', { name: '表单' }).click();
+  await expect(page.getByLabel('GPU 算力')).toHaveCount(65);
+});

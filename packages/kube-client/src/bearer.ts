@@ -1,19 +1,24 @@
 import { timingSafeEqual } from 'node:crypto';
 
 /**
- * Whether `authorization` is `Bearer <token>`, in constant time on buffers made once: the header
- * (Node gives header bytes as latin1 characters) is written into a scratch buffer of the expected
- * length and compared with `timingSafeEqual`, so a request allocates nothing. A header of another
- * length is refused at once: the length of a token is no secret. Two HMACs a request cost more.
- * The embedded API server's token and the console's `--token` are both checked with this; the
- * check is synchronous, so its scratch buffer is never shared by two requests at once.
+ * Whether `authorization` is `Bearer <token>`, in constant time whatever the presented length,
+ * on buffers made once: the header (Node gives header bytes as latin1 characters) is written,
+ * at most the expected length of it, into a zeroed scratch buffer of the expected length and
+ * compared with `timingSafeEqual`; only then is the length match ANDed in, so neither an early
+ * return nor the comparison's work tells a caller the token's length. A request allocates
+ * nothing and hashes nothing (two HMACs a request cost more). The embedded API server's token
+ * and the console's `--token` are both checked with this; the check is synchronous, so its
+ * scratch buffer is never shared by two requests at once.
  */
 export function bearerCheck(token: string): (authorization: string | undefined) => boolean {
   const expected = Buffer.from(`Bearer ${token}`);
   const given = Buffer.alloc(expected.length);
   return (authorization) => {
-    if (authorization?.length !== expected.length) return false;
-    given.write(authorization, 'latin1');
-    return timingSafeEqual(given, expected);
+    const presented = authorization ?? '';
+    // Zeroed first: a shorter header must not meet the bytes an earlier request left behind.
+    given.fill(0);
+    given.write(presented, 0, expected.length, 'latin1');
+    const sameBytes = timingSafeEqual(given, expected);
+    return sameBytes && presented.length === expected.length;
   };
 }

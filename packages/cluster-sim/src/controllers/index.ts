@@ -17,6 +17,7 @@ export * from './node-agent.js';
 export * from './replicaset-controller.js';
 export * from './rolling-update.js';
 export * from './scheduler.js';
+export * from './slow-start.js';
 export * from './statefulset-controller.js';
 export * from './work-queue.js';
 

@@ -3,17 +3,19 @@ import { isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
 import type { RunningController, StartControllerOptions } from './controller.js';
 import { Controller, controllerInformers, podFromTemplate } from './controller.js';
 import { isPodReady } from './replicaset-controller.js';
+import { BURST_REPLICAS, createBurst } from './slow-start.js';
 
 /** Created pods not seen within this long are forgotten (the watch lost them). */
 const EXPECTATION_TTL_MS = 10_000;
 
 /**
  * The Job controller, in the shape of the deployment controller: keeps `parallelism` pods
- * running (never more than the completions still missing), counts Succeeded and Failed pods,
- * and marks the Job `Complete` once `completions` succeeded or `Failed` past `backoffLimit`,
- * removing what still runs. Pods are `<job>-<suffix>` with the template's labels (the API
- * server adds the job-name and controller-uid labels, as kube-apiserver does). Expectations
- * stop a second create while the first one is still on its way through the watch.
+ * running (never more than the completions still missing; created in the ReplicaSet
+ * controller's slow-start bursts), counts Succeeded and Failed pods, and marks the Job
+ * `Complete` once `completions` succeeded or `Failed` past `backoffLimit`, removing what still
+ * runs. Pods are `<job>-<suffix>` with the template's labels (the API server adds the job-name
+ * and controller-uid labels, as kube-apiserver does). Expectations stop a second create while
+ * the first one is still on its way through the watch.
  */
 export async function startJobController(
   kubeConfig: KubeConfig,
@@ -22,6 +24,7 @@ export async function startJobController(
   const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
   const clients = informers.clients;
   const expectedAdds = new Map<string, Map<string, number>>();
+  let stopped = false;
 
   const controller = new Controller('job controller', { workers: 2, ...controllerOptions });
   const pods = controller.owned(informers.pods(), 'Job');
@@ -77,7 +80,7 @@ export async function startJobController(
     const running = active.length + adds.size;
     if (running < wanted) {
       const template = job.spec?.template;
-      for (let i = running; i < wanted; i++) {
+      const createOne = async () => {
         const response = await clients.core.createNamespacedPod({
           namespace,
           body: podFromTemplate(
@@ -88,23 +91,28 @@ export async function startJobController(
         });
         const podName = response.metadata?.name;
         if (podName && !pods.get(podName, namespace)) adds.set(podName, Date.now());
-      }
+      };
+      // The ReplicaSet controller's slow start: parallelism: 1e9 is made a burst per sync.
+      if (await createBurst(wanted - running, createOne, () => stopped))
+        controller.addAfter(key, 0);
     } else if (active.length > wanted) {
-      // Parallelism lowered, or the Job finished: the newest pods go first.
+      // Parallelism lowered, or the Job finished: the newest pods go first, a burst per sync.
       const surplus = [...active]
         .sort((a, b) =>
           String(b.metadata?.creationTimestamp ?? '').localeCompare(
             String(a.metadata?.creationTimestamp ?? ''),
           ),
         )
-        .slice(0, active.length - wanted);
+        .slice(0, Math.min(active.length - wanted, BURST_REPLICAS));
       for (const pod of surplus) {
+        if (stopped) break;
         try {
           await clients.core.deleteNamespacedPod({ name: pod.metadata?.name ?? '', namespace });
         } catch (error) {
           if (!isNotFound(error)) throw error;
         }
       }
+      if (active.length - wanted > BURST_REPLICAS && !stopped) controller.addAfter(key, 0);
     }
 
     const at = new Date();
@@ -160,5 +168,11 @@ export async function startJobController(
   }
 
   await controller.run(reconcile);
-  return controller;
+  return {
+    async stop() {
+      stopped = true;
+      await controller.stop();
+    },
+    idle: () => controller.idle(),
+  };
 }

@@ -3,50 +3,10 @@ import { isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
 import { isTerminalPod } from '@mgpu/shared';
 import type { RunningController, StartControllerOptions } from './controller.js';
 import { Controller, controllerInformers, podFromTemplate } from './controller.js';
+import { BURST_REPLICAS, createBurst } from './slow-start.js';
 
 /** Expected creations/deletions not seen within this long are forgotten (the watch lost them). */
 const EXPECTATION_TTL_MS = 10_000;
-/** kube-controller-manager's `BurstReplicas`: at most this many creates or deletes per sync. */
-export const BURST_REPLICAS = 500;
-/** kube-controller-manager's `SlowStartInitialBatchSize`. */
-const SLOW_START_INITIAL_BATCH_SIZE = 1;
-
-/** The batch sizes slow start tries for `count` calls: 1, 2, 4, … with the last one cut short. */
-export function slowStartBatchSizes(count: number, initialBatchSize = 1): number[] {
-  const sizes: number[] = [];
-  let remaining = count;
-  for (let size = Math.min(remaining, initialBatchSize); size > 0; ) {
-    sizes.push(size);
-    remaining -= size;
-    size = Math.min(2 * size, remaining);
-  }
-  return sizes;
-}
-
-/**
- * `slowStartBatch` from the ReplicaSet controller: calls `fn` `count` times in batches of
- * 1, 2, 4, …, stops after the first batch with a failure, and returns how many calls succeeded
- * (and the first error). Between batches it yields to the event loop so the API server it runs
- * next to keeps answering; `stopped` ends it early once the controller stops.
- */
-export async function slowStartBatch(
-  count: number,
-  initialBatchSize: number,
-  fn: () => Promise<void>,
-  stopped: () => boolean = () => false,
-): Promise<{ successes: number; error?: unknown }> {
-  let successes = 0;
-  for (const size of slowStartBatchSizes(count, initialBatchSize)) {
-    if (stopped()) break;
-    const results = await Promise.allSettled(Array.from({ length: size }, fn));
-    successes += results.filter((result) => result.status === 'fulfilled').length;
-    const failed = results.find((result) => result.status === 'rejected');
-    if (failed) return { successes, error: failed.reason };
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  return { successes };
-}
-
 export const isPodReady = (pod: V1Pod) =>
   pod.status?.conditions?.some(
     (condition) => condition.type === 'Ready' && condition.status === 'True',
@@ -129,17 +89,9 @@ export async function startReplicaSetController(
         const podName = response.metadata?.name;
         if (podName && !pods?.get(podName, namespace)) expected.adds.set(podName, Date.now());
       };
-      const missing = desired - count;
       // Slow start, as the ReplicaSet controller does: a broken template fails one batch, not
       // all; at most BURST_REPLICAS per sync, so replicas: 1e9 cannot starve the API server.
-      const { error } = await slowStartBatch(
-        Math.min(missing, BURST_REPLICAS),
-        SLOW_START_INITIAL_BATCH_SIZE,
-        createOne,
-        () => stopped,
-      );
-      if (error !== undefined) throw error;
-      if (missing > BURST_REPLICAS && !stopped) controller.addAfter(key, 0);
+      if (await createBurst(desired - count, createOne, () => stopped)) controller.addAfter(key, 0);
     } else if (count > desired) {
       const rank = (pod: V1Pod) =>
         !pod.spec?.nodeName ? 0 : pod.status?.phase === 'Pending' ? 1 : !isPodReady(pod) ? 2 : 3;

@@ -1,11 +1,11 @@
-import type { V1ReplicaSet } from '@kubernetes/client-node';
+import { BatchV1Api, type V1Job, type V1ReplicaSet } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ControllerCluster,
   eventually,
   startControllerCluster,
 } from '../test-support/controller-cluster.js';
-import { BURST_REPLICAS, slowStartBatch, slowStartBatchSizes } from './replicaset-controller.js';
+import { BURST_REPLICAS, slowStartBatch, slowStartBatchSizes } from './slow-start.js';
 
 describe('slow start arithmetic', () => {
   it('doubles from the initial batch and cuts the last one short', () => {
@@ -43,9 +43,9 @@ describe('slow start arithmetic', () => {
   });
 });
 
-// The embedded controller's own batching: on the real tier kube-controller-manager, the
+// The embedded controllers' own batching: on the real tier kube-controller-manager, the
 // reference this copies, would be the one creating the pods.
-describe.skipIf(process.env.MGPU_TEST_KUBECONFIG)('a ReplicaSet of 1e9 replicas', () => {
+describe.skipIf(process.env.MGPU_TEST_KUBECONFIG)('slow start on the embedded cluster', () => {
   let cluster: ControllerCluster;
   let namespace: string;
 
@@ -54,6 +54,23 @@ describe.skipIf(process.env.MGPU_TEST_KUBECONFIG)('a ReplicaSet of 1e9 replicas'
     namespace = await cluster.createNamespace('slowstart');
   }, 60_000);
   afterAll(async () => cluster?.close());
+
+  /** Live pods of the test's namespace, counted until `done` says enough; the API must answer. */
+  const podCounts = async (what: string, done: (live: number) => boolean) => {
+    const seen: number[] = [];
+    await eventually(
+      async () => {
+        // The API keeps answering while the controller works (no time asserted: noisy hosts).
+        const list = await cluster.core.listNamespacedPod({ namespace });
+        const live = list.items.filter((pod) => !pod.metadata?.deletionTimestamp).length;
+        seen.push(live);
+        return done(live) ? true : undefined;
+      },
+      60_000,
+      what,
+    );
+    return seen;
+  };
 
   it('creates pods in bursts of at most 500 while the API answers', async () => {
     const rs: V1ReplicaSet = {
@@ -97,5 +114,46 @@ describe.skipIf(process.env.MGPU_TEST_KUBECONFIG)('a ReplicaSet of 1e9 replicas'
       60_000,
       'the pods deleted',
     );
+  }, 120_000);
+
+  it("creates a Job's pods in bursts of at most 500 while the API answers", async () => {
+    const batch = cluster.kubeConfig.makeApiClient(BatchV1Api);
+    const job: V1Job = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'huge-job', namespace },
+      spec: {
+        parallelism: 1e9,
+        completions: 1e9,
+        template: {
+          metadata: { labels: { app: 'huge-job' } },
+          spec: {
+            // Nobody serves this scheduler: the pods stay Pending.
+            schedulerName: 'nobody',
+            restartPolicy: 'Never',
+            containers: [{ name: 'c', image: 'busybox' }],
+          },
+        },
+      },
+    };
+    await batch.createNamespacedJob({ namespace, body: job });
+    const seen = await podCounts(
+      "two bursts of the Job's pods",
+      (live) => live >= 2 * BURST_REPLICAS,
+    );
+    // The first answers came while the first burst was still being created.
+    expect(seen[0]).toBeLessThanOrEqual(BURST_REPLICAS);
+
+    // Parallelism lowered to nothing: the surplus goes, a burst per sync as well.
+    await batch.patchNamespacedJob({
+      name: 'huge-job',
+      namespace,
+      body: [{ op: 'replace', path: '/spec/parallelism', value: 0 }],
+    });
+    const [atChange = 0] = await podCounts('a count after the change', () => true);
+    const after = await podCounts("the Job's pods deleted", (live) => live === 0);
+    // The controller reads the Job again between bursts: at most the burst under way and one
+    // more begun before its cache saw the change, not creates until the first failure.
+    expect(Math.max(...after)).toBeLessThanOrEqual(atChange + 2 * BURST_REPLICAS);
   }, 120_000);
 });
