@@ -98,18 +98,16 @@ async function scrapes(scraper: Scraper, count: number, pauseMs: number) {
   const wall: number[] = [];
   const cpu: number[] = [];
   let failed = 0;
-  let bytes = 0;
   for (let index = 0; index < count; index++) {
     const result = await scraper.scrape();
     if (result.ms === undefined) failed++;
     else {
       wall.push(result.ms);
       cpu.push(result.cpuMs);
-      bytes = result.bytes ?? 0;
     }
     if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
-  return { wall, cpu, failed, bytes };
+  return { wall, cpu, failed };
 }
 
 const summary = (samples: readonly number[]) =>
