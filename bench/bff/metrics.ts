@@ -1,26 +1,29 @@
 /**
  * `/metrics` on a large cluster (issue 18): a generated 1,000-node × 8-card cluster (every
  * model × policy pool), pre-filled with mGPU pods and a few that no node can take, then the
- * console's `--metrics-port` scraped `--scrapes` times in a row. It prints the scrape time
- * (median, p95; target < 100 ms), the answer's size and series per metric family. The first
- * scrape after a change of the cluster also rebuilds the node states (shared with the preview);
- * it is timed apart. The same scrapes are then timed under 100 pod changes a second, where
- * every scrape pays that rebuild. Figures only: nothing here fails on time.
+ * console's `--metrics-port` scraped `--scrapes` times in a row. It prints each scrape's wall
+ * time (median, p95; target < 100 ms) and the BFF's CPU over it, the answer's size and series
+ * per metric family. The first scrape builds every node's lines; it is timed apart. The same
+ * scrapes are then timed under 100 pod changes a second, where every scrape follows changes
+ * (node states, pools, pending pods and the changed nodes' lines rebuilt), and last the answer
+ * alone in this process's CPU clock under the same churn. Figures only: nothing fails on time.
  *
  * The cluster (API server, scheduler, node agents) and the churn generator run in a child
- * process (`_metrics-cluster.ts`), as the cluster runs elsewhere in production: the scrape times
- * and the memory figures are the console's own process, not its queueing behind the simulator.
+ * process (`_metrics-cluster.ts`), as the cluster runs elsewhere in production, and the scraper
+ * in another (`_scraper.ts`), as Prometheus does: the scrape times and the CPU and memory
+ * figures are the console's own process.
  *
  * `pnpm bench metrics [--nodes 1000] [--prefill 3000] [--scrapes 50] [--rate 100]`
  */
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpus, loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { embeddedConnection, startBff } from '@mgpu/bff';
-import { heading, median, percentile } from '../lib/report.js';
+import { appRouter, ConsoleMetrics, embeddedConnection, startBff } from '@mgpu/bff';
+import { heading, machineLoad, median, percentile } from '../lib/report.js';
 import type { ClusterMessage, DriverMessage } from './_metrics-cluster.js';
+import type { ScrapeResult } from './_scraper.js';
 
 const { values } = parseArgs({
   options: {
@@ -53,25 +56,62 @@ function settledMemory(): NodeJS.MemoryUsage {
   return process.memoryUsage();
 }
 
-/** Scrapes in a row; a scrape that fails (the connection dropped) is counted, not timed. */
-async function scrapeTimes(url: string, count: number) {
-  const times: number[] = [];
-  let bytes = 0;
-  let text = '';
+/** A Prometheus-like scraper in its own process (`_scraper.ts`): one GET per `scrape()`. */
+function startScraper(url: string) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./_scraper.ts', import.meta.url)), url],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: child.stdout });
+  return {
+    /**
+     * One scrape: its wall time in the scraper, and the CPU this process (the BFF alone: the
+     * cluster and the scraper run in others) used meanwhile — the answer, plus whatever the
+     * informers did in that window.
+     */
+    async scrape(command: 'scrape' | 'families' = 'scrape') {
+      const cpu = process.cpuUsage();
+      const answered = new Promise<string>((resolve) => lines.once('line', resolve));
+      child.stdin.write(`${command}\n`);
+      const result = JSON.parse(await answered) as ScrapeResult;
+      const used = process.cpuUsage(cpu);
+      return { ...result, cpuMs: (used.user + used.system) / 1000 };
+    },
+    stop: () => child.kill(),
+  };
+}
+
+type Scraper = ReturnType<typeof startScraper>;
+
+/** The BFF's CPU (ms per second of wall time) over `ms` without a scrape: the informers' own work. */
+async function idleCpuRate(ms: number): Promise<number> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const used = process.cpuUsage(cpu);
+  return (used.user + used.system) / 1000 / ((performance.now() - started) / 1000);
+}
+
+/** `count` scrapes, `pauseMs` apart: wall times, the BFF's CPU over each, failures. */
+async function scrapes(scraper: Scraper, count: number, pauseMs: number) {
+  const wall: number[] = [];
+  const cpu: number[] = [];
   let failed = 0;
   for (let index = 0; index < count; index++) {
-    const started = performance.now();
-    try {
-      const response = await fetch(url);
-      text = await response.text();
-      times.push(performance.now() - started);
-      bytes = Buffer.byteLength(text);
-    } catch {
-      failed++;
+    const result = await scraper.scrape();
+    if (result.ms === undefined) failed++;
+    else {
+      wall.push(result.ms);
+      cpu.push(result.cpuMs);
     }
+    if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
-  return { times, bytes, text, failed };
+  return { wall, cpu, failed };
 }
+
+const summary = (samples: readonly number[]) =>
+  `median ${ms(median(samples))} ms, p95 ${ms(percentile(samples, 95))} ms, max ${ms(Math.max(...samples))} ms`;
 
 async function main() {
   heading(
@@ -124,54 +164,68 @@ async function main() {
       `   BFF started and its informers listed in ${ms(listedMs / 1000)} s; it added ${ms(rssMiB)} MiB RSS, ${ms(heapMiB)} MiB heap (${ms((heapMiB * 1024) / NODES)} KiB a node, ${ms((heapMiB * 1024) / PREFILL)} KiB a pod if all went to one or the other); process RSS ${ms(memoryAfter.rss / 2 ** 20)} MiB (the cluster runs in another)`,
     );
 
-    const started = performance.now();
-    await fetch(url).then((response) => response.text());
-    const firstMs = performance.now() - started;
-    const quiet = await scrapeTimes(url, SCRAPES);
-    const families = new Map<string, number>();
-    for (const line of quiet.text.split('\n')) {
-      const name = /^([a-zA-Z_:][\w:]*)[{ ]/.exec(line)?.[1];
-      if (name) families.set(name, (families.get(name) ?? 0) + 1);
-    }
-    const series = [...families.values()].reduce((sum, count) => sum + count, 0);
-    console.log(
-      `   first scrape (node states rebuilt): ${ms(firstMs)} ms; then ${SCRAPES} scrapes (${quiet.failed} failed): median ${ms(median(quiet.times))} ms, p95 ${ms(percentile(quiet.times, 95))} ms`,
-    );
-    console.log(
-      `   answer: ${(quiet.bytes / 1024).toFixed(0)} KiB, ${series} series (${(quiet.bytes / series).toFixed(0)} B each)`,
-    );
-    console.table(
-      Object.fromEntries(
-        [...families]
-          .filter(([name]) => name.startsWith('mgpu_'))
-          .map(([name, count]) => [name, { series: count }]),
-      ),
-    );
+    const scraper = startScraper(url);
+    try {
+      const first = await scraper.scrape('families');
+      const quiet = await scrapes(scraper, SCRAPES, 0);
+      const families = Object.entries(first.families ?? {});
+      const series = families.reduce((sum, [, count]) => sum + count, 0);
+      console.log(
+        `   first scrape (node states and every node's lines built): ${ms(first.ms ?? Number.NaN)} ms, BFF CPU ${ms(first.cpuMs)} ms`,
+      );
+      console.log(
+        `   quiet, ${SCRAPES} scrapes in a row (${quiet.failed} failed): wall ${summary(quiet.wall)}; BFF CPU ${summary(quiet.cpu)}`,
+      );
+      console.log(
+        `   answer: ${((first.bytes ?? 0) / 1024).toFixed(0)} KiB, ${series} series (${((first.bytes ?? 0) / series).toFixed(0)} B each)`,
+      );
+      console.table(
+        Object.fromEntries(
+          families
+            .filter(([name]) => name.startsWith('mgpu_'))
+            .map(([name, count]) => [name, { series: count }]),
+        ),
+      );
 
-    tell({ churn: RATE });
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const busy: number[] = [];
-    let busyFailed = 0;
-    for (let index = 0; index < SCRAPES; index++) {
-      const { times, failed } = await scrapeTimes(url, 1);
-      busy.push(...times);
-      busyFailed += failed;
-      // Prometheus scrapes every 15–30 s; here every 200 ms, so each scrape sees fresh changes.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      tell({ churn: RATE });
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // What the informers cost the BFF under this churn with no scrape: part of each window below.
+      const churnRate = await idleCpuRate(3000);
+      // Prometheus scrapes every 15–30 s; here every 200 ms, so each scrape follows fresh changes.
+      const busy = await scrapes(scraper, SCRAPES, 200);
+      console.log(
+        `   under ${RATE} changes/s, ${SCRAPES} scrapes 200 ms apart (${busy.failed} failed): wall ${summary(busy.wall)}; BFF CPU over each ${summary(busy.cpu)} (the informers' churn alone: ${ms(churnRate)} ms a second)`,
+      );
+
+      // The answer alone, timed in this process's CPU clock (steadier than wall time on a shared
+      // machine): a second ConsoleMetrics on the same context, asked 200 ms apart under the churn,
+      // so each answer follows changes and pays the node states', pools' and pending pods' rebuild.
+      const probe = new ConsoleMetrics({
+        context: bff.context,
+        router: appRouter,
+        sseSubscribers: () => 0,
+      });
+      await probe.answer();
+      const answerCpu: number[] = [];
+      for (let index = 0; index < SCRAPES; index++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const cpu = process.cpuUsage();
+        await probe.answer();
+        const used = process.cpuUsage(cpu);
+        answerCpu.push((used.user + used.system) / 1000);
+      }
+      const stopped = heard<Extract<ClusterMessage, { stopped: true }>>(
+        (message) => 'stopped' in message,
+      );
+      tell({ stop: true });
+      const { issued } = await stopped;
+      console.log(
+        `   the answer alone under the churn, in-process CPU: ${summary(answerCpu)} (${issued} changes issued in all)`,
+      );
+      console.log(`   ${machineLoad()} (cluster and churn, and the scraper, in child processes)`);
+    } finally {
+      scraper.stop();
     }
-    const stopped = heard<Extract<ClusterMessage, { stopped: true }>>(
-      (message) => 'stopped' in message,
-    );
-    tell({ stop: true });
-    const { issued } = await stopped;
-    console.log(
-      `   under ${RATE} changes/s (${issued} issued): median ${ms(median(busy))} ms, p95 ${ms(percentile(busy, 95))} ms, max ${ms(Math.max(...busy))} ms, ${busyFailed} failed`,
-    );
-    console.log(
-      `   machine load average: ${loadavg()
-        .map((load) => load.toFixed(1))
-        .join(' ')} on ${cpus().length} cores (cluster and churn in a child process)`,
-    );
   } finally {
     await bff.close();
     if (cluster.exitCode === null) {

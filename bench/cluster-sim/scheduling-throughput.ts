@@ -19,7 +19,7 @@ import {
   startScheduler,
 } from '../../packages/cluster-sim/src/index.js';
 import { loadShapeOf, mgpuPod } from '../lib/mgpu-pod.js';
-import { heading, median, percentile } from '../lib/report.js';
+import { heading, machineLoad, median, percentile } from '../lib/report.js';
 
 const PODS = Number(process.env.PODS ?? 10_000);
 const NODES = Number(process.env.NODES ?? 1000);
@@ -129,6 +129,7 @@ console.table({
     ),
   },
 });
+console.log(`   ${machineLoad()} (API server, scheduler and node agents in this process)`);
 
 if (process.env.EVENTS !== '0') {
   // Every pod's outcome must have its Event: wait for the rate-limited writes to drain, then
@@ -157,6 +158,7 @@ if (process.env.EVENTS !== '0') {
       'drain after the last pod Running s': seconds(drainMs),
     },
   });
+  console.log(`   ${machineLoad()}`);
 }
 
 await podWatch.stop();

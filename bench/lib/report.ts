@@ -1,3 +1,4 @@
+import { cpus, loadavg } from 'node:os';
 import type { Bench } from 'tinybench';
 
 /** Nearest-rank percentile of samples (ms or any unit), for benchmarks that time by hand. */
@@ -36,4 +37,11 @@ export function printBench(bench: Bench): void {
     };
   }
   console.table(rows);
+}
+
+/** The machine's load average (1, 5, 15 min) and cores: printed beside every figure, as the cores are shared. */
+export function machineLoad(): string {
+  return `machine load average: ${loadavg()
+    .map((load) => load.toFixed(1))
+    .join(' ')} on ${cpus().length} cores`;
 }

@@ -13,7 +13,10 @@
  *   the rest is paint, compositing set-up and the browser's own work) — the headroom that frame
  *   intervals, counted in whole 60 Hz frames, do not show;
  * - the page's memory (JS heap after a forced GC, DOM nodes) at the start, each minute and at
- *   the end of the churn.
+ *   the end of the churn;
+ * - the same figures in a second phase with a Prometheus-like scraper of `/metrics` (every 15 s
+ *   unless `--scraper S`; `--scraper 0` skips it), and with `--subscribers N` a phase with N
+ *   `allocations.watch` subscribers, each beside the churn alone with the ratio, in one run.
  * Figures only: nothing here fails on time. Build first (`pnpm build`).
  *
  * The cluster (API server, scheduler, node agents) runs in this process, the built BFF in its
@@ -22,7 +25,7 @@
  * the BFF, and running this file itself under `node --cpu-prof` (see bench/run.ts for the other
  * flags) profiles the cluster and the driver; `--profile`/`--trace` are the page's.
  *
- * `pnpm bench dashboard [--minutes 10] [--rate 100] [--nodes 1000] [--prefill 3000] [--profile F] [--trace F]`
+ * `pnpm bench dashboard [--minutes 10] [--rate 100] [--nodes 1000] [--prefill 3000] [--scraper 15] [--subscribers N] [--profile F] [--trace F]`
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -47,8 +50,11 @@ const { values } = parseArgs({
     trace: { type: 'string' },
     /** The phase whose first 10 s `--trace`/`--profile` record (`churn` by default; or `scraper`, `subscribers`). */
     'record-in': { type: 'string', default: 'churn' },
-    /** Adds a phase with a Prometheus-like scraper reading `/metrics` every this many seconds (issue 18). */
-    scraper: { type: 'string' },
+    /**
+     * A phase with a Prometheus-like scraper reading `/metrics` every this many seconds beside
+     * the churn (issue 18: no effect on the frame p95); 15 s as Prometheus' default, 0: none.
+     */
+    scraper: { type: 'string', default: '15' },
     /** Adds a phase with this many `allocations.watch` subscribers beside the page (issue 20). */
     subscribers: { type: 'string' },
   },
@@ -58,7 +64,7 @@ const MINUTES = Number(values.minutes);
 const RATE = Number(values.rate);
 const NODES = Number(values.nodes);
 const PREFILL = Number(values.prefill);
-const SCRAPE_EVERY_S = values.scraper === undefined ? undefined : Number(values.scraper);
+const SCRAPE_EVERY_S = Number(values.scraper) === 0 ? undefined : Number(values.scraper);
 const SUBSCRIBERS = values.subscribers === undefined ? undefined : Number(values.subscribers);
 const CARDS = 8;
 const NAMESPACE = 'churn';
@@ -577,14 +583,23 @@ async function main() {
       `   churn: ${changes} changes in ${churnSeconds.toFixed(0)} s (${(changes / churnSeconds).toFixed(1)}/s through the API; ${missed} skipped with ${MAX_IN_FLIGHT} in flight, ${failed} refused); at the end: ${shown}`,
     );
     if (phases.length > 1) {
-      heading('phases side by side', 'frame p95 ≤ 16.7 ms + 1 ms; change-to-DOM p95 ≤ 250 ms');
+      heading(
+        'phases side by side (× churn alone: the ratio to the first phase of this run)',
+        'frame p95 ≤ 16.7 ms + 1 ms; change-to-DOM p95 ≤ 250 ms; a scraper changes neither',
+      );
+      const alone = phases[0];
+      const ratio = (value: number, base: number) => Number((value / base).toFixed(2));
+      const framesAlone = percentile(alone?.probe.frames ?? [], 95);
+      const changesAlone = percentile(alone?.probe.changeToPaint ?? [], 95);
       console.table(
         Object.fromEntries(
           phases.map((phase) => [
             phase.label,
             {
               'frame p95 ms': ms(percentile(phase.probe.frames, 95)),
+              'frame p95 ×': ratio(percentile(phase.probe.frames, 95), framesAlone),
               'change-to-DOM p95 ms': ms(percentile(phase.probe.changeToPaint, 95)),
+              'change-to-DOM p95 ×': ratio(percentile(phase.probe.changeToPaint, 95), changesAlone),
               'feed-to-DOM p95 ms': ms(percentile(phase.probe.feedToPaint, 95)),
               'main thread busy %': phase.busy.task,
               'changes/s': Number((phase.changes / phase.seconds).toFixed(1)),

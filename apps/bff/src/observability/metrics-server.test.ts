@@ -50,7 +50,7 @@ describe('a failed scrape', () => {
     const logged: unknown[] = [];
     const failing = {
       registry: new Registry(),
-      text: () => Promise.reject(new Error('ECONNREFUSED 10.96.0.1:443 /var/run/secrets/token')),
+      answer: () => Promise.reject(new Error('ECONNREFUSED 10.96.0.1:443 /var/run/secrets/token')),
     };
     const server = await serveMetrics(failing, {
       port: 0,

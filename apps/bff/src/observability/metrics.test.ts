@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appRouter } from '../router.js';
 import {
   type BffHarness,
   eventually,
@@ -7,6 +8,7 @@ import {
   startHarness,
   uniqueName,
 } from '../test-support/bff-harness.js';
+import { ConsoleMetrics } from './metrics.js';
 
 let harness: BffHarness;
 beforeAll(async () => {
@@ -42,8 +44,42 @@ const scrape = async () => {
   const response = await fetch(url);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-  return parseSamples(await response.text());
+  const text = await response.text();
+  familyBlocks(text);
+  return parseSamples(text);
 };
+
+/**
+ * Each family's samples as text, checking the format on the way: every sample sits in one
+ * contiguous block under its own family's `# TYPE` (a histogram's `_bucket`/`_sum`/`_count` too).
+ */
+function familyBlocks(text: string): Map<string, string> {
+  const blocks = new Map<string, string>();
+  let family: string | undefined;
+  for (const line of text.split('\n')) {
+    const type = /^# TYPE (\S+) /.exec(line)?.[1];
+    if (type !== undefined) {
+      expect(blocks.has(type), `${type} has two blocks`).toBe(false);
+      family = type;
+      blocks.set(type, '');
+      continue;
+    }
+    if (line === '' || line.startsWith('#')) continue;
+    const name = /^([a-zA-Z_:][\w:]*)/.exec(line)?.[1] ?? '';
+    expect([name, name.replace(/_(bucket|sum|count)$/, '')], line).toContain(family);
+    blocks.set(family ?? '', `${blocks.get(family ?? '')}${line}\n`);
+  }
+  return blocks;
+}
+
+/** The card and instance families of an answer (the parts kept between scrapes). */
+async function perCardAndInstance(metrics: ConsoleMetrics): Promise<string> {
+  const blocks = familyBlocks(Buffer.concat(await metrics.answer()).toString());
+  return [...blocks]
+    .filter(([family]) => /^mgpu_(card|instance)_/.test(family))
+    .map(([family, lines]) => `${family}\n${lines}`)
+    .join('');
+}
 
 /** Creates the workload and waits for its pod's two mGPU instances (one per card). */
 async function createOnTwoCards(name: string, request: ReturnType<typeof seedRequest>) {
@@ -165,6 +201,42 @@ describe('/metrics', () => {
     for (const pool of pools)
       expect(samples.find((s) => s.labels.pool === pool)?.value).toBeGreaterThanOrEqual(1);
     await harness.caller.workload.delete({ namespace: 'default', name });
+  });
+
+  it('answers after a change what a fresh build from the same cluster answers', async () => {
+    const kept = new ConsoleMetrics({
+      context: harness.bff.context,
+      router: appRouter,
+      sseSubscribers: () => 0,
+    });
+    const fresh = () =>
+      new ConsoleMetrics({
+        context: harness.bff.context,
+        router: appRouter,
+        sseSubscribers: () => 0,
+      });
+    await perCardAndInstance(kept);
+    const name = uniqueName('metrics');
+    const records = await createOnTwoCards(name, seedRequest(name));
+    // Both in the same turn of the event loop: no informer event between them.
+    const [afterCreate, freshAfterCreate] = await Promise.all([
+      perCardAndInstance(kept),
+      perCardAndInstance(fresh()),
+    ]);
+    expect(afterCreate).toBe(freshAfterCreate);
+    for (const record of records) expect(afterCreate).toContain(`pod="${record.pod}"`);
+
+    await harness.caller.workload.delete({ namespace: 'default', name });
+    await eventually(
+      () => harness.bff.context.allocations.snapshot({ workload: name }).length === 0 || undefined,
+      'the pod’s instances to be gone',
+    );
+    const [afterDelete, freshAfterDelete] = await Promise.all([
+      perCardAndInstance(kept),
+      perCardAndInstance(fresh()),
+    ]);
+    expect(afterDelete).toBe(freshAfterDelete);
+    for (const record of records) expect(afterDelete).not.toContain(`pod="${record.pod}"`);
   });
 
   it('has the console’s own figures: SSE subscribers, HTTP durations, process metrics', async () => {

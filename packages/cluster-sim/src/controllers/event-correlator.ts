@@ -3,6 +3,11 @@
  * Event is written, identical ones become one Event with a count, similar ones (same object
  * and reason, other message) are combined once there are many, and a per-object token bucket
  * holds back a long tail of spam. Pure: no API calls, time comes from `now`.
+ *
+ * The Events are core/v1, as client-go's `tools/record` recorder writes them: a repeat raises
+ * `count` and `lastTimestamp` on the same Event. `series` (count and lastObservedTime) is a field
+ * of events.k8s.io/v1 Events, which client-go's other recorder (`tools/events`) writes; a core/v1
+ * Event has no such field, and an events.k8s.io reader sees our count as `deprecatedCount`.
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { TokenBucket } from './token-bucket.js';

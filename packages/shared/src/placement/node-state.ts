@@ -131,8 +131,9 @@ interface BuiltNode {
 
 const NO_PODS: readonly KubePodLike[] = [];
 
-const samePods = (a: readonly KubePodLike[], b: readonly KubePodLike[]) =>
-  a.length === b.length && a.every((pod, index) => pod === b[index]);
+/** The same objects in the same order: what a part built from them can be kept by (an informer's objects). */
+export const sameItems = <T>(a: readonly T[], b: readonly T[]) =>
+  a.length === b.length && a.every((item, index) => item === b[index]);
 
 /**
  * `buildNodeStates` kept across changes of an informer cache: a node's state is built again only
@@ -170,7 +171,7 @@ export class NodeStatesBuilder {
       const on = podsOn.get(name) ?? NO_PODS;
       const known = this.built.get(name);
       const entry =
-        known !== undefined && known.node === node && samePods(known.pods, on)
+        known !== undefined && known.node === node && sameItems(known.pods, on)
           ? known
           : { node, pods: on, state: this.stateOf(node, on) };
       if (entry.state !== this.states[states.length]) changed = true;
