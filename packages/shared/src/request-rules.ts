@@ -29,7 +29,7 @@ export function reservedNamespaceViolation(
 }
 
 /** `replicas-range`: an int32 of 0 or more, as every kind's replicas (a Job's parallelism) is. */
-export function replicasRangeViolation(replicas: number): Violation | undefined {
+function replicasRangeViolation(replicas: number): Violation | undefined {
   if (Number.isInteger(replicas) && replicas >= 0 && replicas <= MAX_REPLICAS) return undefined;
   return { rule: 'replicas-range', path: 'replicas', params: { value: replicas } };
 }
