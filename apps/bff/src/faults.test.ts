@@ -173,18 +173,31 @@ async function slowProxy(target: URL) {
   };
 }
 
+/**
+ * An embedded cluster and a BFF that reaches it only through the proxy `proxyOf` puts in front
+ * of it; `before` sets the proxy up before the BFF's first call.
+ */
+async function bffBehind<P extends { url: string; close(): Promise<void> }>(
+  proxyOf: (target: URL) => Promise<P>,
+  before: (proxy: P) => void = () => {},
+) {
+  const cluster = await startEmbeddedCluster({ log: () => {} });
+  cleanups.push(() => cluster.stop());
+  const proxy = await proxyOf(new URL(cluster.url));
+  cleanups.push(() => proxy.close());
+  before(proxy);
+  const bff = await startBff({
+    connection: embeddedConnection({ url: proxy.url, token: cluster.token }),
+    port: 0,
+    logger: false,
+  });
+  cleanups.push(() => bff.close());
+  return { cluster, proxy, bff, caller: createCallerFactory(appRouter)(bff.context) };
+}
+
 describe.runIf(onSim)('a slow API server', () => {
   it('turns /readyz to 503 with a reason, keeps answering from the caches, and recovers', async () => {
-    const cluster = await startEmbeddedCluster({ log: () => {} });
-    cleanups.push(() => cluster.stop());
-    const proxy = await slowProxy(new URL(cluster.url));
-    cleanups.push(() => proxy.close());
-    const bff = await startBff({
-      connection: embeddedConnection({ url: proxy.url, token: cluster.token }),
-      port: 0,
-      logger: false,
-    });
-    cleanups.push(() => bff.close());
+    const { proxy, bff } = await bffBehind(slowProxy);
     expect((await fetch(`${bff.url}/readyz`)).status).toBe(200);
 
     proxy.state.delayMs = 4000;
@@ -268,23 +281,14 @@ describe.runIf(onSim)('writes before the BFF has seen the nodes', () => {
   it('are never judged without the cluster-aware rules: refused with a retryable 503, then judged', {
     timeout: 180_000,
   }, async () => {
-    const cluster = await startEmbeddedCluster({ log: () => {} });
-    cleanups.push(() => cluster.stop());
-    const proxy = await refusingProxy(new URL(cluster.url));
-    cleanups.push(() => proxy.close());
-    // The API server fails every list of the nodes: the BFF starts, its informer retrying.
     const listsNodes = (method: string, url: URL) =>
       method === 'GET' &&
       url.pathname === '/api/v1/nodes' &&
       url.searchParams.get('watch') !== 'true';
-    proxy.state.refuse = (method, url) => (listsNodes(method, url) ? 500 : undefined);
-    const bff = await startBff({
-      connection: embeddedConnection({ url: proxy.url, token: cluster.token }),
-      port: 0,
-      logger: false,
+    // The API server fails every list of the nodes: the BFF starts, its informer retrying.
+    const { cluster, proxy, caller } = await bffBehind(refusingProxy, (proxy) => {
+      proxy.state.refuse = (method, url) => (listsNodes(method, url) ? 500 : undefined);
     });
-    cleanups.push(() => bff.close());
-    const caller = createCallerFactory(appRouter)(bff.context);
     const apps = kubeConfigFor(cluster).makeApiClient(AppsV1Api);
 
     const name = uniqueName('unsynced');
@@ -325,20 +329,11 @@ describe.runIf(onSim)('writes before the BFF has seen the nodes', () => {
 
 describe.runIf(onSim)('a StatefulSet whose headless Service the API server refuses', () => {
   const start = async () => {
-    const cluster = await startEmbeddedCluster({ log: () => {} });
-    cleanups.push(() => cluster.stop());
-    const proxy = await refusingProxy(new URL(cluster.url));
-    cleanups.push(() => proxy.close());
-    const bff = await startBff({
-      connection: embeddedConnection({ url: proxy.url, token: cluster.token }),
-      port: 0,
-      logger: false,
-    });
-    cleanups.push(() => bff.close());
+    const { cluster, proxy, caller } = await bffBehind(refusingProxy);
     const admin = kubeConfigFor(cluster);
     return {
       proxy,
-      caller: createCallerFactory(appRouter)(bff.context),
+      caller,
       apps: admin.makeApiClient(AppsV1Api),
       core: admin.makeApiClient(CoreV1Api),
     };

@@ -50,28 +50,31 @@ describe('replicas-range: a Kubernetes int32 of 0 or more', () => {
   });
 });
 
+/** 2 nodes × 4 mGPU cards of 48 GiB (native-burst-share), and 1 node of 8 whole nvidia cards. */
+const gpuInventory: GpuInventory = {
+  pools: [
+    {
+      model: 'NVIDIA-L20',
+      resourceType: 'mgpu',
+      policy: 'native-burst-share',
+      cardsPerNode: 4,
+      memoryMiBPerCard: 49152,
+      nodes: 2,
+    },
+    {
+      model: 'NVIDIA-A100',
+      resourceType: 'nvidia',
+      policy: 'fixed-share',
+      cardsPerNode: 8,
+      memoryMiBPerCard: 81920,
+      nodes: 1,
+    },
+  ],
+};
+
 describe('replicas-exceed-cluster: no more pods than an empty cluster could hold', () => {
-  // 2 nodes × 4 cards of 48 GiB; a 0.5-card slice of 8 GiB fits 2 per card (100 %): 16 pods.
-  const inventory: GpuInventory = {
-    pools: [
-      {
-        model: 'NVIDIA-L20',
-        resourceType: 'mgpu',
-        policy: 'native-burst-share',
-        cardsPerNode: 4,
-        memoryMiBPerCard: 49152,
-        nodes: 2,
-      },
-      {
-        model: 'NVIDIA-A100',
-        resourceType: 'nvidia',
-        policy: 'fixed-share',
-        cardsPerNode: 8,
-        memoryMiBPerCard: 81920,
-        nodes: 1,
-      },
-    ],
-  };
+  // A 0.5-card slice of 8 GiB fits 2 per L20 card (100 %): 16 pods.
+  const inventory = gpuInventory;
   it('16 replicas of half a card fit 8 cards', () => {
     expect(rulesOf({ replicas: 16 }, inventory)).toEqual([]);
   });
@@ -127,20 +130,8 @@ describe('replicas-exceed-cluster: no more pods than an empty cluster could hold
 });
 
 describe('replicas-exceed-cluster: no more pods than the nodes run, GPU or not', () => {
-  // 3 nodes of 110 pods each, beside the GPU pools of 8 mGPU cards (2 × 4).
-  const inventory: GpuInventory = {
-    pools: [
-      {
-        model: 'NVIDIA-L20',
-        resourceType: 'mgpu',
-        policy: 'native-burst-share',
-        cardsPerNode: 4,
-        memoryMiBPerCard: 49152,
-        nodes: 2,
-      },
-    ],
-    podSlots: { nodes: 3, pods: 330 },
-  };
+  // 3 nodes of 110 pods each: the GPU pools' nodes.
+  const inventory: GpuInventory = { ...gpuInventory, podSlots: { nodes: 3, pods: 330 } };
   const cpuOnly = [{ name: 'w', image: 'nginx:1.27' }];
   it('a pod without GPU: 330 are accepted, 331 and a billion refused with the figure', () => {
     expect(rulesOf({ replicas: 330, containers: cpuOnly }, inventory)).toEqual([]);
