@@ -2,6 +2,8 @@ import { expect, type Page } from '@playwright/test';
 
 /** What a person types into the creation form (zh-CN labels of spec §7). */
 export interface FormInput {
+  /** 工作负载类型: Deployment when absent (spec §8). */
+  kind?: 'Deployment' | 'StatefulSet' | 'Job';
   name: string;
   image?: string;
   policy?: string;
@@ -16,6 +18,7 @@ export interface FormInput {
 /** The workload request the same typing stands for (spec §7), to ask the BFF what it expects. */
 export function requestOf(input: FormInput) {
   return {
+    ...(input.kind ? { kind: input.kind } : {}),
     name: input.name,
     namespace: 'default',
     replicas: 1,
@@ -38,6 +41,7 @@ export function requestOf(input: FormInput) {
 }
 
 export async function fillForm(page: Page, input: FormInput): Promise<void> {
+  if (input.kind) await page.getByLabel('工作负载类型', { exact: true }).selectOption(input.kind);
   await page.getByLabel('名称', { exact: true }).fill(input.name);
   await page.getByLabel('镜像', { exact: true }).fill(input.image ?? 'nginx:1.27');
   if (input.containerName !== undefined)

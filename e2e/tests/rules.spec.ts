@@ -81,6 +81,17 @@ const CASES: {
   { rule: 'image-reference', input: { image: 'nginx\u200b:1.27', compute: '0.5', memoryGiB: '4' } },
   // A valid DNS subdomain, but the name is also a label value (≤ 63).
   { rule: 'name-too-long', input: { name: 'n'.repeat(64), compute: '0.5', memoryGiB: '4' } },
+  // Its headless Service takes the name (a letter first, no dots); its pods' revision label ≤ 63.
+  {
+    rule: 'statefulset-name',
+    variant: 'a dot',
+    input: { kind: 'StatefulSet', name: 'web.v2', compute: '0.5', memoryGiB: '4' },
+  },
+  {
+    rule: 'statefulset-name',
+    variant: '53 characters',
+    input: { kind: 'StatefulSet', name: 's'.repeat(53), compute: '0.5', memoryGiB: '4' },
+  },
   {
     rule: 'per-card-memory-exceeds-model',
     input: { compute: '0.5', memoryGiB: '80', model: 'NVIDIA-L20' },

@@ -1,13 +1,16 @@
 /**
  * Faults between the BFF and the Kubernetes API: a restart mid-watch, watch versions that
- * expired (410 Gone), and a slow API server. These need control of the API server, so they run
- * on the embedded one only; the rest of the suite also runs against real Kubernetes.
+ * expired (410 Gone), a slow API server, node lists that fail (writes must not skip the
+ * cluster-aware rules) and a refused headless Service (no half-made StatefulSet). These need
+ * control of the API server, so they run on the embedded one only; the rest of the suite also
+ * runs against real Kubernetes.
  */
 import { mkdtemp } from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import {
   type EmbeddedCluster,
   kubeConfigFor,
@@ -20,7 +23,13 @@ import { ClusterClient } from './cluster/cluster-client.js';
 import { embeddedConnection } from './cluster/connection.js';
 import { appRouter } from './router.js';
 import { type RunningBff, startBff } from './server.js';
-import { eventually, seedRequest, subscribe, uniqueName } from './test-support/bff-harness.js';
+import {
+  eventually,
+  ruleErrorsOf,
+  seedRequest,
+  subscribe,
+  uniqueName,
+} from './test-support/bff-harness.js';
 import { createCallerFactory } from './trpc/init.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -164,18 +173,31 @@ async function slowProxy(target: URL) {
   };
 }
 
+/**
+ * An embedded cluster and a BFF that reaches it only through the proxy `proxyOf` puts in front
+ * of it; `before` sets the proxy up before the BFF's first call.
+ */
+async function bffBehind<P extends { url: string; close(): Promise<void> }>(
+  proxyOf: (target: URL) => Promise<P>,
+  before: (proxy: P) => void = () => {},
+) {
+  const cluster = await startEmbeddedCluster({ log: () => {} });
+  cleanups.push(() => cluster.stop());
+  const proxy = await proxyOf(new URL(cluster.url));
+  cleanups.push(() => proxy.close());
+  before(proxy);
+  const bff = await startBff({
+    connection: embeddedConnection({ url: proxy.url, token: cluster.token }),
+    port: 0,
+    logger: false,
+  });
+  cleanups.push(() => bff.close());
+  return { cluster, proxy, bff, caller: createCallerFactory(appRouter)(bff.context) };
+}
+
 describe.runIf(onSim)('a slow API server', () => {
   it('turns /readyz to 503 with a reason, keeps answering from the caches, and recovers', async () => {
-    const cluster = await startEmbeddedCluster({ log: () => {} });
-    cleanups.push(() => cluster.stop());
-    const proxy = await slowProxy(new URL(cluster.url));
-    cleanups.push(() => proxy.close());
-    const bff = await startBff({
-      connection: embeddedConnection({ url: proxy.url, token: cluster.token }),
-      port: 0,
-      logger: false,
-    });
-    cleanups.push(() => bff.close());
+    const { proxy, bff } = await bffBehind(slowProxy);
     expect((await fetch(`${bff.url}/readyz`)).status).toBe(200);
 
     proxy.state.delayMs = 4000;
@@ -188,5 +210,177 @@ describe.runIf(onSim)('a slow API server', () => {
 
     proxy.state.delayMs = 0;
     await eventually(async () => (await fetch(`${bff.url}/readyz`)).status === 200, 'ready again');
+  });
+});
+
+/**
+ * An HTTP proxy in front of the API server that answers the requests `refuse` picks with a
+ * Status of the code it returns (an API server failing, or RBAC saying no), passing the rest
+ * on, streams included; `seen` lists every request as `METHOD path?query`.
+ */
+async function refusingProxy(target: URL) {
+  const state: { refuse?: (method: string, url: URL) => number | undefined } = {};
+  const seen: string[] = [];
+  const server = http.createServer((request, response) => {
+    const method = request.method ?? 'GET';
+    const url = new URL(request.url ?? '/', target);
+    seen.push(`${method} ${url.pathname}${url.search}`);
+    const code = state.refuse?.(method, url);
+    if (code !== undefined) {
+      request.resume();
+      response.writeHead(code, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          message: `${method} ${url.pathname} refused by the test's proxy`,
+          reason: code === 403 ? 'Forbidden' : 'InternalError',
+          code,
+        }),
+      );
+      return;
+    }
+    const upstream = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method,
+        path: request.url,
+        headers: request.headers,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        // A watch's headers go out at once, as the API server sent them, not with its first event.
+        response.flushHeaders();
+        answer.pipe(response);
+      },
+    );
+    upstream.on('error', () => response.destroy());
+    // A watch the client closes ends upstream too.
+    response.on('close', () => upstream.destroy());
+    request.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    state,
+    seen,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A container without GPU: only the nodes' pod slots bound how many of its pods run. */
+const cpuOnly = { name: 'web', image: 'nginx:1.27', gpu: { type: 'none' as const } };
+
+describe.runIf(onSim)('writes before the BFF has seen the nodes', () => {
+  it('are never judged without the cluster-aware rules: refused with a retryable 503, then judged', {
+    timeout: 180_000,
+  }, async () => {
+    const listsNodes = (method: string, url: URL) =>
+      method === 'GET' &&
+      url.pathname === '/api/v1/nodes' &&
+      url.searchParams.get('watch') !== 'true';
+    // The API server fails every list of the nodes: the BFF starts, its informer retrying.
+    const { cluster, proxy, caller } = await bffBehind(refusingProxy, (proxy) => {
+      proxy.state.refuse = (method, url) => (listsNodes(method, url) ? 500 : undefined);
+    });
+    const apps = kubeConfigFor(cluster).makeApiClient(AppsV1Api);
+
+    const name = uniqueName('unsynced');
+    const billion = seedRequest(name, { replicas: 1_000_000_000, containers: [cpuOnly] });
+    const refused = await ruleErrorsOf(caller.workload.create({ request: billion, lang: 'en' }));
+    expect(refused.code).toBe('SERVICE_UNAVAILABLE');
+    expect(refused.errors.map((error) => error.rule)).toEqual(['cluster-not-synced']);
+    expect(refused.errors[0]?.fix).toContain('again');
+    await expect(apps.readNamespacedDeployment({ namespace: 'default', name })).rejects.toThrow();
+    // Scale and update wait for the nodes too; a request its own rules refuse is told so at once.
+    for (const write of [
+      caller.workload.scale({ namespace: 'default', name, replicas: 2_147_483_647 }),
+      caller.workload.update({
+        namespace: 'default',
+        name,
+        resourceVersion: '1',
+        request: billion,
+      }),
+    ])
+      expect((await ruleErrorsOf(write)).errors.map((error) => error.rule)).toEqual([
+        'cluster-not-synced',
+      ]);
+    const system = await ruleErrorsOf(
+      caller.workload.create({ request: seedRequest(name, { namespace: 'kube-system' }) }),
+    );
+    expect(system.errors.map((error) => error.rule)).toEqual(['namespace-reserved']);
+
+    // The API server lists the nodes again: the same create now meets the cluster's bound.
+    proxy.state.refuse = undefined;
+    const judged = await eventually(async () => {
+      const answer = await ruleErrorsOf(caller.workload.create({ request: billion, lang: 'en' }));
+      return answer.code === 'SERVICE_UNAVAILABLE' ? undefined : answer;
+    }, 'the nodes listed');
+    expect(judged.errors.map((error) => error.rule)).toEqual(['replicas-exceed-cluster']);
+    await expect(apps.readNamespacedDeployment({ namespace: 'default', name })).rejects.toThrow();
+  });
+});
+
+describe.runIf(onSim)('a StatefulSet whose headless Service the API server refuses', () => {
+  const start = async () => {
+    const { cluster, proxy, caller } = await bffBehind(refusingProxy);
+    const admin = kubeConfigFor(cluster);
+    return {
+      proxy,
+      caller,
+      apps: admin.makeApiClient(AppsV1Api),
+      core: admin.makeApiClient(CoreV1Api),
+    };
+  };
+  const createsService = (method: string, url: URL) =>
+    method === 'POST' && url.pathname.endsWith('/services');
+
+  it('in its dry run: nothing is created', async () => {
+    const { proxy, caller, apps } = await start();
+    // RBAC that lets the operator make StatefulSets but not Services says no to the dry run too.
+    proxy.state.refuse = (method, url) => (createsService(method, url) ? 403 : undefined);
+    const name = uniqueName('sts-dry');
+    const refused = await ruleErrorsOf(
+      caller.workload.create({ request: seedRequest(name, { kind: 'StatefulSet' }), lang: 'en' }),
+    );
+    expect(refused.errors.map((error) => error.rule)).toEqual(['forbidden']);
+    const statefulSetCreates = proxy.seen.filter(
+      (line) => line.startsWith('POST') && line.includes('/statefulsets'),
+    );
+    expect(statefulSetCreates.length).toBeGreaterThan(0);
+    expect(statefulSetCreates.every((line) => line.includes('dryRun=All'))).toBe(true);
+    await expect(apps.readNamespacedStatefulSet({ namespace: 'default', name })).rejects.toThrow();
+  });
+
+  it('after its dry run passed: the StatefulSet is deleted again, and its pods go', async () => {
+    const { proxy, caller, apps, core } = await start();
+    proxy.state.refuse = (method, url) =>
+      createsService(method, url) && url.searchParams.get('dryRun') !== 'All' ? 500 : undefined;
+    const name = uniqueName('sts-half');
+    const refused = await ruleErrorsOf(
+      caller.workload.create({
+        request: seedRequest(name, { kind: 'StatefulSet', replicas: 2 }),
+        lang: 'en',
+      }),
+    );
+    expect(refused.errors.map((error) => error.rule)).toEqual(['cluster-unavailable']);
+    expect(
+      proxy.seen.some((line) => line.startsWith(`POST`) && line.includes('/statefulsets?')),
+    ).toBe(true);
+    await expect(apps.readNamespacedStatefulSet({ namespace: 'default', name })).rejects.toThrow();
+    await expect(core.readNamespacedService({ namespace: 'default', name })).rejects.toThrow();
+    await eventually(async () => {
+      const pods = await core.listNamespacedPod({
+        namespace: 'default',
+        labelSelector: `app.kubernetes.io/name=${name}`,
+      });
+      return pods.items.length === 0;
+    }, "the rolled-back StatefulSet's pods gone");
   });
 });

@@ -163,6 +163,24 @@ describe('the shared informer', () => {
     }
   });
 
+  it('waits for its first list when asked (bounded), and says whether it came', async () => {
+    const api = await scriptedApiServer();
+    api.lists.push(500, 500, 500, 500, 500, 500, 500, 500, 500, 500);
+    const informer = podInformer(api);
+    try {
+      await informer.start();
+      // Every list fails for a while: a short wait ends unsynced rather than hanging.
+      expect(await informer.waitForSync(50)).toBe(false);
+      api.lists.splice(0, api.lists.length, [pod('a', '1')]);
+      expect(await informer.waitForSync(60_000)).toBe(true);
+      expect(names(informer.list())).toEqual(['a']);
+      // Once listed, it answers at once.
+      expect(await informer.waitForSync(0)).toBe(true);
+    } finally {
+      await informer.stop();
+    }
+  });
+
   it('re-lists on 410 Gone and announces it, with handlers and listeners seeing each change', async () => {
     const api = await scriptedApiServer();
     api.lists.push([pod('a', '1', 'rs-1'), pod('b', '1', 'rs-1')]);

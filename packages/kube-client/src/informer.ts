@@ -175,6 +175,28 @@ export class SharedInformer<T extends KubernetesObject> implements WatchedCache<
     return this.started;
   }
 
+  /**
+   * Resolves true once the cache has listed (client-go's WaitForCacheSync), or with
+   * `health.synced` after `timeoutMs`: a caller that must not judge from an empty cache waits
+   * this long at most, then says the cache is not there yet.
+   */
+  waitForSync(timeoutMs: number): Promise<boolean> {
+    if (this.health.synced) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(this.health.synced);
+      };
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref?.();
+      // `attempt` marks the cache synced, then announces the resync.
+      const unsubscribe = this.subscribe((event) => {
+        if (event.type === 'resync' && this.health.synced) done();
+      });
+    });
+  }
+
   list(namespace?: string): readonly T[] {
     return this.informer.list(namespace);
   }

@@ -1199,6 +1199,8 @@ describe('messages in zh-CN and en', () => {
         nodes: 1,
       },
     ],
+    // 2 nodes of 110 pods: only a corpus entry of more replicas is over it.
+    podSlots: { nodes: 2, pods: 220 },
     // Only the corpus entry in this namespace is over it.
     quotas: [
       {
@@ -1290,6 +1292,19 @@ describe('messages in zh-CN and en', () => {
       request: requestOf(undefined, { containers: [{ name: 'w', image: 'Nginx:1.27' }] }),
     },
     { label: 'name of 64 characters', request: requestOf(undefined, { name: 'a'.repeat(64) }) },
+    {
+      label: "pods without GPU beyond the nodes' pod slots",
+      request: requestOf(undefined, { replicas: 1_000_000_000 }),
+      inventory,
+    },
+    {
+      label: 'StatefulSet named with a dot',
+      request: requestOf(single('0.5', '8'), { kind: 'StatefulSet', name: 'web.v2' }),
+    },
+    {
+      label: 'StatefulSet named with 53 characters',
+      request: requestOf(single('0.5', '8'), { kind: 'StatefulSet', name: 's'.repeat(53) }),
+    },
     {
       label: 'too many containers',
       request: requestOf(undefined, {

@@ -10,8 +10,12 @@ import type { GpuInventory } from './inventory.js';
 import { buildWorkload, type ManifestOptions, type WorkloadManifest } from './manifest.js';
 import { describeViolation } from './messages.js';
 import type { WorkloadRequest } from './request.js';
-import { evaluateMultiCardPolicy, evaluateRequestFields } from './request-rules.js';
-import type { Lang, RuleError, Violation } from './rules.js';
+import {
+  evaluateMultiCardPolicy,
+  evaluateRequestFields,
+  reservedNamespaceViolation,
+} from './request-rules.js';
+import type { Lang, RuleError, RuleId, Violation } from './rules.js';
 
 /** The check result of spec §7. */
 export interface CheckResult {
@@ -62,19 +66,23 @@ export function evaluateRequest(
   return { violations, shares };
 }
 
-/** Checks a workload request against every rule (spec §3) and builds its manifest (of its kind) when valid. */
-export function checkRequest(request: WorkloadRequest, options: CheckOptions = {}): CheckResult {
-  const lang = options.lang ?? 'en';
-  const { violations, shares } = evaluateRequest(request, options.inventory, {
-    ...(options.reservedNamespaces !== undefined
-      ? { reservedNamespaces: options.reservedNamespaces }
-      : {}),
-  });
-  const errors: RuleError[] = violations.map((violation) => ({
+const reservedOf = (options: EvaluateOptions): EvaluateOptions =>
+  options.reservedNamespaces !== undefined
+    ? { reservedNamespaces: options.reservedNamespaces }
+    : {};
+
+const describeAll = (violations: readonly Violation[], lang: Lang): RuleError[] =>
+  violations.map((violation) => ({
     path: violation.path,
     rule: violation.rule,
     ...describeViolation(violation, lang),
   }));
+
+/** Checks a workload request against every rule (spec §3) and builds its manifest (of its kind) when valid. */
+export function checkRequest(request: WorkloadRequest, options: CheckOptions = {}): CheckResult {
+  const lang = options.lang ?? 'en';
+  const { violations, shares } = evaluateRequest(request, options.inventory, reservedOf(options));
+  const errors = describeAll(violations, lang);
   const valid = errors.length === 0;
   return {
     valid,
@@ -82,4 +90,42 @@ export function checkRequest(request: WorkloadRequest, options: CheckOptions = {
     containers: shares,
     ...(valid ? { manifest: buildWorkload(request, shares, options) } : {}),
   };
+}
+
+/**
+ * `namespace-reserved` for a write to a workload that exists (update, scale, delete): the
+ * cluster's own namespaces take none, whatever RBAC would allow.
+ */
+export function checkWorkloadTarget(namespace: string, options: CheckOptions = {}): RuleError[] {
+  const violation = reservedNamespaceViolation(namespace, options.reservedNamespaces);
+  return describeAll(violation ? [violation] : [], options.lang ?? 'en');
+}
+
+/** What a new replica count decides; the workload's other fields are judged where they change. */
+const SCALE_RULES: ReadonlySet<RuleId> = new Set<RuleId>([
+  'namespace-reserved',
+  'replicas-range',
+  'replicas-exceed-cluster',
+]);
+
+/**
+ * The rules a scale (spec §8 `workload.scale`) answers to, judged on the live workload read
+ * back (`readWorkloadObject`) with the new count: its namespace and its replicas — range, and
+ * with the inventory what the cluster could ever run of its shape. Its other fields stay as
+ * they are, so a rule they break (an object made with kubectl) does not block a scale.
+ */
+export function checkScale(
+  workload: WorkloadRequest,
+  replicas: number,
+  options: CheckOptions = {},
+): RuleError[] {
+  const { violations } = evaluateRequest(
+    { ...workload, replicas },
+    options.inventory,
+    reservedOf(options),
+  );
+  return describeAll(
+    violations.filter((violation) => SCALE_RULES.has(violation.rule)),
+    options.lang ?? 'en',
+  );
 }

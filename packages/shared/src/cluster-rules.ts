@@ -19,7 +19,7 @@ import {
   MAX_CARDS,
   type WorkloadRequest,
 } from './request.js';
-import type { Violation } from './rules.js';
+import { MAX_REPLICAS, type Violation } from './rules.js';
 import { MAX_INSTANCES_PER_CARD, VKE } from './vke.js';
 
 /** The request field each GPU quota resource is typed into. */
@@ -258,24 +258,34 @@ export function evaluateAgainstCluster(
   const gpuContainers = request.containers.filter(
     (container) => container.gpu !== undefined && container.gpu.type !== 'none',
   ).length;
-  // `replicas-exceed-cluster` only when every GPU container is understood and fits some node.
+  const replicas = request.replicas;
+  // Out of range is `replicas-range`'s to say.
+  if (!Number.isInteger(replicas) || replicas <= 0 || replicas > MAX_REPLICAS) return;
+  // `replicas-exceed-cluster` by the GPU shape only when every GPU container is understood and
+  // fits some node; by the nodes' pod slots for every pod, GPU or not.
+  const byShape =
+    violations.length === before && shares.length > 0 && shares.length === gpuContainers
+      ? podsClusterHolds(shares, known, unknownPolicy, inventory)
+      : undefined;
+  const slots = inventory.podSlots;
   if (
-    violations.length === before &&
-    shares.length > 0 &&
-    shares.length === gpuContainers &&
-    Number.isInteger(request.replicas)
-  ) {
-    const max = podsClusterHolds(shares, known, unknownPolicy, inventory);
-    if (max !== undefined && request.replicas > max) {
-      violations.push({
-        rule: 'replicas-exceed-cluster',
-        path: 'replicas',
-        params: {
-          value: request.replicas,
-          max,
-          ...(firstModel !== undefined ? { model: firstModel } : {}),
-        },
-      });
-    }
-  }
+    slots !== undefined &&
+    replicas > slots.pods &&
+    (byShape === undefined || slots.pods < byShape)
+  )
+    violations.push({
+      rule: 'replicas-exceed-cluster',
+      path: 'replicas',
+      params: { value: replicas, max: slots.pods, nodes: slots.nodes },
+    });
+  else if (byShape !== undefined && replicas > byShape)
+    violations.push({
+      rule: 'replicas-exceed-cluster',
+      path: 'replicas',
+      params: {
+        value: replicas,
+        max: byShape,
+        ...(firstModel !== undefined ? { model: firstModel } : {}),
+      },
+    });
 }

@@ -25,6 +25,12 @@ export interface GpuInventory {
    * `quotasWithout`): `quota-exceeded` counts the surge pods that overlap during it.
    */
   rollout?: QuotaRollout;
+  /**
+   * Every node's `status.allocatable.pods` (kubelet's `--max-pods`, 110 by default), summed:
+   * no cluster runs more pods at once, whatever they ask for (`replicas-exceed-cluster` for pods
+   * without GPUs too). Absent = not known, nothing checked.
+   */
+  podSlots?: { nodes: number; pods: number };
 }
 
 export function knownModels(inventory: GpuInventory): string[] {

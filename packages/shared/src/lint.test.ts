@@ -122,6 +122,19 @@ describe('lintObject', () => {
     ]);
   });
 
+  it.each(['web.v2', 's'.repeat(53)])(
+    'reports a StatefulSet named %s (statefulset-name) at its metadata.name',
+    (name) => {
+      const object = { ...deployment({}, coreAndMemory('50', '4096')), kind: 'StatefulSet' };
+      object.metadata = { name };
+      expect(lintObject(object, 'f')).toMatchObject([
+        { kind: 'StatefulSet', rule: 'statefulset-name', path: 'metadata.name' },
+      ]);
+      // The same object as a Deployment breaks nothing.
+      expect(lintObject({ ...object, kind: 'Deployment' }, 'f')).toEqual([]);
+    },
+  );
+
   it('leaves objects without mGPU alone', () => {
     const plain = deployment({}, {});
     plain.metadata.name = 'Not_A_Valid_Name';

@@ -23,8 +23,10 @@ export class ManifestParseError extends Error {
 
 /**
  * The rules a stored object is linted against: every mGPU rule of spec §3 that needs no
- * cluster, plus the Kubernetes rules the same annotations and names depend on. Image and
- * container-count rules are left to the API server, which already refuses such objects.
+ * cluster, plus the Kubernetes rules the same annotations and names depend on, and
+ * `statefulset-name`, which the API server lets through on the StatefulSet and then refuses on
+ * its Service and pods. Image and container-count rules are left to the API server, which
+ * already refuses such objects.
  */
 const LINTED_RULES: ReadonlySet<RuleId> = new Set<RuleId>([
   ...MGPU_RULES,
@@ -36,6 +38,7 @@ const LINTED_RULES: ReadonlySet<RuleId> = new Set<RuleId>([
   'compute-policy-unknown',
   'multi-card-mgpu-only',
   'requests-equal-limits',
+  'statefulset-name',
 ]);
 
 /** Every document of a Kubernetes YAML or JSON file; `List` objects and JSON arrays are opened. */

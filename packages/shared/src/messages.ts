@@ -288,10 +288,16 @@ const english: RuleCatalog = {
     message: `${en.replicas} must be a whole number from 0 to 2147483647, not ${value}.`,
     fix: 'Use a whole number from 0 to 2147483647.',
   }),
-  'replicas-exceed-cluster': ({ value, max, model }) => ({
-    message: `${en.replicas} ${value}: even empty, the cluster${model ? `'s ${model} nodes` : ''} could hold at most ${max} pods of this shape.`,
-    fix: `At most ${max} replicas fit this cluster; lower ${en.replicas}, or ask for less per card.`,
-  }),
+  'replicas-exceed-cluster': ({ value, max, model, nodes }) =>
+    nodes !== undefined
+      ? {
+          message: `${en.replicas} ${value}: the cluster's ${nodes} node${nodes === 1 ? '' : 's'} run at most ${max} pods together (the sum of their allocatable pods), even empty.`,
+          fix: `At most ${max} replicas fit this cluster; lower ${en.replicas}.`,
+        }
+      : {
+          message: `${en.replicas} ${value}: even empty, the cluster${model ? `'s ${model} nodes` : ''} could hold at most ${max} pods of this shape.`,
+          fix: `At most ${max} replicas fit this cluster; lower ${en.replicas}, or ask for less per card.`,
+        },
   'namespace-reserved': ({ value, reserved }) => ({
     message: `${en.namespace} "${value}" belongs to the cluster itself (${enList(reserved, 'and')}); workloads do not go there.`,
     fix: `Use another ${en.namespace}, such as default.`,
@@ -307,6 +313,13 @@ const english: RuleCatalog = {
   'containers-max': ({ count, max }) => ({
     message: `This workload has ${count} containers; a pod here takes at most ${max}.`,
     fix: `Remove containers until there are ${max} or fewer, or split the workload.`,
+  }),
+  'statefulset-name': ({ value, problem, length, max, suggestion }) => ({
+    message:
+      problem === 'dns-1035'
+        ? `${en.name} "${value}" cannot name a StatefulSet: its headless Service takes the same name, and a Service's name must start with a letter and have no dots.`
+        : `${en.name} has ${length} characters; a StatefulSet's pods carry the label controller-revision-hash: <name>-<hash of up to 10 characters>, so its name has at most ${max} (longer, its pods can never be created).`,
+    fix: `${suggestion ? `Try "${suggestion}": ` : 'Use '}lowercase letters, digits and "-", a letter first, at most ${max} characters.`,
   }),
   'compute-policy-unknown': ({ value }) => ({
     message: `${en.computePolicy} "${value}" is not one of native-burst-share, fixed-share, guaranteed-burst-share.`,
@@ -517,10 +530,16 @@ const chinese: RuleCatalog = {
     message: `${zh.replicas}必须是 0 到 2147483647 之间的整数，不能是 ${value}。`,
     fix: '请填写 0 到 2147483647 之间的整数。',
   }),
-  'replicas-exceed-cluster': ({ value, max, model }) => ({
-    message: `${zh.replicas} ${value}：即使集群${model ? `中型号为 ${model} 的节点` : ''}全部空闲，也最多只能容纳 ${max} 个这种规格的 Pod。`,
-    fix: `此集群最多能容纳 ${max} 个副本；请减少${zh.replicas}，或降低每卡的需求。`,
-  }),
+  'replicas-exceed-cluster': ({ value, max, model, nodes }) =>
+    nodes !== undefined
+      ? {
+          message: `${zh.replicas} ${value}：集群的 ${nodes} 个节点即使全部空闲，合计也最多只能运行 ${max} 个 Pod（各节点 allocatable pods 之和）。`,
+          fix: `此集群最多能容纳 ${max} 个副本；请减少${zh.replicas}。`,
+        }
+      : {
+          message: `${zh.replicas} ${value}：即使集群${model ? `中型号为 ${model} 的节点` : ''}全部空闲，也最多只能容纳 ${max} 个这种规格的 Pod。`,
+          fix: `此集群最多能容纳 ${max} 个副本；请减少${zh.replicas}，或降低每卡的需求。`,
+        },
   'namespace-reserved': ({ value, reserved }) => ({
     message: `${zh.namespace}“${value}”属于集群自身（${zhList(reserved, '和')}），工作负载不能放在这里。`,
     fix: `请使用其他${zh.namespace}，例如 default。`,
@@ -536,6 +555,13 @@ const chinese: RuleCatalog = {
   'containers-max': ({ count, max }) => ({
     message: `该工作负载有 ${count} 个容器；一个 Pod 最多 ${max} 个。`,
     fix: `请删减容器到 ${max} 个以内，或拆分为多个工作负载。`,
+  }),
+  'statefulset-name': ({ value, problem, length, max, suggestion }) => ({
+    message:
+      problem === 'dns-1035'
+        ? `${zh.name}“${value}”不能用作 StatefulSet 的名称：它的 headless Service 使用同一名称，而 Service 的名称必须以字母开头且不含“.”。`
+        : `${zh.name}有 ${length} 个字符；StatefulSet 的 Pod 带有标签 controller-revision-hash: <名称>-<最多 10 个字符的哈希>，因此名称最多 ${max} 个字符（更长时其 Pod 永远无法创建）。`,
+    fix: `${suggestion ? `可改为“${suggestion}”：` : '请'}只用小写字母、数字和“-”，以字母开头，最多 ${max} 个字符。`,
   }),
   'compute-policy-unknown': ({ value }) => ({
     message: `${zh.computePolicy}“${value}”不是 native-burst-share、fixed-share、guaranteed-burst-share 之一。`,

@@ -1,14 +1,66 @@
 /** The rules of spec §3 on the request's own fields and on the pod as a whole. */
 import { quoteTyped } from './decimal.js';
 import { isDns1123Label, isDns1123Subdomain, suggestName } from './kubernetes-names.js';
-import { isComputePolicy, type WorkloadRequest } from './request.js';
+import { isComputePolicy, type WorkloadRequest, workloadKindOf } from './request.js';
 import {
   DEFAULT_RESERVED_NAMESPACES,
   MAX_CONTAINERS,
   MAX_LABEL_VALUE,
   MAX_REPLICAS,
+  MAX_STATEFULSET_NAME,
   type Violation,
 } from './rules.js';
+
+/**
+ * `namespace-reserved`: the cluster's own namespaces (or the configured list) take no console
+ * write — create, update, scale or delete — whatever RBAC would allow.
+ */
+export function reservedNamespaceViolation(
+  namespace: string,
+  reservedNamespaces: readonly string[] | undefined,
+): Violation | undefined {
+  const reserved = reservedNamespaces ?? DEFAULT_RESERVED_NAMESPACES;
+  if (!reserved.includes(namespace)) return undefined;
+  return {
+    rule: 'namespace-reserved',
+    path: 'namespace',
+    params: { value: namespace, reserved: [...reserved] },
+  };
+}
+
+/** `replicas-range`: an int32 of 0 or more, as every kind's replicas (a Job's parallelism) is. */
+function replicasRangeViolation(replicas: number): Violation | undefined {
+  if (Number.isInteger(replicas) && replicas >= 0 && replicas <= MAX_REPLICAS) return undefined;
+  return { rule: 'replicas-range', path: 'replicas', params: { value: replicas } };
+}
+
+/**
+ * `statefulset-name`: a StatefulSet's headless Service takes its name, and a Service's name is
+ * a DNS-1035 label (a letter first, no dots); its pods' `controller-revision-hash` label is
+ * `<name>-<hash>`, so the name has at most MAX_STATEFULSET_NAME characters.
+ */
+function statefulSetNameViolation(name: string): Violation | undefined {
+  // Past the subdomain rule, a DNS-1035 label differs by a letter first and no dots.
+  const problem =
+    !/^[a-z]/.test(name) || name.includes('.')
+      ? 'dns-1035'
+      : name.length > MAX_STATEFULSET_NAME
+        ? 'too-long'
+        : undefined;
+  if (problem === undefined) return undefined;
+  const suggestion = suggestName(name, 'dns-1035', MAX_STATEFULSET_NAME);
+  return {
+    rule: 'statefulset-name',
+    path: 'name',
+    params: {
+      value: name,
+      problem,
+      length: name.length,
+      max: MAX_STATEFULSET_NAME,
+      ...(suggestion ? { suggestion } : {}),
+    },
+  };
+}
 
 /**
  * Name, namespace, replicas, compute policy and container count; returns the pod's compute
@@ -26,13 +78,21 @@ export function evaluateRequestFields(
       path: 'name',
       params: { value: quoteTyped(request.name), ...(suggestion ? { suggestion } : {}) },
     });
-  } else if (request.name.length > MAX_LABEL_VALUE) {
-    // `name-too-long`: the name is also written as a label value (app: <name>), ≤ 63 characters.
-    violations.push({
-      rule: 'name-too-long',
-      path: 'name',
-      params: { value: request.name, length: request.name.length, max: MAX_LABEL_VALUE },
-    });
+  } else {
+    // A StatefulSet's name has the tighter bound, and one error says it (not two in turn).
+    const statefulSet =
+      workloadKindOf(request) === 'StatefulSet'
+        ? statefulSetNameViolation(request.name)
+        : undefined;
+    if (statefulSet !== undefined) violations.push(statefulSet);
+    else if (request.name.length > MAX_LABEL_VALUE) {
+      // `name-too-long`: the name is also a label value (app: <name>; a Job's pods' job-name), ≤ 63.
+      violations.push({
+        rule: 'name-too-long',
+        path: 'name',
+        params: { value: request.name, length: request.name.length, max: MAX_LABEL_VALUE },
+      });
+    }
   }
   if (!isDns1123Label(request.namespace)) {
     const suggestion = suggestName(request.namespace, 'label');
@@ -42,26 +102,11 @@ export function evaluateRequestFields(
       params: { value: quoteTyped(request.namespace), ...(suggestion ? { suggestion } : {}) },
     });
   } else {
-    const reserved = reservedNamespaces ?? DEFAULT_RESERVED_NAMESPACES;
-    if (reserved.includes(request.namespace)) {
-      violations.push({
-        rule: 'namespace-reserved',
-        path: 'namespace',
-        params: { value: request.namespace, reserved: [...reserved] },
-      });
-    }
+    const reserved = reservedNamespaceViolation(request.namespace, reservedNamespaces);
+    if (reserved !== undefined) violations.push(reserved);
   }
-  if (
-    !Number.isInteger(request.replicas) ||
-    request.replicas < 0 ||
-    request.replicas > MAX_REPLICAS
-  ) {
-    violations.push({
-      rule: 'replicas-range',
-      path: 'replicas',
-      params: { value: request.replicas },
-    });
-  }
+  const replicas = replicasRangeViolation(request.replicas);
+  if (replicas !== undefined) violations.push(replicas);
   const policyText = request.computePolicy?.trim() ?? '';
   const policy = policyText === '' ? undefined : policyText;
   if (policy !== undefined && !isComputePolicy(policy)) {

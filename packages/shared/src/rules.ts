@@ -39,6 +39,7 @@ export const KUBERNETES_RULES = [
   'name-too-long',
   'containers-max',
   'quota-exceeded',
+  'statefulset-name',
 ] as const;
 
 export type MgpuRuleId = (typeof MGPU_RULES)[number];
@@ -86,6 +87,13 @@ export const MAX_GPU_CONTAINER_NAME = Math.min(
   MAX_MULTI_CARD_CONTAINER_NAME,
   longestNameFor(VKE.gpuIndexAnnotationPrefix),
 );
+
+/**
+ * A StatefulSet's name: its pods carry `controller-revision-hash: <name>-<hash>`, a label value
+ * (≤ 63) whose hash has up to 10 characters, so a longer name gets pods the API server refuses
+ * forever (kubernetes#64023).
+ */
+export const MAX_STATEFULSET_NAME = MAX_LABEL_VALUE - 11;
 
 /** `replicas` is an int32 in the Deployment API. */
 export const MAX_REPLICAS = 2147483647;
@@ -208,6 +216,11 @@ export interface RuleParams {
     /** The most pods of this shape the whole cluster could hold if it were empty. */
     max: number;
     model?: string;
+    /**
+     * Present when the bound is the nodes' allocatable pods (summed over this many nodes), not
+     * the GPU shape: a pod without GPUs is bounded only by that.
+     */
+    nodes?: number;
   };
   'namespace-reserved': { value: string; reserved: string[] };
   'image-reference': {
@@ -224,6 +237,14 @@ export interface RuleParams {
   };
   'name-too-long': { value: string; length: number; max: number };
   'containers-max': { count: number; max: number };
+  'statefulset-name': {
+    value: string;
+    /** `dns-1035`: its headless Service takes the name, which must start with a letter, no dots. */
+    problem: 'dns-1035' | 'too-long';
+    length: number;
+    max: number;
+    suggestion?: string;
+  };
   'quota-exceeded': {
     namespace: string;
     /** The ResourceQuota's name. */

@@ -26,6 +26,7 @@ export const SERVER_RULES = [
   'conflict',
   'immutable-field',
   'kind-ambiguous',
+  'cluster-not-synced',
 ] as const;
 export type ServerRule = (typeof SERVER_RULES)[number];
 
@@ -137,6 +138,10 @@ const english: ServerRuleCatalog = {
     message: `More than one workload is named "${r.namespace}/${r.name}" (${detail}); nothing was deleted.`,
     fix: `Send the delete again with "kind" set to the one you mean (${detail}).`,
   }),
+  'cluster-not-synced': ({ detail }) => ({
+    message: `The console has not read the cluster's nodes yet${detail ? ` (${detail})` : ''}, so it cannot check this against what the cluster holds; nothing was changed.`,
+    fix: 'Try again in a moment.',
+  }),
 };
 
 const chinese: ServerRuleCatalog = {
@@ -182,6 +187,10 @@ const chinese: ServerRuleCatalog = {
   'kind-ambiguous': ({ detail, request: r }) => ({
     message: `名为“${r.namespace}/${r.name}”的工作负载不止一个（${detail}）；没有删除任何对象。`,
     fix: `请在删除请求中用 "kind" 指明要删除的那一个（${detail}）后重试。`,
+  }),
+  'cluster-not-synced': ({ detail }) => ({
+    message: `控制台尚未读取到集群的节点${detail ? `（${detail}）` : ''}，无法按集群的容量检查该操作；没有做任何更改。`,
+    fix: '请稍后重试。',
   }),
 };
 

@@ -24,6 +24,7 @@ interface ClusterView {
   modelLabel: string;
   states: readonly NodeState[];
   pools?: PoolSummary[];
+  podSlots?: NonNullable<GpuInventory['podSlots']>;
 }
 
 /** One view per cluster client, rebuilt only after its informers saw a change. */
@@ -78,6 +79,20 @@ export function currentPools(ctx: BffContext): PoolSummary[] {
 }
 
 /**
+ * Every node's allocatable pods, summed once per change of the caches: what the cluster could run
+ * at once if it were empty. Cordoned and NotReady nodes count too (counted generously: they may
+ * come back, so nothing placeable is refused).
+ */
+export function currentPodSlots(ctx: BffContext): NonNullable<GpuInventory['podSlots']> {
+  const view = clusterView(ctx);
+  view.podSlots ??= {
+    nodes: view.states.length,
+    pods: view.states.reduce((sum, state) => sum + state.maxPods, 0),
+  };
+  return view.podSlots;
+}
+
+/**
  * The namespaces' ResourceQuotas from the informer, or undefined until it has listed once (not
  * known is not "no quota": the rule then stays silent rather than guess).
  */
@@ -87,13 +102,18 @@ export function currentQuotas(ctx: BffContext): NamespaceQuota[] | undefined {
   return informer.list().map(namespaceQuotaOf);
 }
 
-/** The cluster-aware rules' input: one entry per pool, and the quotas when they are known. */
+/**
+ * The cluster-aware rules' input: one entry per pool, the nodes' pod slots, and the quotas when
+ * they are known.
+ */
 export function inventoryOf(
   pools: readonly PoolSummary[],
+  podSlots: GpuInventory['podSlots'],
   quotas?: readonly NamespaceQuota[],
   rollout?: QuotaRollout,
 ): GpuInventory {
   return {
+    ...(podSlots !== undefined ? { podSlots } : {}),
     ...(quotas !== undefined ? { quotas } : {}),
     ...(rollout !== undefined ? { rollout } : {}),
     pools: pools.map(

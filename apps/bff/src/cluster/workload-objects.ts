@@ -338,16 +338,18 @@ export class WorkloadObjects {
   }
 
   /**
-   * Foreground: its pods (and a StatefulSet's Service) go before it does. With `preconditions`
-   * only that very object at that version goes: another one is the API server's 409.
+   * Foreground by default: its pods (and a StatefulSet's Service) go before it does. With
+   * `preconditions` only that very object (at that version) goes: another one is the API
+   * server's 409.
    */
   delete(
     kind: CreatableKind,
     namespace: string,
     name: string,
-    preconditions?: { uid: string; resourceVersion: string },
+    preconditions?: { uid: string; resourceVersion?: string },
+    propagationPolicy: 'Foreground' | 'Background' = 'Foreground',
   ): Promise<void> {
-    const body = { propagationPolicy: 'Foreground', ...(preconditions ? { preconditions } : {}) };
+    const body = { propagationPolicy, ...(preconditions ? { preconditions } : {}) };
     const request = { namespace, name, body };
     return this.call(async () => {
       if (kind === 'Deployment') await this.apps.deleteNamespacedDeployment(request);
@@ -356,9 +358,14 @@ export class WorkloadObjects {
     });
   }
 
-  createService(namespace: string, body: V1Service): Promise<V1Service> {
+  createService(namespace: string, body: V1Service, dryRun = false): Promise<V1Service> {
     return this.call(() =>
-      this.core.createNamespacedService({ namespace, body, fieldManager: 'mgpu-console' }),
+      this.core.createNamespacedService({
+        namespace,
+        body,
+        fieldManager: 'mgpu-console',
+        ...(dryRun ? { dryRun: 'All' } : {}),
+      }),
     );
   }
 }

@@ -4,6 +4,7 @@
  * Over loopback on a real BFF and the embedded cluster, as http.test.ts does.
  */
 import { AppsV1Api, type V1Deployment } from '@kubernetes/client-node';
+import { checkRequest, type WorkloadRequestInput, WorkloadRequestSchema } from '@mgpu/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBff } from '../server.js';
 import {
@@ -46,10 +47,18 @@ const errorOf = (text: string): NonNullable<ErrorBody['error']> => {
 
 const rulesOf = (text: string) => (errorOf(text).data?.ruleErrors ?? []).map((e) => e.rule);
 
-/** Whether the cluster holds a Deployment of that name, asked of the API server itself. */
-async function existsInCluster(namespace: string, name: string): Promise<boolean> {
+/** A container without GPU: only the nodes' pod slots bound how many of its pods run. */
+const cpuOnly = { name: 'web', image: 'nginx:1.27', gpu: { type: 'none' as const } };
+
+/** Whether the cluster holds a workload of that name, asked of the API server itself. */
+async function existsInCluster(
+  namespace: string,
+  name: string,
+  kind: 'Deployment' | 'StatefulSet' = 'Deployment',
+): Promise<boolean> {
   try {
-    await apps.readNamespacedDeployment({ namespace, name });
+    if (kind === 'Deployment') await apps.readNamespacedDeployment({ namespace, name });
+    else await apps.readNamespacedStatefulSet({ namespace, name });
     return true;
   } catch (error) {
     if ((error as { code?: number }).code === 404) return false;
@@ -186,6 +195,115 @@ describe('refused requests name their rule and create nothing (issue 14)', () =>
       })),
     });
     await expectCreateRefused(request, ['containers-max']);
+  });
+
+  it('refuses replicas 1,000,000,000 of a pod without GPU (more than the nodes run)', async () => {
+    const errors = await expectCreateRefused(
+      seedRequest(uniqueName('probe-cpu'), { replicas: 1_000_000_000, containers: [cpuOnly] }),
+      ['replicas-exceed-cluster'],
+    );
+    expect(errors.find((error) => error.rule === 'replicas-exceed-cluster')?.path).toBe('replicas');
+  });
+
+  it.each([
+    ['a dot', (name: string) => `${name}.v2`],
+    ['a leading digit', (name: string) => `1${name}`],
+    ['53 characters', (name: string) => `${name}-${'s'.repeat(52 - name.length)}`],
+  ])('refuses a StatefulSet named with %s, on preview too', async (_label, nameOf) => {
+    const name = nameOf(uniqueName('probe-sts'));
+    const request = seedRequest(name, { kind: 'StatefulSet' });
+    const preview = await exchange(
+      queryUrl(harness.url, 'workload.preview', JSON.stringify({ request, lang: 'en' })),
+    );
+    expect(preview.status).toBe(200);
+    const checked = JSON.parse(preview.text) as {
+      result: { data: { valid: boolean; errors: RuleErrorShape[] } };
+    };
+    expect(checked.result.data.errors.map((error) => [error.rule, error.path])).toContainEqual([
+      'statefulset-name',
+      'name',
+    ]);
+    await expectCreateRefused(request, ['statefulset-name']);
+    expect(await existsInCluster('default', name, 'StatefulSet')).toBe(false);
+  });
+});
+
+describe('writes to workloads that exist answer to the same rules (issue 14)', () => {
+  /** A workload made with the Kubernetes client directly, as an administrator would. */
+  async function createDirectly(namespace: string, request: WorkloadRequestInput) {
+    const { manifest } = checkRequest(WorkloadRequestSchema.parse(request), {
+      reservedNamespaces: [],
+    });
+    await apps.createNamespacedDeployment({ namespace, body: manifest as V1Deployment });
+    return apps.readNamespacedDeployment({ namespace, name: request.name });
+  }
+
+  it('refuses to scale a workload to 2147483647 (replicas-exceed-cluster) and leaves it as it is', async () => {
+    const name = uniqueName('probe-scale');
+    const created = await mutation(
+      harness.url,
+      'workload.create',
+      JSON.stringify({ request: seedRequest(name, { replicas: 0, containers: [cpuOnly] }) }),
+    );
+    expect(created.status, created.text.slice(0, 300)).toBe(200);
+    try {
+      const answer = await mutation(
+        harness.url,
+        'workload.scale',
+        JSON.stringify({ namespace: 'default', name, replicas: 2_147_483_647, lang: 'en' }),
+      );
+      expect(answer.status, answer.text.slice(0, 300)).toBe(400);
+      const [error] = errorOf(answer.text).data?.ruleErrors ?? [];
+      expect(error).toMatchObject({ rule: 'replicas-exceed-cluster', path: 'replicas' });
+      expect(error?.message).toContain('2147483647');
+      expect(
+        (await apps.readNamespacedDeployment({ namespace: 'default', name })).spec?.replicas,
+      ).toBe(0);
+    } finally {
+      await apps.deleteNamespacedDeployment({ namespace: 'default', name }).catch(() => undefined);
+    }
+  });
+
+  it('refuses scale, update and delete (even forced) in kube-system, and changes nothing', async () => {
+    const name = uniqueName('probe-system');
+    const request = seedRequest(name, { namespace: 'kube-system', replicas: 0 });
+    const before = await createDirectly('kube-system', request);
+    try {
+      const tries = [
+        mutation(
+          harness.url,
+          'workload.scale',
+          JSON.stringify({ namespace: 'kube-system', name, replicas: 1 }),
+        ),
+        mutation(
+          harness.url,
+          'workload.update',
+          JSON.stringify({
+            namespace: 'kube-system',
+            name,
+            resourceVersion: before.metadata?.resourceVersion,
+            request: { ...request, replicas: 1 },
+          }),
+        ),
+        mutation(
+          harness.url,
+          'workload.delete',
+          JSON.stringify({ namespace: 'kube-system', name, force: true }),
+        ),
+      ];
+      for (const answer of await Promise.all(tries)) {
+        expect(answer.status, answer.text.slice(0, 300)).toBe(400);
+        expect(rulesOf(answer.text)).toEqual(['namespace-reserved']);
+      }
+      const after = await apps.readNamespacedDeployment({ namespace: 'kube-system', name });
+      expect(after.metadata?.deletionTimestamp).toBeUndefined();
+      expect(after.spec?.replicas).toBe(0);
+      expect(after.metadata?.generation).toBe(before.metadata?.generation);
+    } finally {
+      await apps
+        .deleteNamespacedDeployment({ namespace: 'kube-system', name })
+        .catch(() => undefined);
+    }
   });
 });
 

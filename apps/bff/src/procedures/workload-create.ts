@@ -17,7 +17,7 @@ import type { TRPCError } from '@trpc/server';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
-import { checkWithCluster } from './workload-preview.js';
+import { checkWrite } from './workload-preview.js';
 
 /** Annotation that ties a workload to the form submission that made it (idempotent retries). */
 export const CLIENT_REQUEST_ANNOTATION = 'mgpu.console.io/client-request-id';
@@ -104,35 +104,38 @@ async function earlierAttempt(
 }
 
 /**
- * A StatefulSet's headless Service (its `serviceName`), owned by it so it goes with it. One
- * that exists already (a retry, or the operator's own) is left as it is.
+ * A StatefulSet's headless Service (its `serviceName`), owned by it so it goes with it; without
+ * an owner, the dry run made before either is created. One that exists already (a retry, or the
+ * operator's own) is left as it is.
  */
 async function ensureHeadlessService(
   ctx: BffContext,
   kind: CreatableKind,
   request: WorkloadRequest,
-  owner: LiveWorkload,
+  owner: LiveWorkload | undefined,
   lang: Lang,
 ): Promise<void> {
   if (kind !== 'StatefulSet') return;
   const service = buildHeadlessService(request);
+  const ownerReferences = owner && [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      name: request.name,
+      uid: owner.metadata?.uid ?? '',
+      controller: true,
+      blockOwnerDeletion: true,
+    },
+  ];
   try {
-    await ctx.cluster.workloads.createService(request.namespace, {
-      ...service,
-      metadata: {
-        ...service.metadata,
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'StatefulSet',
-            name: request.name,
-            uid: owner.metadata?.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+    await ctx.cluster.workloads.createService(
+      request.namespace,
+      {
+        ...service,
+        metadata: { ...service.metadata, ...(ownerReferences && { ownerReferences }) },
       },
-    });
+      owner === undefined,
+    );
   } catch (error) {
     const kube = toKubeError(error);
     if (kube.code !== 409) throw refusal(kube, request, lang);
@@ -140,10 +143,12 @@ async function ensureHeadlessService(
 }
 
 /**
- * `workload.create`: re-validates everything (the browser is never trusted), asks the API server
- * for a dry run, then creates the object of the request's kind (a StatefulSet with its headless
- * Service). A retry with the same client request id returns what the first attempt made instead
- * of a second one or an error.
+ * `workload.create`: re-validates everything (the browser is never trusted) with the
+ * cluster-aware rules (waiting briefly for the nodes' first list, `checkWrite`), asks the API
+ * server for a dry run of every object it will make, then creates the object of the request's
+ * kind (a StatefulSet with its headless Service; if the Service is refused even so, the
+ * StatefulSet is deleted again). A retry with the same client request id returns what the first
+ * attempt made instead of a second one or an error.
  */
 export const workloadCreate = publicProcedure
   .input(CreateInputSchema)
@@ -151,7 +156,7 @@ export const workloadCreate = publicProcedure
   .mutation(async ({ ctx, input }) => {
     const { request, clientRequestId, lang } = input;
     // The same rules the form ran, plus the cluster-aware ones; the browser is never trusted.
-    const { check } = checkWithCluster(ctx, request, lang);
+    const { check } = await checkWrite(ctx, request, lang);
     if (!check.valid || check.manifest === undefined)
       throw ruleFailure('BAD_REQUEST', check.errors as RuleError[]);
     const kind = workloadKindOf(request);
@@ -204,17 +209,9 @@ export const workloadCreate = publicProcedure
     const retried = await answerRetry(false);
     if (retried) return retried;
     for (const dryRun of [true, false]) {
+      let created: LiveWorkload;
       try {
-        const created = await ctx.cluster.workloads.create(
-          kind,
-          request.namespace,
-          manifest,
-          dryRun,
-        );
-        if (!dryRun) {
-          await ensureHeadlessService(ctx, kind, request, created, lang);
-          return result(created, true);
-        }
+        created = await ctx.cluster.workloads.create(kind, request.namespace, manifest, dryRun);
       } catch (error) {
         const kube = toKubeError(error);
         // A concurrent retry may have won the race between our look-up and this create.
@@ -222,6 +219,28 @@ export const workloadCreate = publicProcedure
         if (raced) return raced;
         throw refusal(kube, request, lang);
       }
+      if (dryRun) {
+        // Both dry runs pass before either object is made: never half a StatefulSet.
+        await ensureHeadlessService(ctx, kind, request, undefined, lang);
+        continue;
+      }
+      try {
+        await ensureHeadlessService(ctx, kind, request, created, lang);
+      } catch (error) {
+        // Refused after its dry run passed: the StatefulSet goes again. Should that delete fail
+        // too, a retry with the same client request id finds the StatefulSet and adds the Service.
+        await ctx.cluster.workloads
+          .delete(
+            kind,
+            request.namespace,
+            request.name,
+            { uid: created.metadata?.uid ?? '' },
+            'Background',
+          )
+          .catch(() => undefined);
+        throw error;
+      }
+      return result(created, true);
     }
     throw new Error('unreachable: the create loop returns or throws');
   });

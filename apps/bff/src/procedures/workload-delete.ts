@@ -1,6 +1,7 @@
 import { toKubeError } from '@mgpu/kube-client';
 import {
   type CreatableKind,
+  checkWorkloadTarget,
   DeleteInputSchema,
   describeServerError,
   type Lang,
@@ -25,7 +26,8 @@ const DELETE_ATTEMPTS = 10;
  * `workload.delete`: removes the Deployment, StatefulSet or Job; what it owns goes with it
  * (foreground).
  * Spec §8: only what the console made (its managed-by label) unless the operator confirmed
- * with `force` — a console with delete rights must not be a way to remove anyone's workload.
+ * with `force` — a console with delete rights must not be a way to remove anyone's workload —
+ * and never in a reserved namespace (`namespace-reserved`), `force` or not.
  * The delete carries the checked object's uid and resourceVersion as preconditions, so an
  * object put in its place after the check (same name, no label) is never the one removed.
  */
@@ -36,6 +38,12 @@ export const workloadDelete = publicProcedure
     const { namespace, name, force, lang } = input;
     // The server rules' texts name the workload; a delete has no form beyond that.
     const target: WorkloadRequest = { name, namespace, replicas: 1, containers: [] };
+    // The cluster's own namespaces, `force` or not, whatever RBAC would allow.
+    const reserved = checkWorkloadTarget(namespace, {
+      lang,
+      ...(ctx.reservedNamespaces ? { reservedNamespaces: ctx.reservedNamespaces } : {}),
+    });
+    if (reserved.length > 0) throw ruleFailure('BAD_REQUEST', reserved);
     let checked: LiveWorkload | undefined;
     for (let attempt = 1; ; attempt += 1) {
       const workload = await workloadToDelete(

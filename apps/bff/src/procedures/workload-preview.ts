@@ -7,8 +7,10 @@ import {
   type CreatableKind,
   checkRequest,
   describeRejections,
+  describeServerError,
   diffRequests,
   type Lang,
+  type NamespaceQuota,
   type NodeState,
   PreviewInputSchema,
   type PreviewResult,
@@ -26,12 +28,13 @@ import {
 } from '@mgpu/shared';
 import {
   currentNodeStates,
+  currentPodSlots,
   currentPools,
   currentQuotas,
   inventoryOf,
 } from '../cluster/inventory.js';
 import type { BffContext } from '../trpc/context.js';
-import { publicProcedure } from '../trpc/init.js';
+import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { ownedBy } from './workload-progress.js';
 
 /** Replicas beyond this are not previewed one by one: the answer would not fit on a screen. */
@@ -103,9 +106,6 @@ export function checkWithCluster(
   replacing?: Replacing,
 ) {
   const states = currentNodeStates(ctx);
-  // Until the nodes were listed once the cluster is unknown, not empty: judge the request by
-  // its own rules only rather than blame it for a cluster nobody has seen yet.
-  const known = ctx.cluster.nodes.health.synced;
   const listed = currentQuotas(ctx);
   const now = Date.now();
   const own = listed !== undefined && replacing !== undefined ? ownPods(ctx, replacing) : undefined;
@@ -114,15 +114,72 @@ export function checkWithCluster(
       ? quotasWithout(listed, replacing.namespace, own.pods, now)
       : listed;
   const rollout = own !== undefined ? rolloutOf(ctx, request, own, now) : undefined;
+  const check = checkRequest(request, clusterCheckOptions(ctx, lang, quotas, rollout));
+  return { states, check };
+}
+
+/**
+ * The check's options against the cluster as the informers see it now: its pools and pod slots,
+ * the quotas and rollout given, the console's reserved namespaces.
+ */
+export function clusterCheckOptions(
+  ctx: BffContext,
+  lang: Lang,
+  quotas?: readonly NamespaceQuota[],
+  rollout?: QuotaRollout,
+): CheckOptions {
+  // Until the nodes were listed once the cluster is unknown, not empty: judge the request by
+  // its own rules only rather than blame it for a cluster nobody has seen yet (the preview;
+  // a write waits for the list, `requireClusterKnown`).
+  const known = ctx.cluster.nodes.health.synced;
   // Unset, the namespace-reserved rule keeps DEFAULT_RESERVED_NAMESPACES.
-  const options: CheckOptions = {
+  return {
     lang,
     modelLabel: ctx.modelLabel,
-    ...(known ? { inventory: inventoryOf(currentPools(ctx), quotas, rollout) } : {}),
+    ...(known
+      ? { inventory: inventoryOf(currentPools(ctx), currentPodSlots(ctx), quotas, rollout) }
+      : {}),
     ...(ctx.reservedNamespaces ? { reservedNamespaces: ctx.reservedNamespaces } : {}),
   };
-  const check = checkRequest(request, options);
-  return { states, check };
+}
+
+/** How long a write waits for the nodes' first list before it is refused as not yet checkable. */
+export const CLUSTER_SYNC_WAIT_MS = 5_000;
+
+/**
+ * A write (create, update, scale) is never judged without the cluster-aware rules: until the
+ * nodes were listed once it waits for that list, briefly, then is refused with a 503
+ * `cluster-not-synced` the operator may simply retry. `target` names the workload in the words.
+ */
+export async function requireClusterKnown(
+  ctx: BffContext,
+  lang: Lang,
+  target: WorkloadRequest,
+): Promise<void> {
+  const nodes = ctx.cluster.nodes;
+  if (await nodes.waitForSync(CLUSTER_SYNC_WAIT_MS)) return;
+  throw ruleFailure('SERVICE_UNAVAILABLE', [
+    describeServerError('cluster-not-synced', '', nodes.health.lastError ?? '', target, lang),
+  ]);
+}
+
+/**
+ * `checkWithCluster` for a create or an update: a request its own rules refuse is answered at
+ * once; any other waits for the cluster to be known (`requireClusterKnown`), so the
+ * cluster-aware rules are never skipped.
+ */
+export async function checkWrite(
+  ctx: BffContext,
+  request: WorkloadRequest,
+  lang: Lang,
+  replacing?: Replacing,
+): Promise<ReturnType<typeof checkWithCluster>> {
+  if (!ctx.cluster.nodes.health.synced) {
+    const own = checkWithCluster(ctx, request, lang, replacing);
+    if (!own.check.valid) return own;
+    await requireClusterKnown(ctx, lang, request);
+  }
+  return checkWithCluster(ctx, request, lang, replacing);
 }
 
 /**

@@ -1,11 +1,21 @@
-import { ScaleInputSchema, ScaleResultSchema } from '@mgpu/shared';
-import { publicProcedure } from '../trpc/init.js';
+import {
+  checkScale,
+  checkWorkloadTarget,
+  readWorkloadObject,
+  ScaleInputSchema,
+  ScaleResultSchema,
+  type WorkloadRequest,
+} from '@mgpu/shared';
+import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
+import { clusterCheckOptions, requireClusterKnown } from './workload-preview.js';
 
 /**
  * `workload.scale` (spec §8): a Deployment's or StatefulSet's replicas, a Job's parallelism
  * (its completions cannot change), as a merge patch of that one field: nothing else of the
- * object is sent, so a scale never overwrites anyone's edit.
+ * object is sent, so a scale never overwrites anyone's edit. The count answers to the rules
+ * create applies to it (`checkScale`: `namespace-reserved`, `replicas-range`,
+ * `replicas-exceed-cluster` for the workload read back), never without the cluster's nodes.
  */
 export const workloadScale = publicProcedure
   .input(ScaleInputSchema)
@@ -15,7 +25,17 @@ export const workloadScale = publicProcedure
     const fail = (error: unknown) => {
       throw kubeFailure(error, lang);
     };
+    // The rules' words name the workload; its containers are read back below.
+    const target: WorkloadRequest = { name, namespace, replicas, containers: [] };
+    const options = () => clusterCheckOptions(ctx, lang);
+    // A reserved namespace is refused before anything is read there.
+    const reserved = checkWorkloadTarget(namespace, options());
+    if (reserved.length > 0) throw ruleFailure('BAD_REQUEST', reserved);
+    await requireClusterKnown(ctx, lang, target);
     const live = await ctx.cluster.workloads.find(namespace, name, input.kind).catch(fail);
+    const workload = readWorkloadObject(live, { modelLabel: ctx.modelLabel })?.request ?? target;
+    const errors = checkScale(workload, replicas, options());
+    if (errors.length > 0) throw ruleFailure('BAD_REQUEST', errors);
     const scaled = await ctx.cluster.workloads
       .scale(live.kind, namespace, name, replicas)
       .catch(fail);

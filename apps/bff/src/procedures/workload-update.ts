@@ -15,7 +15,7 @@ import type { LiveWorkload } from '../cluster/workload-objects.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
 import { refusal } from './workload-create.js';
-import { checkWithCluster } from './workload-preview.js';
+import { checkWrite } from './workload-preview.js';
 
 /**
  * Writes tried when the API server's 409 came from a status write between read and PUT: during a
@@ -69,7 +69,7 @@ export const workloadUpdate = publicProcedure
       );
     const kind = workloadKindOf(request);
     // Its own pods are already in the quota's used: the edit is charged as their replacement.
-    const { check } = checkWithCluster(ctx, request, lang, { namespace, name, kind });
+    const { check } = await checkWrite(ctx, request, lang, { namespace, name, kind });
     if (!check.valid) throw ruleFailure('BAD_REQUEST', check.errors as RuleError[]);
 
     for (let attempt = 1; ; attempt += 1) {

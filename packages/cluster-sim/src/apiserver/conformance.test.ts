@@ -741,6 +741,29 @@ describe('validation', () => {
     });
   });
 
+  it('names a Service with a DNS-1035 label: a letter first, no dots', async () => {
+    const service = (name: string) => ({
+      metadata: { name },
+      spec: { clusterIP: 'None', selector: { app: name } },
+    });
+    for (const name of ['web.v2', '1web']) {
+      const status = await expectStatus(
+        core.createNamespacedService({ namespace, body: service(name), dryRun: 'All' }),
+      );
+      expect(status).toMatchObject({ code: 422, reason: 'Invalid' });
+      expect(status.details?.causes?.[0]).toMatchObject({
+        reason: 'FieldValueInvalid',
+        field: 'metadata.name',
+      });
+    }
+    const valid = await core.createNamespacedService({
+      namespace,
+      body: service('web-v2'),
+      dryRun: 'All',
+    });
+    expect(valid.metadata?.name).toBe('web-v2');
+  });
+
   it('keeps the selector of a deployment and the spec of a pod immutable', async () => {
     await apps.createNamespacedDeployment({ namespace, body: deployment('fixed') });
     const changed = await expectStatus(

@@ -2,7 +2,7 @@
  * Per-kind defaulting and validation, in the manner of the kube-apiserver's registry
  * strategies: what a real server fills in on create and which requests it rejects with 422.
  */
-import { isDns1123Label, isDns1123Subdomain } from '@mgpu/shared';
+import { isDns1035Label, isDns1123Label, isDns1123Subdomain } from '@mgpu/shared';
 import {
   arrayAt,
   isRecord,
@@ -23,6 +23,8 @@ import type { StatusCause } from './status.js';
 
 const DNS1123_LABEL_MESSAGE =
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const DNS1035_LABEL_MESSAGE =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 const DNS1123_SUBDOMAIN_MESSAGE =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
@@ -50,13 +52,18 @@ export function immutable(field: string, value: unknown): StatusCause {
   return invalidValue(field, value, 'field is immutable');
 }
 
-export type NameRule = 'label' | 'subdomain';
+/** `dns-1035`: a Service's name (kube-apiserver's ValidateServiceName), a letter first. */
+export type NameRule = 'label' | 'subdomain' | 'dns-1035';
+
+const NAME_RULES: Record<NameRule, { valid: (name: string) => boolean; message: string }> = {
+  label: { valid: isDns1123Label, message: DNS1123_LABEL_MESSAGE },
+  subdomain: { valid: isDns1123Subdomain, message: DNS1123_SUBDOMAIN_MESSAGE },
+  'dns-1035': { valid: isDns1035Label, message: DNS1035_LABEL_MESSAGE },
+};
 
 export function validateName(name: string, rule: NameRule, field = 'metadata.name'): StatusCause[] {
-  if (rule === 'label' ? isDns1123Label(name) : isDns1123Subdomain(name)) return [];
-  return [
-    invalidValue(field, name, rule === 'label' ? DNS1123_LABEL_MESSAGE : DNS1123_SUBDOMAIN_MESSAGE),
-  ];
+  const { valid, message } = NAME_RULES[rule];
+  return valid(name) ? [] : [invalidValue(field, name, message)];
 }
 
 function validateStringMap(map: unknown, field: string, checkValues: boolean): StatusCause[] {

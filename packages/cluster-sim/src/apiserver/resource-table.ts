@@ -270,6 +270,7 @@ export const RESOURCES: readonly ResourceDefinition[] = [
     plural: 'services',
     namespaced: true,
     shortNames: ['svc'],
+    nameRule: 'dns-1035',
     categories: ['all'],
     statusSubresource: true,
     initialStatus: () => ({ loadBalancer: {} }),

@@ -104,6 +104,22 @@ describe.concurrent('mgpu check', () => {
     ]);
   });
 
+  it("bounds every workload by the inventory's pod slots when it has them", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mgpu-cli-'));
+    const inventory = join(dir, 'inventory.json');
+    await writeFile(inventory, JSON.stringify({ pools: [], podSlots: { nodes: 2, pods: 220 } }));
+    const cpuOnly = {
+      ...seed,
+      replicas: 1_000_000_000,
+      containers: [{ name: 'web', image: 'nginx:1.27' }],
+    };
+    const run = await mgpu(['check', '--inventory', inventory], JSON.stringify(cpuOnly));
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout).errors).toMatchObject([
+      { path: 'replicas', rule: 'replicas-exceed-cluster' },
+    ]);
+  });
+
   it.each([
     ['malformed JSON', '{"name": '],
     ['a request of the wrong shape', JSON.stringify({ name: 3, containers: [] })],

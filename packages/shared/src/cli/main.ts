@@ -47,6 +47,9 @@ const GpuInventorySchema = z.object({
       nodes: z.number().int().nonnegative(),
     }),
   ),
+  podSlots: z
+    .object({ nodes: z.number().int().nonnegative(), pods: z.number().int().nonnegative() })
+    .optional(),
 });
 
 /** Standard input, refused (one line, exit 2) as soon as it grows past `limit` bytes. */
