@@ -68,9 +68,9 @@ describe('cluster.pending', () => {
         .filter((rejection) => (ROOM_REASONS as ReadonlySet<string>).has(rejection.reason))
         .map((rejection) => rejection.group),
     );
-    expect(new Set(pending.largestFits.map((fit) => fit.pool))).toEqual(roomGroups);
+    expect(new Set((pending.largestFits ?? []).map((fit) => fit.pool))).toEqual(roomGroups);
     const summary = await harness.caller.cluster.summary();
-    for (const fit of pending.largestFits)
+    for (const fit of pending.largestFits ?? [])
       expect(fit.largestFit).toEqual(
         summary.pools.find((pool) => pool.pool === fit.pool)?.largestFit,
       );

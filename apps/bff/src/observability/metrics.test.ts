@@ -160,8 +160,7 @@ describe('/metrics', () => {
       return pod && pod.rejections.length > 0 ? pod : undefined;
     }, 'the pod to be pending');
     const samples = (await scrape()).filter((s) => s.name === 'mgpu_pending_pods');
-    const pools =
-      pending.largestFits.length > 0 ? pending.largestFits.map((f) => f.pool) : ['none'];
+    const pools = pending.largestFits?.length ? pending.largestFits.map((f) => f.pool) : ['none'];
     for (const pool of pools)
       expect(samples.find((s) => s.labels.pool === pool)?.value).toBeGreaterThanOrEqual(1);
     await harness.caller.workload.delete({ namespace: 'default', name });
