@@ -106,22 +106,21 @@ describe('an operator who may not list nodes', () => {
       clientRequestId: uniqueName('c'),
       lang: 'en',
     });
-    const pending = await eventually(async () => {
-      const pods = await harness.caller.cluster.pending();
-      return pods.some((pod) => pod.workload === name && pod.rejections.length > 0) && pods;
+    const full = await eventually(async () => {
+      const pod = (await harness.caller.cluster.pending()).find((p) => p.workload === name);
+      return pod && pod.rejections.length > 0 ? pod : undefined;
     }, 'the pod pending with reasons');
-    const full = pending.find((pod) => pod.workload === name);
-    const [theirs] = pendingWithoutNodes(full ? [full] : []);
-    expect(full?.largestFits?.length).toBeGreaterThan(0);
+    const [theirs] = pendingWithoutNodes([full]);
+    expect(full.largestFits?.length).toBeGreaterThan(0);
     expect(theirs).toMatchObject({
-      namespace: full?.namespace,
-      pod: full?.pod,
+      namespace: full.namespace,
+      pod: full.pod,
       nodesWithheld: true,
     });
     expect(theirs?.fitsNow).toBeUndefined();
     expect(theirs?.largestFits).toBeUndefined();
     expect(theirs?.rejections.map(({ group, code }) => `${group} ${code}`)).toEqual(
-      full?.rejections.map(({ group, code }) => `${group} ${code}`),
+      full.rejections.map(({ group, code }) => `${group} ${code}`),
     );
     expect(theirs?.message).toMatch(/^No node is available: /);
     const text = JSON.stringify(theirs);
