@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test';
 /**
  * `--auth oidc` in the browser: the console sends the operator to the issuer's login page, the
  * issuer sends them back signed in, and the live dashboard streams with the session cookie as
- * the OIDC user kube-apiserver knows.
+ * the OIDC user kube-apiserver knows; signing out ends the issuer's session too.
  */
 const env = process.env;
 
@@ -37,12 +37,19 @@ test('an operator signs in through the issuer’s login page and lands on the pa
   // The session cookie is HttpOnly: page script never sees it.
   expect(await page.evaluate(() => document.cookie)).not.toContain('mgpu_console_session');
 
-  // A reload stays signed in; signing out asks for the issuer again.
+  // A reload stays signed in.
   await page.reload();
   await expect(page.getByTestId('stream-status')).toHaveAttribute('data-status', 'live');
-  await page.evaluate(async () => {
-    await fetch('/session', { method: 'DELETE' });
-  });
-  await page.reload();
+
+  // Signing out ends the issuer's session too: the issuer asks, then sends the browser back to
+  // the console's sign-in page, and the next sign-in asks for the password again.
+  await page.getByRole('button', { name: '退出登录' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign out' })).toBeVisible();
+  expect(new URL(page.url()).origin).toBe(env.MGPU_TEST_OIDC_ISSUER);
+  await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('link', { name: '通过身份提供方登录' })).toBeVisible();
+  expect(new URL(page.url()).origin).not.toBe(env.MGPU_TEST_OIDC_ISSUER);
+  await page.getByRole('link', { name: '通过身份提供方登录' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  await expect(page.getByLabel('Password')).toBeVisible();
 });
