@@ -1,4 +1,5 @@
-import { expect, test } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
+import { fillForm } from '../support/form.js';
 
 /**
  * `--auth oidc` in the browser: the console sends the operator to the issuer's login page, the
@@ -52,4 +53,46 @@ test('an operator signs in through the issuer’s login page and lands on the pa
   await page.getByRole('link', { name: '通过身份提供方登录' }).click();
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
   await expect(page.getByLabel('Password')).toBeVisible();
+});
+
+/** Through the issuer's login page from `path`, back on it signed in. */
+async function signInThroughIssuer(page: Page, path: string) {
+  await page.goto(path);
+  await page.getByRole('link', { name: '通过身份提供方登录' }).click();
+  await page.getByLabel('Username').fill(env.MGPU_TEST_OIDC_LOGIN ?? '');
+  await page.getByLabel('Password').fill(env.MGPU_TEST_OIDC_PASSWORD ?? '');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(new RegExp(`${path}$`));
+}
+
+test('an operator who may not list nodes is told whether a replica fits and why not, without node names', async ({
+  page,
+}) => {
+  // The tier's OIDC user has no binding that allows `list nodes`.
+  await signInThroughIssuer(page, '/workloads/new');
+  await fillForm(page, {
+    name: `withheld-${Date.now().toString(36)}`,
+    policy: 'native-burst-share',
+    multiCard: true,
+    cards: '2',
+    compute: '1.2',
+    memoryGiB: '8',
+  });
+  const preview = page.getByRole('region', { name: '调度预览' });
+  await expect(preview.getByTestId('placement-replica')).toHaveText('副本 1 现在可以调度');
+  await expect(preview.getByTestId('placement-nodes-withheld')).toContainText('list nodes');
+  await expect(
+    preview.getByTestId('placement-rejection').filter({ hasText: 'NVIDIA-L20/fixed-share' }),
+  ).toHaveText(/^NVIDIA-L20\/fixed-share 节点：算力分配策略 fixed-share 不支持多卡共享/);
+  await expect(preview.getByText('为什么不是其他节点：')).toBeVisible();
+
+  await page.getByRole('button', { name: 'English' }).click();
+  const english = page.getByRole('region', { name: 'Placement preview' });
+  await expect(english.getByTestId('placement-replica')).toHaveText('Replica 1 fits now');
+  await expect(english.getByTestId('placement-nodes-withheld')).toHaveText(
+    /need permission to list nodes/,
+  );
+  await expect(
+    english.getByTestId('placement-rejection').filter({ hasText: 'NVIDIA-L20/fixed-share' }),
+  ).toHaveText(/^nodes of NVIDIA-L20\/fixed-share: policy fixed-share does not allow/);
 });
