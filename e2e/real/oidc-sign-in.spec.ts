@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { fillForm } from '../support/form.js';
+import { fillForm, SEED_FORM } from '../support/form.js';
 
 /**
  * `--auth oidc` in the browser: the console sends the operator to the issuer's login page, the
@@ -70,14 +70,7 @@ test('an operator who may not list nodes is told whether a replica fits and why 
 }) => {
   // The tier's OIDC user has no binding that allows `list nodes`.
   await signInThroughIssuer(page, '/workloads/new');
-  await fillForm(page, {
-    name: `withheld-${Date.now().toString(36)}`,
-    policy: 'native-burst-share',
-    multiCard: true,
-    cards: '2',
-    compute: '1.2',
-    memoryGiB: '8',
-  });
+  await fillForm(page, { ...SEED_FORM, name: `withheld-${Date.now().toString(36)}` });
   const preview = page.getByRole('region', { name: '调度预览' });
   await expect(preview.getByTestId('placement-replica')).toHaveText('副本 1 现在可以调度');
   await expect(preview.getByTestId('placement-nodes-withheld')).toContainText('list nodes');

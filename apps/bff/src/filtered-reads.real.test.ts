@@ -6,6 +6,7 @@ import type { Operator } from './identity/operator.js';
 import {
   type BffHarness,
   eventually,
+  PENDING_GPU,
   seedRequest,
   startHarness,
   trackedData,
@@ -211,13 +212,8 @@ describe('filtered reads by the operator’s RBAC (real tier)', () => {
 
   it('shows pending pods’ reasons per node group, and nodes and pool figures only with list nodes', async () => {
     const name = uniqueName('nofit');
-    // More native-burst-share compute on 8 cards than any node has free: it stays pending.
     await harness.caller.workload.create({
-      request: seedRequest(
-        name,
-        { namespace: teamA },
-        { type: 'mgpu', multiCard: true, compute: '7.2', memoryGiB: '400', cards: 8 },
-      ),
+      request: seedRequest(name, { namespace: teamA }, PENDING_GPU),
       clientRequestId: uniqueName('c'),
       lang: 'en',
     });

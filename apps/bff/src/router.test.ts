@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BffHarness,
   eventually,
+  PENDING_GPU,
   ruleErrorsOf,
   SEED_GPU,
   seedRequest,
@@ -337,20 +338,7 @@ describe('workload.progress and the allocation records', () => {
 
   it('says why a workload cannot be scheduled', async () => {
     const name = uniqueName('stuck');
-    // Valid on its own, but more native-burst-share compute on 8 cards than any node has free.
-    // One replica: the one 8-card native-burst-share node could hold one such pod when empty, so
-    // more would break replicas-exceed-cluster before they reached the scheduler.
-    const request = seedRequest(
-      name,
-      { replicas: 1 },
-      {
-        type: 'mgpu',
-        multiCard: true,
-        compute: '7.2',
-        memoryGiB: '400',
-        cards: 8,
-      },
-    );
+    const request = seedRequest(name, { replicas: 1 }, PENDING_GPU);
     await harness.caller.workload
       .create({ request, clientRequestId: uniqueName('c'), lang: 'en' })
       .catch(() => undefined);

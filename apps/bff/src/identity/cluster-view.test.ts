@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BffHarness,
   eventually,
+  PENDING_GPU,
   seedRequest,
   startHarness,
   uniqueName,
@@ -26,13 +27,7 @@ afterAll(async () => {
   await harness?.close();
 });
 
-/** More native-burst-share compute on 8 cards than any node has free: it stays pending. */
-const impossibleRequest = (name: string, replicas = 1) =>
-  seedRequest(
-    name,
-    { replicas },
-    { type: 'mgpu', multiCard: true, compute: '7.2', memoryGiB: '400', cards: 8 },
-  );
+const impossibleRequest = (name: string) => seedRequest(name, {}, PENDING_GPU);
 
 /** Every node name the cluster has, to look for in an answer's JSON. */
 const nodeNames = async () => (await harness.caller.cluster.nodes()).map((node) => node.name);

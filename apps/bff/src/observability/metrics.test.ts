@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BffHarness,
   eventually,
+  PENDING_GPU,
   SEED_GPU,
   seedRequest,
   startHarness,
@@ -147,11 +148,7 @@ describe('/metrics', () => {
   it('counts a pod no node can take under the pools that lack room for it', async () => {
     const name = uniqueName('nofit');
     await harness.caller.workload.create({
-      request: seedRequest(
-        name,
-        {},
-        { type: 'mgpu', multiCard: true, compute: '7.2', memoryGiB: '400', cards: 8 },
-      ),
+      request: seedRequest(name, {}, PENDING_GPU),
       clientRequestId: uniqueName('c'),
       lang: 'en',
     });
