@@ -31,7 +31,8 @@ function RejectionList({ rejections }: { rejections: Rejections }) {
 /**
  * Where each replica would land now (node, cards per container), and why other nodes would not.
  * For an operator who may not list nodes the BFF withholds nodes, cards and counts: the panel
- * then says whether each replica fits and why not per node group, and what the rest needs.
+ * then says whether each replica fits and why not per node group, and that the rest needs
+ * permission to list nodes.
  */
 function PlacementPreviewView({ preview, loading, failure }: PlacementPreviewProps) {
   const { t } = useI18n();
