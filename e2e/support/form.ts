@@ -15,6 +15,15 @@ export interface FormInput {
   model?: string;
 }
 
+/** The seed's example as typed into the form (spec §3/§6): 1.2 compute on 2 cards, 8 GiB. */
+export const SEED_FORM: Omit<FormInput, 'name'> = {
+  policy: 'native-burst-share',
+  multiCard: true,
+  cards: '2',
+  compute: '1.2',
+  memoryGiB: '8',
+};
+
 /** The workload request the same typing stands for (spec §7), to ask the BFF what it expects. */
 export function requestOf(input: FormInput) {
   return {

@@ -1,18 +1,11 @@
 import { expect, test } from '@playwright/test';
-import { fillForm } from '../support/form.js';
+import { fillForm, SEED_FORM } from '../support/form.js';
 
 test('the placement preview says which node takes the seed example and why not the others, in the chosen language', async ({
   page,
 }) => {
   await page.goto('/workloads/new');
-  await fillForm(page, {
-    name: `why-${Date.now().toString(36)}`,
-    policy: 'native-burst-share',
-    multiCard: true,
-    cards: '2',
-    compute: '1.2',
-    memoryGiB: '8',
-  });
+  await fillForm(page, { ...SEED_FORM, name: `why-${Date.now().toString(36)}` });
   const preview = page.getByRole('region', { name: '调度预览' });
   await expect(preview.getByTestId('placement-replica')).toContainText('节点 ');
   await expect(preview.getByText(/为什么不是其他节点（共有 \d+ 个节点可以接收）/)).toBeVisible();

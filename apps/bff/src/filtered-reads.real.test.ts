@@ -1,11 +1,12 @@
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import type { WorkloadListEvent, WorkloadProgress } from '@mgpu/shared';
+import type { PendingPod, WorkloadListEvent, WorkloadProgress } from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from './identity/operator.js';
 import {
   type BffHarness,
   eventually,
+  PENDING_GPU,
   seedRequest,
   startHarness,
   trackedData,
@@ -163,6 +164,89 @@ describe('filtered reads by the operator’s RBAC (real tier)', () => {
     for (const read of [caller.cluster.summary(), caller.cluster.nodes(), caller.cluster.history()])
       expect(await forbiddenMessage(read)).toContain('list nodes');
     expect((await callerFor(bob.operator).cluster.nodes()).length).toBeGreaterThan(0);
+  });
+
+  it('gives an operator without list nodes the form’s models and a preview without node detail; their create still works', async () => {
+    const caller = callerFor(alice.operator);
+    const nodeNames = (await callerFor(bob.operator).cluster.nodes()).map((node) => node.name);
+    const models = await caller.gpu.models();
+    expect(models.length).toBeGreaterThan(0);
+    for (const model of models) {
+      expect(model.cardsPerNode).toBeGreaterThan(0);
+      for (const figure of ['nodes', 'freeComputePercent', 'freeMemoryMiB', 'idleCards'])
+        expect(model).not.toHaveProperty(figure);
+    }
+    expect((await callerFor(carol.operator).gpu.models())[0]?.nodes).toBeGreaterThan(0);
+
+    const request = seedRequest(uniqueName('alice-made'), { namespace: teamA });
+    const preview = await caller.workload.preview({ request, lang: 'en' });
+    expect(preview.valid).toBe(true);
+    expect(preview.placement.nodesWithheld).toBe(true);
+    expect(preview.placement.replicas.map((replica) => replica.ok)).toEqual([true]);
+    for (const replica of preview.placement.replicas) {
+      for (const detail of ['node', 'cards', 'fitting']) expect(replica).not.toHaveProperty(detail);
+      for (const rejection of replica.rejections) expect(rejection).not.toHaveProperty('nodes');
+    }
+    const text = JSON.stringify(preview.placement);
+    for (const node of nodeNames) expect(text).not.toContain(`"${node}"`);
+    // What the preview said fits is created, with alice's own identity.
+    const created = await caller.workload.create({
+      request,
+      clientRequestId: uniqueName('c'),
+      lang: 'en',
+    });
+    expect(created).toMatchObject({ namespace: teamA, created: true });
+
+    // carol may list nodes: the same preview names the node and its cards.
+    const full = await callerFor(carol.operator).workload.preview({
+      request: seedRequest(uniqueName('carol-asks'), { namespace: teamA }),
+      lang: 'en',
+    });
+    const [placed] = full.placement.replicas;
+    expect(full.placement.nodesWithheld).toBeUndefined();
+    if (!placed?.ok) throw new Error('expected the seed example to fit');
+    expect(nodeNames).toContain(placed.node);
+    expect(placed.cards?.worker).toHaveLength(2);
+    expect(placed.fitting).toBeGreaterThan(0);
+  });
+
+  it('shows pending pods’ reasons per node group, and nodes and pool figures only with list nodes', async () => {
+    const name = uniqueName('nofit');
+    await harness.caller.workload.create({
+      request: seedRequest(name, { namespace: teamA }, PENDING_GPU),
+      clientRequestId: uniqueName('c'),
+      lang: 'en',
+    });
+    cleanups.push(async () => {
+      await harness.caller.workload.delete({ namespace: teamA, name });
+    });
+    const pendingAs = (operator: Operator) =>
+      eventually(async () => {
+        const pod = (await callerFor(operator).cluster.pending()).find((p) => p.workload === name);
+        return pod && pod.rejections.length > 0 ? pod : undefined;
+      }, `${name} pending with reasons`);
+    const alices = await pendingAs(alice.operator);
+    const carols = await pendingAs(carol.operator);
+    expect(alices.nodesWithheld).toBe(true);
+    expect(alices).not.toHaveProperty('fitsNow');
+    expect(alices).not.toHaveProperty('largestFits');
+    for (const rejection of alices.rejections) expect(rejection).not.toHaveProperty('nodes');
+    expect(alices.message).toMatch(/^No node is available: /);
+    expect(carols.largestFits?.length).toBeGreaterThan(0);
+    expect(carols.rejections.every((rejection) => (rejection.nodes?.length ?? 0) > 0)).toBe(true);
+    const verdicts = (pod: PendingPod) =>
+      pod.rejections.map(({ group, code }) => `${group} ${code}`);
+    expect(verdicts(alices)).toEqual(verdicts(carols));
+    // The dashboard's stream carries the same cut.
+    const watching = new AbortController();
+    const watch = (await callerFor(alice.operator, watching.signal).cluster.pendingWatch({}))[
+      Symbol.asyncIterator
+    ]();
+    const listed = trackedData<PendingPod[]>((await watch.next()).value);
+    watching.abort();
+    const streamed = listed.find((pod) => pod.workload === name);
+    expect(streamed?.nodesWithheld).toBe(true);
+    expect(JSON.stringify(listed)).not.toContain('"largestFits"');
   });
 
   it('shows shared cards whole but not other namespaces’ pods on them', async () => {

@@ -32,7 +32,12 @@ import {
   bearerTokenOf,
   OperatorAccess,
 } from './identity/operator-access.js';
-import { DEFAULT_SESSION_LIMITS, type SessionLimits, SessionStore } from './identity/sessions.js';
+import {
+  bearerKey,
+  DEFAULT_SESSION_LIMITS,
+  type SessionLimits,
+  SessionStore,
+} from './identity/sessions.js';
 import { AllocationFeed } from './live/allocation-feed.js';
 import { PoolHistory, type PoolHistoryOptions } from './live/pool-history.js';
 import { ConsoleMetrics, serveMetrics } from './observability/metrics.js';
@@ -94,6 +99,11 @@ export interface BffOptions {
   history?: PoolHistoryOptions;
   /** How long an operator's RBAC decisions are cached (default 5 s): a revocation's delay. */
   accessReviewTtlMs?: number;
+  /**
+   * How long a script's reviewed bearer token is trusted before the API server is asked again,
+   * on new requests and open streams alike (default `BEARER_REVIEW_SECONDS`, a minute).
+   */
+  bearerReviewSeconds?: number;
 }
 
 export interface RunningBff {
@@ -663,8 +673,8 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
         options.connection.kubeConfig,
         sessions,
         new SessionStore(options.connection.kubeConfig, {
-          idleSeconds: BEARER_REVIEW_SECONDS,
-          absoluteSeconds: BEARER_REVIEW_SECONDS,
+          idleSeconds: options.bearerReviewSeconds ?? BEARER_REVIEW_SECONDS,
+          absoluteSeconds: options.bearerReviewSeconds ?? BEARER_REVIEW_SECONDS,
         }),
       ),
     options.auth,
@@ -733,11 +743,17 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     createContext,
     ...SSE_TIMING,
     maxBufferedBytes: options.maxBufferedEventBytes ?? 8 * 1024 * 1024,
-    // A session's streams end with it (idle, too old): the client reconnects into a 401.
+    // A session's streams end with it (idle, too old): the client reconnects into a 401. A
+    // script's token is reviewed again once its minute is up; a refusal ends its streams below.
     ...(sessions
       ? {
           stillAdmitted: (request: FastifyRequest) => {
-            const id = sessionOfStream(request);
+            const bearer = bearerTokenOf(request);
+            if (bearer !== undefined) {
+              access.operators?.recheckBearer(bearer);
+              return true;
+            }
+            const id = request.cookies[SESSION_COOKIE];
             return id === undefined || sessions.live(id);
           },
         }
@@ -748,8 +764,14 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     },
   });
 
-  // Signed out: at once, not at the next tick.
+  // Signed out, or a script's token refused on its review: at once, not at the next tick.
   sessions?.onEnd((id) => subscriptions.endStreams((request) => sessionOfStream(request) === id));
+  access.operators?.onBearerRefused((key) =>
+    subscriptions.endStreams((request) => {
+      const bearer = bearerTokenOf(request);
+      return bearer !== undefined && bearerKey(bearer) === key;
+    }),
+  );
 
   const metrics =
     options.metricsPort === undefined

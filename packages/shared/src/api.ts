@@ -74,28 +74,33 @@ export const RejectionParamsSchema = z
  */
 export const RejectionSchema = z.object({
   group: z.string(),
-  nodes: z.array(z.string()),
+  /** The group's nodes; absent for an operator who may not list nodes (spec §8). */
+  nodes: z.array(z.string()).optional(),
   reason: z.string(),
   code: z.enum(REJECTION_CODES),
   params: RejectionParamsSchema,
   message: z.string(),
 });
 
+/**
+ * Where one replica would land now. For an operator who may not list nodes (spec §8) the node,
+ * its cards and the node counts are absent: whether it fits, and why not per group, remain.
+ */
 export const ReplicaPlacementSchema = z.discriminatedUnion('ok', [
   z.object({
     replica: z.number(),
     ok: z.literal(true),
-    node: z.string(),
-    cards: z.record(z.string(), z.array(z.number())),
+    node: z.string().optional(),
+    cards: z.record(z.string(), z.array(z.number())).optional(),
     /** How many nodes would take this replica now, the chosen one included. */
-    fitting: z.number(),
+    fitting: z.number().optional(),
     /** Why the other nodes would not ("why not the others"), per node group and reason. */
     rejections: z.array(RejectionSchema),
   }),
   z.object({
     replica: z.number(),
     ok: z.literal(false),
-    totalNodes: z.number(),
+    totalNodes: z.number().optional(),
     rejections: z.array(RejectionSchema),
     message: z.string(),
   }),
@@ -127,6 +132,8 @@ export const PreviewResultSchema = CheckResultSchema.extend({
   placement: z.object({
     cardPolicy: z.enum(['binpack', 'spread']),
     replicas: z.array(ReplicaPlacementSchema),
+    /** True when node names, cards and node counts were left out: the operator may not list nodes. */
+    nodesWithheld: z.boolean().optional(),
   }),
 });
 
@@ -380,10 +387,11 @@ export const GpuModelSchema = z.object({
   cardsPerNode: z.number(),
   resourceTypes: z.array(z.enum(['mgpu', 'nvidia'])),
   policies: z.array(z.string()),
-  nodes: z.number(),
-  freeComputePercent: z.number(),
-  freeMemoryMiB: z.number(),
-  idleCards: z.number(),
+  /** The figures below are absent for an operator who may not list nodes (spec §8). */
+  nodes: z.number().optional(),
+  freeComputePercent: z.number().optional(),
+  freeMemoryMiB: z.number().optional(),
+  idleCards: z.number().optional(),
 });
 
 export const AllocationFilterSchema = z.object({
@@ -476,12 +484,17 @@ export const PendingPodSchema = z.object({
   rejections: z.array(RejectionSchema),
   /** The same verdict in the scheduler's English (kube-scheduler style), empty when none. */
   message: z.string(),
-  /** The pool of the node that would take it now, if one would; else null. */
-  fitsNow: z.string().nullable(),
+  /**
+   * The pool of the node that would take it now, if one would; else null. Absent, like
+   * `largestFits` and the rejections' nodes, for an operator who may not list nodes (spec §8).
+   */
+  fitsNow: z.string().nullable().optional(),
   /** Pools whose nodes turn the pod down only for lack of room, with what still fits there. */
-  largestFits: z.array(
-    z.object({ pool: z.string(), largestFit: PoolSummarySchema.shape.largestFit }),
-  ),
+  largestFits: z
+    .array(z.object({ pool: z.string(), largestFit: PoolSummarySchema.shape.largestFit }))
+    .optional(),
+  /** True when node names and per-pool figures were left out: the operator may not list nodes. */
+  nodesWithheld: z.boolean().optional(),
 });
 
 export const PendingInputSchema = z.object({ namespace: z.string().optional() }).optional();

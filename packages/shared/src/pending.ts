@@ -130,8 +130,8 @@ export function pendingPodsPerPool(pending: readonly PendingPod[]): Map<string, 
   const counts = new Map<string, number>();
   const add = (pool: string) => counts.set(pool, (counts.get(pool) ?? 0) + 1);
   for (const pod of pending) {
-    if (pod.fitsNow !== null) add(pod.fitsNow);
-    else if (pod.largestFits.length > 0) for (const fit of pod.largestFits) add(fit.pool);
+    if (pod.fitsNow) add(pod.fitsNow);
+    else if (pod.largestFits?.length) for (const fit of pod.largestFits) add(fit.pool);
     else add(NO_POOL);
   }
   return counts;

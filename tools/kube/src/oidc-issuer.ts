@@ -76,6 +76,22 @@ ${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}
 </main></body></html>`;
 }
 
+/**
+ * The sign-out page of RP-initiated logout (the console's sign-out sends the browser here):
+ * `form` is oidc-provider's own (its action and anti-forgery field), the buttons submit it.
+ */
+function logoutPage(form: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign out of the test issuer</title></head>
+<body><main>
+<h1>Sign out</h1>
+<p>Sign out of the mGPU test tier's OpenID Connect issuer too?</p>
+${form}
+<button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
+<button type="submit" form="op.logoutForm">Stay signed in</button>
+</main></body></html>`;
+}
+
 function readForm(request: IncomingMessage): Promise<URLSearchParams> {
   return new Promise((resolve, reject) => {
     let body = '';
@@ -137,7 +153,17 @@ export async function startOidcIssuer(dir: string, pki: ClusterPki): Promise<Oid
     // The scopes' claims go into the ID token itself: it is the bearer token kube-apiserver
     // reads the username and groups from.
     conformIdTokenClaims: false,
-    features: { devInteractions: { enabled: false } },
+    features: {
+      devInteractions: { enabled: false },
+      // The console's sign-out ends the issuer's session too (`end_session_endpoint`).
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: (ctx, form) => {
+          ctx.type = 'html';
+          ctx.body = logoutPage(form);
+        },
+      },
+    },
     pkce: { required: () => true },
     ttl: {
       IdToken: ID_TOKEN_SECONDS,

@@ -133,8 +133,8 @@ export function inventoryOf(
 }
 
 /** What the form's 显卡类型 offers: each model with its card shape, policies and free room. */
-export function gpuModels(pools: readonly PoolSummary[]): GpuModel[] {
-  const models = new Map<string, GpuModel>();
+export function gpuModels(pools: readonly PoolSummary[]): Required<GpuModel>[] {
+  const models = new Map<string, Required<GpuModel>>();
   for (const pool of pools) {
     const model =
       models.get(pool.model) ??
@@ -148,7 +148,7 @@ export function gpuModels(pools: readonly PoolSummary[]): GpuModel[] {
         freeComputePercent: 0,
         freeMemoryMiB: 0,
         idleCards: 0,
-      } satisfies GpuModel);
+      } satisfies Required<GpuModel>);
     model.memoryMiBPerCard = Math.max(model.memoryMiBPerCard, pool.memoryMiBPerCard);
     model.cardsPerNode = Math.max(model.cardsPerNode, pool.cardsPerNode);
     if (!model.resourceTypes.includes(pool.resourceType))

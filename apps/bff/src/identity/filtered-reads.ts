@@ -1,13 +1,15 @@
 import { TRPCError } from '@trpc/server';
 import type { BffContext } from '../trpc/context.js';
 import type { AccessReviews } from './access-reviews.js';
+import { seesNodes } from './cluster-view.js';
 import type { Operator } from './operator.js';
 
 /**
  * What the shared informers' data an operator may see (spec §8 "Operator identity"): a
  * namespace's pods, allocations, workloads, pending pods and quotas where they may `list pods`
- * there; nodes, cards and pools where they may `list nodes`. Without an operator (no per-user
- * auth) everything is visible, as before.
+ * there; nodes, cards and pools where they may `list nodes` (the reads every operator needs to
+ * create are cut to fit in `cluster-view.ts`). Without an operator (no per-user auth) everything
+ * is visible, as before.
  */
 
 /** The message the web app shows in place of cluster-wide figures (`cluster-wide-forbidden`). */
@@ -16,7 +18,7 @@ export const LIST_NODES_FORBIDDEN =
 
 /** Throws FORBIDDEN unless the request's operator, if any, may `list nodes`. */
 export async function requireListNodes(ctx: BffContext): Promise<void> {
-  if (ctx.operator && !(await ctx.accessReviews.mayListNodes(ctx.operator)))
+  if (!(await seesNodes(ctx)))
     throw new TRPCError({ code: 'FORBIDDEN', message: LIST_NODES_FORBIDDEN });
 }
 

@@ -3,7 +3,8 @@
  * tools/kube/with-real-cluster.sh, which runs the test issuer and exports MGPU_TEST_OIDC_*):
  * the browser's whole code flow driven over HTTP — the console's redirect with PKCE, the
  * issuer's login form, the callback — ends in a session whose calls reach kube-apiserver as the
- * OIDC user, and the session outlives its first ID token through the refresh grant.
+ * OIDC user, and the session outlives its first ID token through the refresh grant; signing
+ * out ends the issuer's session too.
  */
 import { readFileSync } from 'node:fs';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
@@ -171,5 +172,36 @@ describe('--auth oidc on the real tier', () => {
     expect(renewed).not.toBe(first);
     expect(renewed?.username).toBe(username);
     expect((await whoami(cookie)).username).toBe(username);
+  });
+
+  it("signs out at the issuer too: the browser's next sign-in asks for the password again", async () => {
+    const browser = new SigningInBrowser(readFileSync(env.MGPU_TEST_OIDC_CA_FILE ?? ''));
+    const login = new URL('/auth/login', harness.url);
+    const askedPassword = (hops: { body: string }[]) =>
+      hops.some((hop) => hop.body.includes('name="password"'));
+    expect(askedPassword(await browser.signIn(login, credentials))).toBe(true);
+    // While the issuer's session stands, this browser signs in again without a password.
+    expect(askedPassword(await browser.signIn(login, credentials))).toBe(false);
+    const cookie = browser.cookieHeader(new URL(harness.url));
+    expect((await whoami(cookie)).username).toBe(username);
+
+    const hops = await browser.signOut(new URL('/auth/logout', harness.url));
+    const endSession = new URL(hops[0]?.location ?? '', harness.url);
+    expect(hops[0]?.status).toBe(302);
+    expect(endSession.origin).toBe(env.MGPU_TEST_OIDC_ISSUER);
+    expect(endSession.searchParams.get('id_token_hint')).toBeTruthy();
+    expect(endSession.searchParams.get('post_logout_redirect_uri')).toBe(`${harness.url}/`);
+    // The issuer asked, was answered "Sign out", and sent the browser back to the console.
+    expect(hops.some((hop) => hop.body.includes('<h1>Sign out</h1>'))).toBe(true);
+    expect(hops.at(-1)?.url.href).toBe(`${harness.url}/`);
+    expect(browser.cookieHeader(new URL(harness.url))).not.toContain(`${SESSION_COOKIE}=`);
+    const ended = await fetch(`${harness.url}/trpc/session.whoami`, { headers: { cookie } });
+    expect(ended.status).toBe(401);
+    expect(log.auditEntries()).toContainEqual(
+      expect.objectContaining({ procedure: 'session.sign-out', user: username, outcome: 'ok' }),
+    );
+
+    expect(askedPassword(await browser.signIn(login, credentials))).toBe(true);
+    expect((await whoami(browser.cookieHeader(new URL(harness.url)))).username).toBe(username);
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { sessionCookieOptions } from '../server.js';
 import type { AuditEntry } from './audit.js';
 import { type OidcSignIn, OidcSignInError, sameOriginPath } from './oidc-sign-in.js';
+import { operatorToken } from './operator.js';
 import type { OperatorAccess } from './operator-access.js';
 
 /** Binds a sign-in to the browser that started it (login CSRF): its `state`, for the callback only. */
@@ -18,10 +19,13 @@ export interface OidcRoutesOptions {
   audit: (entry: AuditEntry) => void;
 }
 
-/** The console's own URL as the browser reached it, from its (checked) Host. */
-function callbackUrlOf(request: FastifyRequest, secure: boolean): string {
-  return `${secure ? 'https' : 'http'}://${request.headers.host ?? ''}/auth/callback`;
+/** A URL of the console as the browser reached it, from its (checked) Host. */
+function consoleUrlOf(request: FastifyRequest, secure: boolean, path: string): string {
+  return `${secure ? 'https' : 'http'}://${request.headers.host ?? ''}${path}`;
 }
+
+const callbackUrlOf = (request: FastifyRequest, secure: boolean) =>
+  consoleUrlOf(request, secure, '/auth/callback');
 
 const page = (reply: FastifyReply, status: number, message: string) =>
   reply
@@ -35,7 +39,10 @@ const page = (reply: FastifyReply, status: number, message: string) =>
  * issuer (authorization code + PKCE); `GET /auth/callback` exchanges the code, has the API server
  * say who the ID token is (so a token kube-apiserver would refuse makes no session), creates the
  * session with the refresh grant attached and goes back to `returnTo`, a path of this console.
- * Sign-out is `DELETE /session`, as in every mode.
+ * `GET /auth/logout` (the web app's sign-out) ends the console's session and the issuer's: the
+ * browser goes to the issuer's end-session page and from there back to the console's sign-in
+ * page, so the next sign-in asks for the password again. `DELETE /session` ends the console's
+ * session only, as in every mode.
  */
 export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOptions): void {
   const { signIn, operators, sessionCookie, cookieOptions, knownHost, audit } = options;
@@ -118,5 +125,29 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
     const { username, groups } = session.operator;
     audit({ user: username, groups, procedure: 'session.sign-in', outcome: 'ok', status: 200 });
     return reply.header('cache-control', 'no-store').redirect(issued.returnTo, 302);
+  });
+
+  app.get('/auth/logout', async (request, reply) => {
+    if (misdirected(request, reply)) return reply;
+    const options = cookieOptions(request);
+    const id = request.cookies[sessionCookie];
+    // Only this console's own pages send the cookie here (SameSite=Strict): a link on another
+    // site signs nobody out of the console, and at the issuer the operator is asked.
+    const operator = (await operators.sessions.resume(id))?.operator;
+    operators.sessions.end(id);
+    reply.clearCookie(sessionCookie, options);
+    audit({
+      user: operator?.username ?? null,
+      groups: operator?.groups ?? [],
+      procedure: 'session.sign-out',
+      outcome: 'ok',
+      status: 200,
+    });
+    const signInPage = consoleUrlOf(request, options.secure, '/');
+    const atIssuer = signIn.endSessionUrl(
+      operator ? operatorToken(operator) : undefined,
+      signInPage,
+    );
+    return reply.header('cache-control', 'no-store').redirect(atIssuer?.href ?? '/', 302);
   });
 }

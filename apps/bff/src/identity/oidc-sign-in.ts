@@ -211,6 +211,20 @@ export class OidcSignIn {
     };
   }
 
+  /**
+   * Sign-out at the issuer too (OpenID Connect RP-Initiated Logout): the issuer's
+   * `end_session_endpoint` with the operator's ID token as `id_token_hint` (the issuer then knows
+   * whose session, and may skip asking) and where to send the browser after. Undefined when the
+   * issuer's discovery document names no such endpoint: only the console's session ends then.
+   */
+  endSessionUrl(idToken: string | undefined, postLogoutRedirectUri: string): URL | undefined {
+    if (this.config.serverMetadata().end_session_endpoint === undefined) return undefined;
+    return oidc.buildEndSessionUrl(this.config, {
+      ...(idToken ? { id_token_hint: idToken } : {}),
+      post_logout_redirect_uri: postLogoutRedirectUri,
+    });
+  }
+
   /** Sign-ins waiting at the issuer (for tests of the bound). */
   get waiting(): number {
     return this.pending.size;

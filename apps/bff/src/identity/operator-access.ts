@@ -7,12 +7,20 @@ import { reviewToken, type TokenReview } from './token-review.js';
 /** A script's bearer token is asked about again after this long (a revoked token stops soon). */
 export const BEARER_REVIEW_SECONDS = 60;
 
+/** What a bearer token's review made of it: its operator, or why there is none. */
+type BearerAdmission = Operator | { unavailable: string } | undefined;
+
 /**
  * `--auth kubernetes`: who a request is. A browser's session cookie names a server-side session
  * made at sign-in; a script's `Authorization: Bearer` token is reviewed by the API server (and
- * the answer kept a minute under the token's digest, so not every call costs a review).
+ * the answer kept a minute under the token's digest, so not every call costs a review). A
+ * stream opened with a bearer token has it reviewed again each minute (`recheckBearer`).
  */
 export class OperatorAccess {
+  /** One review per token at a time, however many requests and streams carry it. */
+  private readonly reviewing = new Map<string, Promise<BearerAdmission>>();
+  private readonly refusedListeners = new Set<(key: string) => void>();
+
   constructor(
     private readonly console: KubeConfig,
     /** Browser sessions, by cookie. */
@@ -26,20 +34,47 @@ export class OperatorAccess {
    * when its bearer token could not be asked about (the API server did not answer), which says
    * nothing about the token: a script gets 503 and tries again, not 401 and a new token.
    */
-  async operatorOf(
-    request: FastifyRequest,
-    cookieName: string,
-  ): Promise<Operator | { unavailable: string } | undefined> {
+  async operatorOf(request: FastifyRequest, cookieName: string): Promise<BearerAdmission> {
     const token = bearerTokenOf(request);
     if (token !== undefined) {
       const key = bearerKey(token);
       const known = await this.bearers.resume(key);
-      if (known) return known.operator;
-      const review = await reviewToken(this.console, token);
-      if (review.ok) return this.bearers.create({ ...review, token }, key).operator;
-      return review.reason === 'unavailable' ? { unavailable: review.message } : undefined;
+      return known ? known.operator : this.review(token, key);
     }
     return (await this.sessions.resume(request.cookies[cookieName]))?.operator;
+  }
+
+  /**
+   * What an open stream's bearer token is asked at each tick of the stream transport (it cannot
+   * wait): within the minute of its last review nothing; past it the API server is asked again
+   * in the background while the stream flows, and a refusal (a revoked token, a deleted service
+   * account) is told to `onBearerRefused`, which ends the token's streams as a sign-out ends a
+   * session's. An API server that does not answer ends nothing: the next tick asks again.
+   */
+  recheckBearer(token: string): void {
+    const key = bearerKey(token);
+    if (!this.bearers.live(key)) void this.review(token, key).catch(() => undefined);
+  }
+
+  /** Calls `listener` with the digest key (`bearerKey`) of every bearer token a review refused. */
+  onBearerRefused(listener: (key: string) => void): void {
+    this.refusedListeners.add(listener);
+  }
+
+  private review(token: string, key: string): Promise<BearerAdmission> {
+    let pending = this.reviewing.get(key);
+    if (pending === undefined) {
+      pending = reviewToken(this.console, token)
+        .then((review): BearerAdmission => {
+          if (review.ok) return this.bearers.create({ ...review, token }, key).operator;
+          if (review.reason === 'unavailable') return { unavailable: review.message };
+          for (const listener of this.refusedListeners) listener(key);
+          return undefined;
+        })
+        .finally(() => this.reviewing.delete(key));
+      this.reviewing.set(key, pending);
+    }
+    return pending;
   }
 
   /**

@@ -4,6 +4,7 @@
  * token review or a 403 of an operator's own can only be had here. Two namespaces; a service
  * account bound to `edit` in the first only, its token from the TokenRequest API.
  */
+import http from 'node:http';
 import { AppsV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -32,6 +33,9 @@ beforeAll(async () => {
   harness = await startHarness({
     auth: 'kubernetes',
     logger: { level: 'info', stream: log.stream },
+    // Bearer tokens are asked about again after a second, so a revocation shows within a few
+    // of the stream transport's ticks; the tests wait for it, they do not time it.
+    bearerReviewSeconds: 1,
   });
   const core = harness.adminKubeConfig.makeApiClient(CoreV1Api);
   const rbac = harness.adminKubeConfig.makeApiClient(RbacAuthorizationV1Api);
@@ -79,6 +83,30 @@ const create = (namespace: string, name: string, headers: Record<string, string>
   });
 
 const auditLines = log.auditEntries;
+
+/** A script's `allocations.watch` stream with its bearer token, read until the server ends it. */
+function openBearerStream(bearer: string) {
+  return new Promise<{ ended: Promise<string>; pings: () => number }>((resolve, reject) => {
+    http
+      .get(
+        `${harness.url}/trpc/allocations.watch?input=%7B%7D`,
+        { headers: { authorization: `Bearer ${bearer}`, accept: 'text/event-stream' } },
+        (response) => {
+          if (response.statusCode !== 200)
+            return reject(new Error(`the stream was answered ${response.statusCode}`));
+          let text = '';
+          response.setEncoding('utf8');
+          const ended = new Promise<string>((done) => response.on('end', () => done(text)));
+          response.on('data', (chunk: string) => {
+            text += chunk;
+            if (text.includes('event: connected')) resolve({ ended, pings });
+          });
+          const pings = () => text.split('event: ping').length - 1;
+        },
+      )
+      .on('error', reject);
+  });
+}
 
 describe('--auth kubernetes on the real tier', () => {
   it('refuses a token the API server does not accept, without echoing it', async () => {
@@ -180,5 +208,36 @@ describe('--auth kubernetes on the real tier', () => {
     );
     expect(logLines.length).toBeGreaterThan(0);
     for (const line of logLines) expect(line).not.toContain(token);
+  });
+
+  it('ends a bearer stream once its service account is deleted; the token then gets 401', async () => {
+    const core = harness.adminKubeConfig.makeApiClient(CoreV1Api);
+    const leaving = 'leaving';
+    await core.createNamespacedServiceAccount({
+      namespace: ownNamespace,
+      body: { metadata: { name: leaving } },
+    });
+    const issued = await core.createNamespacedServiceAccountToken({
+      name: leaving,
+      namespace: ownNamespace,
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
+    const bearer = issued.status?.token ?? '';
+    const stream = await openBearerStream(bearer);
+    let open = true;
+    void stream.ended.then(() => {
+      open = false;
+    });
+    // Two pings are two ticks of the transport, each past the token's one-second review: the
+    // stream outlives re-reviews while the token stands.
+    while (stream.pings() < 2) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(open).toBe(true);
+    await core.deleteNamespacedServiceAccount({ namespace: ownNamespace, name: leaving });
+    // Ended without tRPC's `return`: a client reconnects, into the 401 a new request gets.
+    expect(await stream.ended).not.toContain('event: return');
+    const again = await fetch(`${harness.url}/trpc/session.whoami`, {
+      headers: { authorization: `Bearer ${bearer}` },
+    });
+    expect(again.status).toBe(401);
   });
 });

@@ -30,3 +30,7 @@ export function operatorKubeConfig(console: KubeConfig, token: string): KubeConf
   });
   return kubeConfig;
 }
+
+/** The bearer token an operator's calls carry (an OIDC sign-in's ID token, say). */
+export const operatorToken = (operator: Operator): string | undefined =>
+  operator.kubeConfig.getCurrentUser()?.token;

@@ -3,6 +3,7 @@ import { appRouter } from '../router.js';
 import {
   type BffHarness,
   eventually,
+  PENDING_GPU,
   SEED_GPU,
   seedRequest,
   startHarness,
@@ -183,11 +184,7 @@ describe('/metrics', () => {
   it('counts a pod no node can take under the pools that lack room for it', async () => {
     const name = uniqueName('nofit');
     await harness.caller.workload.create({
-      request: seedRequest(
-        name,
-        {},
-        { type: 'mgpu', multiCard: true, compute: '7.2', memoryGiB: '400', cards: 8 },
-      ),
+      request: seedRequest(name, {}, PENDING_GPU),
       clientRequestId: uniqueName('c'),
       lang: 'en',
     });
@@ -196,8 +193,7 @@ describe('/metrics', () => {
       return pod && pod.rejections.length > 0 ? pod : undefined;
     }, 'the pod to be pending');
     const samples = (await scrape()).filter((s) => s.name === 'mgpu_pending_pods');
-    const pools =
-      pending.largestFits.length > 0 ? pending.largestFits.map((f) => f.pool) : ['none'];
+    const pools = pending.largestFits?.length ? pending.largestFits.map((f) => f.pool) : ['none'];
     for (const pool of pools)
       expect(samples.find((s) => s.labels.pool === pool)?.value).toBeGreaterThanOrEqual(1);
     await harness.caller.workload.delete({ namespace: 'default', name });

@@ -121,12 +121,19 @@ async function* operatorAllocations(
         if (records.length > 0) yield tracked(entry.id, { ...entry.event, records });
       }
     }
+    // Aborted while the loop waits elsewhere (a review, a yield), a timer's rejection is no
+    // failure of anyone's: marked handled, or the process reports it as unhandled.
+    const nextRecheck = () => {
+      const timer = sleep(view.recheckMs, 'recheck' as const, { signal });
+      timer.catch(() => undefined);
+      return timer;
+    };
     let nextEntry = live.next();
-    let recheck = sleep(view.recheckMs, 'recheck' as const, { signal });
+    let recheck = nextRecheck();
     for (;;) {
       const next = await Promise.race([nextEntry, recheck]);
       if (next === 'recheck') {
-        recheck = sleep(view.recheckMs, 'recheck' as const, { signal });
+        recheck = nextRecheck();
         if (!(await view.recheck())) continue;
         const fresh = await snapshotOf(feed);
         sentUpTo = sequenceOf(fresh.id);

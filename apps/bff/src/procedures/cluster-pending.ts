@@ -6,6 +6,7 @@ import {
   PendingWatchInputSchema,
 } from '@mgpu/shared';
 import { tracked } from '@trpc/server';
+import { pendingWithoutNodes, seesNodes } from '../identity/cluster-view.js';
 import { visibleItems } from '../identity/filtered-reads.js';
 import { ChangeSignal } from '../live/change-signal.js';
 import { currentPendingPods } from '../live/pending-pods.js';
@@ -35,14 +36,19 @@ const idOf = (list: object) => {
   return id;
 };
 
-/** The pending pods of `namespace` (or all), cut to what a signed-in operator may see. */
-function pendingIn(
+/**
+ * The pending pods of `namespace` (or all), cut to what a signed-in operator may see: their
+ * namespaces, and node names and per-pool figures only if they may list nodes.
+ */
+async function pendingIn(
   ctx: BffContext,
   namespace: string | undefined,
-): readonly PendingPod[] | Promise<readonly PendingPod[]> {
+): Promise<readonly PendingPod[]> {
   const all = currentPendingPods(ctx);
   const wanted = namespace ? all.filter((pod) => pod.namespace === namespace) : all;
-  return ctx.operator ? visibleItems(ctx, wanted) : wanted;
+  if (!ctx.operator) return wanted;
+  const [visible, nodes] = await Promise.all([visibleItems(ctx, wanted), seesNodes(ctx)]);
+  return nodes ? visible : pendingWithoutNodes(visible);
 }
 
 /** `cluster.pending` (spec §8): every GPU pod the scheduler has not placed, and why. */

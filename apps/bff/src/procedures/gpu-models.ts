@@ -1,10 +1,17 @@
 import { GpuModelSchema } from '@mgpu/shared';
 import { z } from 'zod';
 import { currentPools, gpuModels as modelsOf } from '../cluster/inventory.js';
+import { modelsWithoutFigures, seesNodes } from '../identity/cluster-view.js';
 import { publicProcedure } from '../trpc/init.js';
 
-/** `gpu.models`: what the form's 显卡类型 offers, with card shape, policies and free room. */
+/**
+ * `gpu.models`: what the form's 显卡类型 offers, with card shape, policies and — for operators who
+ * may list nodes — node counts and free room.
+ */
 export const gpuModels = publicProcedure
   .input(z.object({}).optional())
   .output(z.array(GpuModelSchema))
-  .query(({ ctx }) => modelsOf(currentPools(ctx)));
+  .query(async ({ ctx }) => {
+    const models = modelsOf(currentPools(ctx));
+    return (await seesNodes(ctx)) ? models : modelsWithoutFigures(models);
+  });

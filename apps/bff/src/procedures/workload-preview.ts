@@ -33,6 +33,7 @@ import {
   currentQuotas,
   inventoryOf,
 } from '../cluster/inventory.js';
+import { previewWithoutNodes, seesNodes } from '../identity/cluster-view.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { ownedBy } from './workload-progress.js';
@@ -281,8 +282,14 @@ export function previewWorkload(
   };
 }
 
-/** `workload.preview`: request → check result with cluster-aware rules, manifest and placement. */
+/**
+ * `workload.preview`: request → check result with cluster-aware rules, manifest and placement;
+ * the placement without nodes, cards and counts for an operator who may not list nodes.
+ */
 export const workloadPreview = publicProcedure
   .input(PreviewInputSchema)
   .output(PreviewResultSchema)
-  .query(({ ctx, input }) => previewWorkload(ctx, input.request, input.lang, input.replacing));
+  .query(async ({ ctx, input }) => {
+    const preview = previewWorkload(ctx, input.request, input.lang, input.replacing);
+    return (await seesNodes(ctx)) ? preview : previewWithoutNodes(preview);
+  });

@@ -18,6 +18,7 @@ import { tracked } from '@trpc/server';
 import { z } from 'zod';
 import { currentNodeStates, currentQuotas } from '../cluster/inventory.js';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
+import { progressWithoutNodes, seesNodes } from '../identity/cluster-view.js';
 import { requireListPods } from '../identity/filtered-reads.js';
 import { ChangeSignal } from '../live/change-signal.js';
 import type { BffContext } from '../trpc/context.js';
@@ -246,7 +247,8 @@ export const workloadProgressSubscription = publicProcedure
       // The first state goes out at once; later ones only when something an operator sees changed.
       do {
         await requireListPods(ctx, namespace);
-        const progress = workloadProgress(ctx, namespace, name);
+        const full = workloadProgress(ctx, namespace, name);
+        const progress = (await seesNodes(ctx)) ? full : progressWithoutNodes(full);
         nodes = new Set(progress.pods.flatMap((pod) => (pod.node ? [pod.node] : [])));
         const text = JSON.stringify(progress);
         if (text !== last) {

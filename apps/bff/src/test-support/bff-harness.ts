@@ -116,6 +116,19 @@ export const SEED_GPU: GpuInput = {
   cards: 2,
 };
 
+/**
+ * Valid on its own, but more native-burst-share compute on 8 cards than any node of the default
+ * topology has free: a pod asking this stays pending. One replica only — the one 8-card node
+ * could hold one such pod when empty, so more would break replicas-exceed-cluster.
+ */
+export const PENDING_GPU: GpuInput = {
+  type: 'mgpu',
+  multiCard: true,
+  compute: '7.2',
+  memoryGiB: '400',
+  cards: 8,
+};
+
 /** The seed's example (native-burst-share, one container `worker`), or another GPU ask in its place. */
 export function seedRequest(
   name: string,

@@ -69,7 +69,35 @@ export class SigningInBrowser {
   }
 
   /** Every hop from `start` until a page that is neither a redirect nor the login form. */
-  async signIn(start: URL, credentials: { login: string; password: string }): Promise<Hop[]> {
+  signIn(start: URL, credentials: { login: string; password: string }): Promise<Hop[]> {
+    return this.browse(start, (hop) => {
+      const action = /<form method="post" action="([^"]+)"/.exec(hop.body)?.[1];
+      return action === undefined ? undefined : { action, form: new URLSearchParams(credentials) };
+    });
+  }
+
+  /**
+   * Every hop from `start` (the console's `/auth/logout`) through the issuer's sign-out page,
+   * answered "Sign out" (its form's own fields plus `logout=yes`), to the page it ends on.
+   */
+  signOut(start: URL): Promise<Hop[]> {
+    return this.browse(start, (hop) => {
+      const action = /<form id="op\.logoutForm" method="post" action="([^"]+)"/.exec(hop.body)?.[1];
+      if (action === undefined) return undefined;
+      const form = new URLSearchParams({ logout: 'yes' });
+      for (const [, name = '', value = ''] of hop.body.matchAll(
+        /<input type="hidden" name="([^"]+)" value="([^"]*)"/g,
+      ))
+        form.set(name, value);
+      return { action, form };
+    });
+  }
+
+  /** Follows redirects from `start`, posting what `answer` makes of a page's form, to the end. */
+  private async browse(
+    start: URL,
+    answer: (hop: Hop) => { action: string; form: URLSearchParams } | undefined,
+  ): Promise<Hop[]> {
     const hops: Hop[] = [];
     let url = start;
     let form: URLSearchParams | undefined;
@@ -81,11 +109,11 @@ export class SigningInBrowser {
         url = new URL(hop.location, url);
         continue;
       }
-      const action = /<form method="post" action="([^"]+)"/.exec(hop.body)?.[1];
-      if (hop.status !== 200 || action === undefined) return hops;
-      form = new URLSearchParams(credentials);
-      url = new URL(action, url);
+      const next = hop.status === 200 ? answer(hop) : undefined;
+      if (next === undefined) return hops;
+      form = next.form;
+      url = new URL(next.action, url);
     }
-    throw new Error(`no end to the sign-in after 20 hops from ${start.href}`);
+    throw new Error(`no end after 20 hops from ${start.href}`);
   }
 }

@@ -9,6 +9,7 @@ import {
   type RbacV1Subject,
 } from '@kubernetes/client-node';
 import type { AllocationEvent, AllocationRecord } from '@mgpu/shared';
+import type { ClusterClient } from '../cluster/cluster-client.js';
 import type { Operator } from '../identity/operator.js';
 import { appRouter } from '../router.js';
 import type { BffContext } from '../trpc/context.js';
@@ -17,9 +18,21 @@ import { trackedData } from './bff-harness.js';
 
 const createCaller = createCallerFactory(appRouter);
 
-/** The router called as `operator` would call it through a signed-in session. */
-export const operatorCaller = (context: BffContext, operator: Operator, signal?: AbortSignal) =>
-  createCaller({ ...context, operator }, signal ? { signal } : {});
+/** Each operator's cluster client, as the server keeps one per session. */
+const operatorClients = new WeakMap<Operator, ClusterClient>();
+
+/**
+ * The router called as `operator` would call it through a signed-in session: their RBAC decides
+ * what they see, and their own identity makes every API call (a create, a dry run).
+ */
+export function operatorCaller(context: BffContext, operator: Operator, signal?: AbortSignal) {
+  let cluster = operatorClients.get(operator);
+  if (cluster === undefined) {
+    cluster = context.cluster.forOperator(operator.kubeConfig);
+    operatorClients.set(operator, cluster);
+  }
+  return createCaller({ ...context, cluster, operator }, signal ? { signal } : {});
+}
 
 /** `allocations.watch` as `operator`, applied as the dashboard applies it: what they hold now. */
 export async function watchAllocationsAs(context: BffContext, operator: Operator) {

@@ -66,17 +66,30 @@ export function SessionGate({ children }: { children: ReactNode }) {
   return (
     <Fragment key={epoch}>
       {session?.mode && session.username && (
-        <SignedInAs username={session.username} onSignedOut={restart} />
+        <SignedInAs username={session.username} mode={session.mode} onSignedOut={restart} />
       )}
       {children}
     </Fragment>
   );
 }
 
-/** With per-user sign-in: who the console acts as, and the way out. */
-function SignedInAs({ username, onSignedOut }: { username: string; onSignedOut(): void }) {
+/**
+ * With per-user sign-in: who the console acts as, and the way out. With `--auth oidc` the way
+ * out is a full navigation to `/auth/logout`, which ends the issuer's session too and comes back
+ * to the sign-in page.
+ */
+function SignedInAs({
+  username,
+  mode,
+  onSignedOut,
+}: {
+  username: string;
+  mode: NonNullable<SessionState['mode']>;
+  onSignedOut(): void;
+}) {
   const { t } = useI18n();
   const signOut = async () => {
+    if (mode === 'oidc') return window.location.assign('/auth/logout');
     await fetch('/session', { method: 'DELETE' }).catch(() => undefined);
     onSignedOut();
   };

@@ -178,6 +178,11 @@ export const en = translationOf<typeof zhCN>()({
   'placement.rejected': 'Replica {n} cannot be scheduled now; none of the {total} nodes takes it:',
   'placement.others': 'Why not the other nodes ({fitting} node(s) could take it):',
   'placement.noOthers': 'Every node could take it.',
+  'placement.fits': 'fits now',
+  'placement.rejectedWithheld': 'Replica {n} cannot be scheduled now; no node takes it:',
+  'placement.othersWithheld': 'Why not the other nodes:',
+  'placement.nodesWithheld':
+    'Node names, cards and node counts need permission to list nodes in Kubernetes, which your account does not have.',
   'placement.cardPolicy': 'Card policy: {policy}',
   'placement.none': 'Zero replicas: nothing to schedule.',
 

@@ -168,6 +168,11 @@ export const zhCN = {
   'placement.rejected': '副本 {n} 现在无法调度，{total} 个节点都不接收：',
   'placement.others': '为什么不是其他节点（共有 {fitting} 个节点可以接收）：',
   'placement.noOthers': '所有节点都可以接收。',
+  'placement.fits': '现在可以调度',
+  'placement.rejectedWithheld': '副本 {n} 现在无法调度，没有节点接收：',
+  'placement.othersWithheld': '为什么不是其他节点：',
+  'placement.nodesWithheld':
+    '节点名称、卡号和节点数量需要 Kubernetes 的 list nodes（列出节点）权限，你的账号没有此权限。',
   'placement.cardPolicy': '卡级策略：{policy}',
   'placement.none': '副本数为 0，不需要调度。',
 

@@ -197,6 +197,11 @@ describe('placePod: node layer', () => {
     expect(describeRejections(result)).toMatch(
       /^0\/5 nodes are available: 3 NVIDIA-L20\/fixed-share: policy fixed-share does not match native-burst-share/,
     );
+    // Without node lists and total (withheld, spec §8) the same groups, uncounted.
+    const withheld = result.rejections.map(({ nodes: _, ...rest }) => rest);
+    expect(describeRejections({ rejections: withheld })).toMatch(
+      /^No node is available: NVIDIA-L20\/fixed-share: policy fixed-share does not match native-burst-share/,
+    );
   });
 
   it('says why not the others when a node fits, only when asked', () => {

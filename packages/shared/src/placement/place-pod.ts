@@ -656,19 +656,27 @@ export function placePod(
 
 /**
  * The scheduler's explanation, in the manner of kube-scheduler: "0/12 nodes are available:
- * 4 NVIDIA-L20/fixed-share: policy fixed-share does not match native-burst-share; …".
+ * 4 NVIDIA-L20/fixed-share: policy fixed-share does not match native-burst-share; …". Without
+ * node lists and a total (an operator who may not list nodes, spec §8) the groups go uncounted:
+ * "No node is available: NVIDIA-L20/fixed-share: …".
  */
 export function describeRejections(result: {
-  rejections: readonly Rejection[];
-  totalNodes: number;
+  rejections: readonly (Pick<Rejection, 'group' | 'message'> & { nodes?: readonly string[] })[];
+  totalNodes?: number;
 }): string {
   // A rejection of the pod itself (its own request or policy) needs no node count.
   const parts = result.rejections.map((rejection) =>
     rejection.group === 'pod'
       ? rejection.message
-      : `${rejection.nodes.length} ${rejection.group}: ${rejection.message}`,
+      : rejection.nodes === undefined
+        ? `${rejection.group}: ${rejection.message}`
+        : `${rejection.nodes.length} ${rejection.group}: ${rejection.message}`,
   );
-  return `0/${result.totalNodes} nodes are available: ${parts.join('; ')}.`;
+  const head =
+    result.totalNodes === undefined
+      ? 'No node is available'
+      : `0/${result.totalNodes} nodes are available`;
+  return `${head}: ${parts.join('; ')}.`;
 }
 
 /** Formats card indexes for `gpu-index-container-<name>` ("1,0"). */

@@ -94,4 +94,18 @@ describe('the rejection catalog', () => {
     } as const;
     expect(rejectionLine(invalid, 'en')).toBe("the pod's GPU request breaks compute-range");
   });
+
+  it('names the group without a count when the nodes are withheld', () => {
+    const policy = {
+      group: 'NVIDIA-L20/fixed-share',
+      code: 'policy',
+      params: { nodePolicy: 'fixed-share', podPolicy: 'native-burst-share' },
+    } as const;
+    expect(rejectionLine(policy, 'en')).toBe(
+      'nodes of NVIDIA-L20/fixed-share: policy fixed-share does not match native-burst-share',
+    );
+    expect(rejectionLine(policy, 'zh-CN')).toBe(
+      'NVIDIA-L20/fixed-share 节点：算力分配策略 fixed-share 与 Pod 的 native-burst-share 不一致',
+    );
+  });
 });

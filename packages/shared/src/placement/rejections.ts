@@ -235,25 +235,36 @@ export function rejectionMessage<Code extends RejectionCode>(
 interface GroupedRejection {
   /** The node group, or `pod` for a rejection of the pod itself. */
   group: string;
-  nodes: readonly string[];
+  /** Absent for an operator who may not list nodes (spec §8): the line then names no count. */
+  nodes?: readonly string[];
   code: RejectionCode;
   params: RejectionParams;
 }
 
-const IN_GROUP_ZH = { line: '{count} 个 {group} 节点：{message}' } as const;
+const IN_GROUP_ZH = {
+  line: '{count} 个 {group} 节点：{message}',
+  uncounted: '{group} 节点：{message}',
+} as const;
 const IN_GROUP: Record<Lang, Translate<typeof IN_GROUP_ZH>> = {
   'zh-CN': translator<typeof IN_GROUP_ZH>(IN_GROUP_ZH),
   en: translator<typeof IN_GROUP_ZH>(
-    translationOf<typeof IN_GROUP_ZH>()({ line: '{count} node(s) of {group}: {message}' }),
+    translationOf<typeof IN_GROUP_ZH>()({
+      line: '{count} node(s) of {group}: {message}',
+      uncounted: 'nodes of {group}: {message}',
+    }),
   ),
 };
 
 /**
- * One rejection as a console line: "3 node(s) of NVIDIA-L20/fixed-share: …"; a rejection of the
- * pod itself holds for every node, so it has no group or count to name.
+ * One rejection as a console line: "3 node(s) of NVIDIA-L20/fixed-share: …" ("nodes of …" when
+ * the nodes are withheld); a rejection of the pod itself holds for every node, so it has no
+ * group or count to name.
  */
 export function rejectionLine(rejection: GroupedRejection, lang: Lang): string {
   const message = rejectionText(rejection.code, rejection.params, lang);
   if (rejection.group === 'pod') return message;
-  return IN_GROUP[lang]('line', { count: rejection.nodes.length, group: rejection.group, message });
+  const { group, nodes } = rejection;
+  return nodes === undefined
+    ? IN_GROUP[lang]('uncounted', { group, message })
+    : IN_GROUP[lang]('line', { count: nodes.length, group, message });
 }

@@ -111,21 +111,28 @@ const PendingPodItem = memo(function PendingPodItem({
           </li>
         ))}
       </ul>
-      {pod.fitsNow !== null ? (
+      {pod.fitsNow ? (
         <p className="alloc-small">{t('allocations.pending.fitsNow', { pool: pod.fitsNow })}</p>
       ) : pod.rejections.length === 0 ? (
-        <p className="alloc-small">{t('allocations.pending.noReasons')}</p>
+        <p className="alloc-small">
+          {/* Withheld, no rejection means some node would take it; the pool is not named. */}
+          {t(
+            pod.nodesWithheld
+              ? 'allocations.pending.fitsSomewhere'
+              : 'allocations.pending.noReasons',
+          )}
+        </p>
       ) : (
         <>
           <p className="alloc-small">{t('allocations.pending.reasons')}</p>
           <ul className="alloc-pending-reasons" data-testid="pending-reasons">
             {pod.rejections.map((rejection) => (
-              <li key={`${rejection.group}-${rejection.code}-${rejection.nodes[0] ?? ''}`}>
+              <li key={`${rejection.group}-${rejection.code}-${rejection.nodes?.[0] ?? ''}`}>
                 {rejectionLine(rejection, lang)}
               </li>
             ))}
           </ul>
-          {pod.largestFits.map((fit) => (
+          {pod.largestFits?.map((fit) => (
             <p key={fit.pool} className="alloc-small" data-testid="pending-largest-fit">
               {t('allocations.pending.largestFit', {
                 pool: fit.pool,
@@ -170,6 +177,11 @@ export function PendingPods() {
         <p className="muted">{t('allocations.pending.none')}</p>
       ) : (
         <>
+          {pods.some((pod) => pod.nodesWithheld) ? (
+            <p className="muted alloc-small" data-testid="pending-nodes-withheld">
+              {t('allocations.pending.nodesWithheld')}
+            </p>
+          ) : null}
           <ul className="alloc-pending">
             {pods.slice(0, MAX_SHOWN).map((pod) => (
               <PendingPodItem key={`${pod.namespace}/${pod.pod}`} pod={pod} now={now} />

@@ -16,10 +16,10 @@ function RejectionList({ rejections }: { rejections: Rejections }) {
     <ul data-testid="placement-rejections">
       {rejections.map((rejection) => (
         <li
-          key={`${rejection.group}-${rejection.code}-${rejection.nodes[0]}`}
+          key={`${rejection.group}-${rejection.code}-${rejection.nodes?.[0] ?? ''}`}
           data-testid="placement-rejection"
           data-reason={rejection.reason}
-          title={rejection.nodes.join(', ')}
+          title={rejection.nodes?.join(', ')}
         >
           {rejectionLine(rejection, lang)}
         </li>
@@ -28,7 +28,12 @@ function RejectionList({ rejections }: { rejections: Rejections }) {
   );
 }
 
-/** Where each replica would land now (node, cards per container), and why other nodes would not. */
+/**
+ * Where each replica would land now (node, cards per container), and why other nodes would not.
+ * For an operator who may not list nodes the BFF withholds nodes, cards and counts: the panel
+ * then says whether each replica fits and why not per node group, and that the rest needs
+ * permission to list nodes.
+ */
 function PlacementPreviewView({ preview, loading, failure }: PlacementPreviewProps) {
   const { t } = useI18n();
   let body: React.ReactNode;
@@ -43,7 +48,7 @@ function PlacementPreviewView({ preview, loading, failure }: PlacementPreviewPro
       </p>
     );
   else {
-    const replicas = preview.placement.replicas;
+    const { replicas, nodesWithheld } = preview.placement;
     // Why not the others, once: later replicas see the same pools, only fuller.
     const first = replicas[0];
     body = (
@@ -51,23 +56,34 @@ function PlacementPreviewView({ preview, loading, failure }: PlacementPreviewPro
         <p className="muted">
           {t('placement.cardPolicy', { policy: preview.placement.cardPolicy })}
         </p>
+        {nodesWithheld ? (
+          <p className="muted" data-testid="placement-nodes-withheld">
+            {t('placement.nodesWithheld')}
+          </p>
+        ) : null}
         <ul className="placement-list">
           {replicas.map((replica) =>
             replica.ok ? (
               <li key={replica.replica} data-testid="placement-replica">
                 <strong>{t('placement.replica', { n: replica.replica + 1 })}</strong>{' '}
-                {t('placement.node', { node: replica.node })}
-                <ul>
-                  {Object.entries(replica.cards).map(([container, cards]) => (
-                    <li key={container}>
-                      {t('placement.cards', { container, cards: cards.join(', ') })}
-                    </li>
-                  ))}
-                </ul>
+                {replica.node === undefined
+                  ? t('placement.fits')
+                  : t('placement.node', { node: replica.node })}
+                {replica.cards ? (
+                  <ul>
+                    {Object.entries(replica.cards).map(([container, cards]) => (
+                      <li key={container}>
+                        {t('placement.cards', { container, cards: cards.join(', ') })}
+                      </li>
+                    ))}
+                  </ul>
+                ) : null}
               </li>
             ) : (
               <li key={replica.replica} className="placement-rejected">
-                {t('placement.rejected', { n: replica.replica + 1, total: replica.totalNodes })}
+                {replica.totalNodes === undefined
+                  ? t('placement.rejectedWithheld', { n: replica.replica + 1 })
+                  : t('placement.rejected', { n: replica.replica + 1, total: replica.totalNodes })}
                 <RejectionList rejections={replica.rejections} />
               </li>
             ),
@@ -79,7 +95,11 @@ function PlacementPreviewView({ preview, loading, failure }: PlacementPreviewPro
               <p className="muted">{t('placement.noOthers')}</p>
             ) : (
               <>
-                <p className="muted">{t('placement.others', { fitting: first.fitting })}</p>
+                <p className="muted">
+                  {first.fitting === undefined
+                    ? t('placement.othersWithheld')
+                    : t('placement.others', { fitting: first.fitting })}
+                </p>
                 <RejectionList rejections={first.rejections} />
               </>
             )}

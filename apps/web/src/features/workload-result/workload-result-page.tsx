@@ -120,7 +120,9 @@ function StageDetail({
                 {pod.rejections && pod.rejections.length > 0 ? (
                   <ul>
                     {pod.rejections.map((rejection) => (
-                      <li key={`${rejection.group}-${rejection.code}-${rejection.nodes[0]}`}>
+                      <li
+                        key={`${rejection.group}-${rejection.code}-${rejection.nodes?.[0] ?? ''}`}
+                      >
                         {rejectionLine(rejection, lang)}
                       </li>
                     ))}

@@ -124,6 +124,10 @@ export const allocationsEn = translationOf<typeof allocationsZhCN>()({
   'allocations.pending.fitsNow':
     'Pool {pool} can take it now; the scheduler has not got to it yet.',
   'allocations.pending.noReasons': 'The scheduler has not looked at it yet.',
+  'allocations.pending.fitsSomewhere':
+    'A node can take it now; the scheduler has not got to it yet.',
+  'allocations.pending.nodesWithheld':
+    'Node names and each pool’s free room need permission to list nodes in Kubernetes, which your account does not have.',
   'allocations.pending.largestFit':
     'Largest request that fits in pool {pool} now (one node): {compute} cards of compute, {memory}, at most {cards} cards',
   'allocations.history.title': 'Pool history',

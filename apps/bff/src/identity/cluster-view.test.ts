@@ -1,0 +1,125 @@
+/**
+ * What an operator who may not `list nodes` gets of the reads every operator needs to create
+ * (spec §8): on either cluster, as an operator whose every review fails — a token the API server
+ * does not accept, so the filter fails closed. Operators with real RoleBindings, with and
+ * without `list nodes`, are in filtered-reads.real.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BffHarness,
+  eventually,
+  PENDING_GPU,
+  seedRequest,
+  startHarness,
+  uniqueName,
+} from '../test-support/bff-harness.js';
+import { operatorCaller, operatorWithToken } from '../test-support/operators.js';
+import { pendingWithoutNodes } from './cluster-view.js';
+import type { Operator } from './operator.js';
+
+let harness: BffHarness;
+let refused: Operator;
+beforeAll(async () => {
+  harness = await startHarness();
+  refused = operatorWithToken(harness.connection.kubeConfig, 'not-a-token', 'nobody');
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const impossibleRequest = (name: string) => seedRequest(name, {}, PENDING_GPU);
+
+/** Every node name the cluster has, to look for in an answer's JSON. */
+const nodeNames = async () => (await harness.caller.cluster.nodes()).map((node) => node.name);
+
+describe('an operator who may not list nodes', () => {
+  it('gets the GPU models the form offers without node counts or free room', async () => {
+    const full = await harness.caller.gpu.models();
+    const theirs = await operatorCaller(harness.bff.context, refused).gpu.models();
+    expect(full.length).toBeGreaterThan(0);
+    expect(full[0]?.nodes).toBeGreaterThan(0);
+    expect(theirs).toEqual(
+      full.map(({ model, memoryMiBPerCard, cardsPerNode, resourceTypes, policies }) => ({
+        model,
+        memoryMiBPerCard,
+        cardsPerNode,
+        resourceTypes,
+        policies,
+      })),
+    );
+  });
+
+  it('gets a preview that says whether and why, not where', async () => {
+    const request = seedRequest(uniqueName('withheld'), { replicas: 2 });
+    const full = await harness.caller.workload.preview({ request, lang: 'en' });
+    const theirs = await operatorCaller(harness.bff.context, refused).workload.preview({
+      request,
+      lang: 'en',
+    });
+    expect(theirs.valid).toBe(true);
+    expect(theirs.manifest).toEqual(full.manifest);
+    expect(theirs.placement.nodesWithheld).toBe(true);
+    expect(theirs.placement.replicas.map((replica) => replica.ok)).toEqual(
+      full.placement.replicas.map((replica) => replica.ok),
+    );
+    const [replica] = theirs.placement.replicas;
+    expect(replica).toEqual({ replica: 0, ok: true, rejections: expect.any(Array) });
+    // The same verdicts per node group, without the nodes.
+    const verdicts = (preview: typeof full) =>
+      preview.placement.replicas[0]?.rejections.map(({ group, code, params }) => ({
+        group,
+        code,
+        params,
+      }));
+    expect(verdicts(theirs)).toEqual(verdicts(full));
+    expect(verdicts(theirs)?.length).toBeGreaterThan(0);
+    const text = JSON.stringify(theirs.placement);
+    for (const node of await nodeNames()) expect(text).not.toContain(`"${node}"`);
+  });
+
+  it('is told why a replica fits nowhere, per node group, without a node count', async () => {
+    const request = impossibleRequest(uniqueName('nowhere'));
+    const full = await harness.caller.workload.preview({ request, lang: 'en' });
+    const theirs = await operatorCaller(harness.bff.context, refused).workload.preview({
+      request,
+      lang: 'en',
+    });
+    const [replica] = theirs.placement.replicas;
+    if (replica?.ok !== false) throw new Error('expected the replica to fit nowhere');
+    expect(replica.totalNodes).toBeUndefined();
+    expect(replica.message).toMatch(/^No node is available: /);
+    expect(replica.message).not.toMatch(/\d+\/\d+ nodes/);
+    expect(replica.rejections.map((rejection) => rejection.code)).toEqual(
+      full.placement.replicas[0]?.rejections.map((rejection) => rejection.code),
+    );
+  });
+
+  it('sees pending pods with their codes per group, no nodes, pools that fit or free room', async () => {
+    const name = uniqueName('nofit');
+    await harness.caller.workload.create({
+      request: impossibleRequest(name),
+      clientRequestId: uniqueName('c'),
+      lang: 'en',
+    });
+    const full = await eventually(async () => {
+      const pod = (await harness.caller.cluster.pending()).find((p) => p.workload === name);
+      return pod && pod.rejections.length > 0 ? pod : undefined;
+    }, 'the pod pending with reasons');
+    const [theirs] = pendingWithoutNodes([full]);
+    expect(full.largestFits?.length).toBeGreaterThan(0);
+    expect(theirs).toMatchObject({
+      namespace: full.namespace,
+      pod: full.pod,
+      nodesWithheld: true,
+    });
+    expect(theirs?.fitsNow).toBeUndefined();
+    expect(theirs?.largestFits).toBeUndefined();
+    expect(theirs?.rejections.map(({ group, code }) => `${group} ${code}`)).toEqual(
+      full.rejections.map(({ group, code }) => `${group} ${code}`),
+    );
+    expect(theirs?.message).toMatch(/^No node is available: /);
+    const text = JSON.stringify(theirs);
+    for (const node of await nodeNames()) expect(text).not.toContain(`"${node}"`);
+    await harness.caller.workload.delete({ namespace: 'default', name });
+  });
+});
