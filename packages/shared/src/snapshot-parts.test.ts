@@ -4,7 +4,7 @@ import { SnapshotAssembly, snapshotParts } from './snapshot-parts.js';
 const items = Array.from({ length: 7 }, (_, index) => `record-${index}`);
 
 describe('a snapshot in parts', () => {
-  it('is one event without part fields when it fits, else parts with more: true but on the last', () => {
+  it('is one event when it fits, else parts with more: true on all but the last', () => {
     expect(snapshotParts(items, 7)).toEqual([{ fields: {}, items }]);
     expect(snapshotParts(items, 3)).toEqual([
       { fields: { part: 0, more: true }, items: items.slice(0, 3) },

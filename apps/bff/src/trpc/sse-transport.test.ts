@@ -217,7 +217,7 @@ describe('the SSE transport', () => {
     expect(received).toEqual(['large']);
   });
 
-  it('sends a reading subscriber a snapshot 24 times the cut-off, in parts, resumable only at its end', {
+  it('sends a reader a snapshot 24 times the cut-off, in parts, resumable only at its end', {
     timeout: 60_000,
   }, async () => {
     const parts: { id: string; part: number | undefined; more: boolean | undefined }[] = [];
