@@ -124,6 +124,17 @@ function readRaw(path: string, headers: Record<string, string> = {}) {
   );
 }
 
+/** Opens a subscription and never reads it: the kernel's buffers fill, then the server's. */
+function stopReading(path: string) {
+  let response: http.IncomingMessage | undefined;
+  const request = http.get(`${url}/trpc/${path}`, (incoming) => {
+    incoming.pause();
+    response = incoming;
+  });
+  request.on('error', () => {});
+  return { status: () => response?.statusCode, close: () => request.destroy() };
+}
+
 describe('the SSE transport', () => {
   it("speaks tRPC's protocol: the web app's client gets every tracked event in order, then the end", async () => {
     const received: { id: string; value: number }[] = [];
@@ -185,21 +196,15 @@ describe('the SSE transport', () => {
   });
 
   it('cuts off a subscriber that stops reading instead of buffering for it without end', async () => {
-    let response: http.IncomingMessage | undefined;
-    const request = http.get(`${url}/trpc/flood`, (incoming) => {
-      // Never read: the kernel's buffers fill, then the server's.
-      incoming.pause();
-      response = incoming;
-    });
-    request.on('error', () => {});
+    const stalled = stopReading('flood');
     // The server gives up on it (the client, not reading, cannot even see that yet) and the
     // subscription stops producing for it.
     await eventually(
       () => flood.started === 1 && flood.running === 0 && transport.streams === 0,
       'the cut-off',
     );
-    expect(response?.statusCode).toBe(200);
-    request.destroy();
+    expect(stalled.status()).toBe(200);
+    stalled.close();
   });
 
   it('sends a reading subscriber one event larger than the cut-off whole', async () => {
@@ -242,12 +247,7 @@ describe('the SSE transport', () => {
 
   it('cuts off a subscriber that stops reading in the middle of a snapshot', async () => {
     const before = snapshotRuns.started;
-    let response: http.IncomingMessage | undefined;
-    const request = http.get(`${url}/trpc/largeSnapshot`, (incoming) => {
-      incoming.pause();
-      response = incoming;
-    });
-    request.on('error', () => {});
+    const stalled = stopReading('largeSnapshot');
     await eventually(
       () =>
         snapshotRuns.started === before + 1 &&
@@ -255,7 +255,7 @@ describe('the SSE transport', () => {
         transport.streams === 0,
       'the stalled subscriber to be cut off',
     );
-    expect(response?.statusCode).toBe(200);
-    request.destroy();
+    expect(stalled.status()).toBe(200);
+    stalled.close();
   });
 });
