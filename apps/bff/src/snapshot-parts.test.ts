@@ -77,7 +77,7 @@ describe('a snapshot larger than a subscriber may leave unread', () => {
     }
   });
 
-  it('gives a subscriber that reconnects in the middle of a snapshot a fresh, complete one', async () => {
+  it('gives a subscriber that reconnects mid-snapshot a fresh, complete one', async () => {
     const feed = harness.bff.context.allocations;
     const first = subscribe(watchUrl('allocations.watch'));
     const firstPart = await eventually(() => first.messages[0], 'the first part');

@@ -227,10 +227,12 @@ export class SseTransport<TRouter extends AnyTRPCRouter> {
       lastWrite: Date.now(),
       unread: undefined,
       request,
-      // Ended now rather than once the procedure notices the abort (it may be waiting on a feed).
+      // Ended now rather than once the procedure notices the abort (it may be waiting on a feed);
+      // one waiting for its subscriber to read is closed, as ending would wait for that too.
       end: () => {
         done();
-        response.end();
+        if (state.unread === undefined) response.end();
+        else response.destroy();
       },
     };
     this.open.set(response, state);

@@ -39,9 +39,10 @@ const RETRY_MS = [1_000, 2_000, 5_000, 10_000];
 /**
  * Keeps `model` current from `allocations.watch`: events are collected as they arrive and
  * applied once per animation frame (100 changes a second become ≤ 60 renders), a snapshot drops
- * what was still queued before it (a snapshot in parts is applied when its last part arrives). The tRPC link reconnects by itself and resumes with
- * `Last-Event-ID` (only missed changes, or a fresh snapshot after a BFF restart); when the
- * subscription itself fails, a new one starts with a growing pause. `refresh` starts over.
+ * what was still queued before it (one in parts is applied once its last part is in). The tRPC
+ * link reconnects by itself and resumes with `Last-Event-ID` (only missed changes, or a fresh
+ * snapshot after a BFF restart or in the middle of one); when the subscription itself fails, a
+ * new one starts with a growing pause. `refresh` starts over.
  */
 export function useAllocationStream(model: AllocationModel): {
   stream: StreamState;
