@@ -101,7 +101,7 @@ async function* operatorAllocations(
     return kept.filter((record) => visible.has(record.namespace));
   };
   /** A snapshot of what the operator may see, in parts; complete up to the last part's id. */
-  const snapshotOf = async (of: AllocationFeed) => {
+  const visibleSnapshot = async (of: AllocationFeed) => {
     // Read together, so the snapshot is complete up to `id`.
     const id = of.currentId;
     const records = of.snapshot(filter);
@@ -114,7 +114,7 @@ async function* operatorAllocations(
     let sentUpTo: number;
     const replay = filter.lastEventId ? feed.entriesSince(filter.lastEventId) : undefined;
     if (replay === undefined) {
-      const first = await snapshotOf(feed);
+      const first = await visibleSnapshot(feed);
       sentUpTo = sequenceOf(first.id);
       for (const part of first.parts) yield tracked(part.id, part.event);
     } else {
@@ -131,7 +131,7 @@ async function* operatorAllocations(
       if (next === 'recheck') {
         recheck = sleep(view.recheckMs, 'recheck' as const, { signal });
         if (!(await view.recheck())) continue;
-        const fresh = await snapshotOf(feed);
+        const fresh = await visibleSnapshot(feed);
         sentUpTo = sequenceOf(fresh.id);
         for (const part of fresh.parts) yield tracked(part.id, part.event);
         continue;
