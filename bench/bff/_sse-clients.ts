@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import { percentile } from '../lib/report.js';
+import { allocationMessageKind } from '../lib/sse-clients.js';
 
 const [url = '', countText = '1000'] = process.argv.slice(2);
 const count = Number(countText);
@@ -15,7 +16,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFI
 for (let index = 0; index < count; index++) {
   const request = http.get(url, { agent, headers: { accept: 'text/event-stream' } }, (response) => {
     let buffer = '';
-    let snapshot = true;
+    let first = true;
     response.setEncoding('utf8');
     response.on('data', (chunk: string) => {
       buffer += chunk;
@@ -24,14 +25,18 @@ for (let index = 0; index < count; index++) {
         const message = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         end = buffer.indexOf('\n\n');
-        if (!message.includes('\ndata: ') && !message.startsWith('data: ')) continue;
-        if (/^event: /m.test(message)) continue; // connected / ping
-        if (snapshot) {
-          snapshot = false;
+        const kind = allocationMessageKind(message);
+        // Not data (connected, ping), or a snapshot's part: a snapshot counts at its end.
+        if (kind === undefined || kind === 'snapshot-part') continue;
+        // The first whole message (the snapshot, or the first change after a resume) says the
+        // subscriber is in; a later snapshot (after a reconnect) carries no change's stamp.
+        if (first) {
+          first = false;
           connected++;
           if (connected === count) process.stdout.write(`${JSON.stringify({ connected })}\n`);
           continue;
         }
+        if (kind === 'snapshot') continue;
         const at = /"at":"([^"]+)"/.exec(message)?.[1];
         if (at) latencies.push(Date.now() - Date.parse(at));
       }

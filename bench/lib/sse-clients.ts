@@ -23,3 +23,17 @@ export function startSseClients(url: string, count: number) {
   const nextLine = () => new Promise<string>((resolve) => lines.once('line', resolve));
   return { child, lines, nextLine };
 }
+
+/**
+ * What one SSE message (its text, `data:` and `id:` lines) of `allocations.watch` is, read
+ * without parsing its records (no record has a `type` or `more` field): a snapshot's part that
+ * more parts follow, a snapshot's end (or a whole one), a change, or not data at all (`connected`,
+ * `ping`).
+ */
+export function allocationMessageKind(
+  message: string,
+): 'snapshot-part' | 'snapshot' | 'change' | undefined {
+  if (/^event: /m.test(message) || !/^data: /m.test(message)) return undefined;
+  if (!message.includes('"type":"snapshot"')) return 'change';
+  return message.includes('"more":true') ? 'snapshot-part' : 'snapshot';
+}

@@ -36,7 +36,7 @@ import { startBenchCluster } from '../lib/cluster.js';
 import { freePort, haveBuiltConsole, launchChromium, startBuiltBff } from '../lib/console.js';
 import { CHURN_SHAPES, mgpuPod } from '../lib/mgpu-pod.js';
 import { heading, median, percentile } from '../lib/report.js';
-import { startSseClients } from '../lib/sse-clients.js';
+import { allocationMessageKind, startSseClients } from '../lib/sse-clients.js';
 
 const { values } = parseArgs({
   options: {
@@ -287,18 +287,26 @@ async function startSubscribers(bffUrl: string, count: number): Promise<PhaseLoa
     signal: abort.signal,
   });
   const decoder = new TextDecoder();
-  let text = '';
+  let buffer = '';
+  let snapshotBytes = 0;
+  let parts = 0;
   let id: string | undefined;
   const reader = response.body?.getReader();
+  // Up to the snapshot's end: only its last part's id resumes.
   while (reader && id === undefined) {
     const { done, value } = await reader.read();
     if (done) break;
-    const from = Math.max(0, text.length - 200);
-    text += decoder.decode(value, { stream: true });
-    id = /^id: (\S+)$/m.exec(text.slice(from))?.[1];
+    snapshotBytes += value.byteLength;
+    buffer += decoder.decode(value, { stream: true });
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const message = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const kind = allocationMessageKind(message);
+      if (kind === 'snapshot-part' || kind === 'snapshot') parts++;
+      if (kind === 'snapshot') id = /^id: (\S+)$/m.exec(message)?.[1];
+    }
   }
   const snapshotMs = performance.now() - snapshotStarted;
-  const snapshotBytes = text.length;
   abort.abort();
   if (!id) throw new Error('allocations.watch sent no tracked snapshot');
   const clients = startSseClients(watchUrl({ lastEventId: id }), count);
@@ -318,7 +326,7 @@ async function startSubscribers(bffUrl: string, count: number): Promise<PhaseLoa
         max: number;
       };
       clients.child.kill();
-      return `allocations.watch: one snapshot ${(snapshotBytes / 2 ** 20).toFixed(1)} MiB in ${ms(snapshotMs)} ms; ${count} subscribers resumed in ${ms(connectMs / 1000)} s; BFF stamp → subscriber: median ${latency.median} ms, p95 ${latency.p95} ms, p99 ${latency.p99} ms, max ${latency.max} ms over ${latency.delivered} deliveries`;
+      return `allocations.watch: one snapshot ${(snapshotBytes / 2 ** 20).toFixed(1)} MiB in ${parts} part(s), ${ms(snapshotMs)} ms; ${count} subscribers resumed in ${ms(connectMs / 1000)} s; BFF stamp → subscriber: median ${latency.median} ms, p95 ${latency.p95} ms, p99 ${latency.p99} ms, max ${latency.max} ms over ${latency.delivered} deliveries`;
     },
   };
 }

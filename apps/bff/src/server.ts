@@ -8,6 +8,7 @@ import { bearerCheck } from '@mgpu/kube-client';
 import {
   type CardPolicy,
   PendingWatchInputSchema,
+  SNAPSHOT_PART_SIZE,
   VKE,
   WorkloadWatchInputSchema,
 } from '@mgpu/shared';
@@ -79,8 +80,14 @@ export interface BffOptions {
   allowedOrigins?: string[];
   /** Largest request body in bytes (413 above it). */
   bodyLimit?: number;
-  /** Unread SSE bytes after which a slow subscriber is cut off (it resumes by `Last-Event-ID`). */
+  /**
+   * Unread SSE bytes after which a subscriber's stream waits for it to read before sending more
+   * (default 8 MiB); one that then reads nothing for 30 s is cut off (it resumes by
+   * `Last-Event-ID`).
+   */
   maxBufferedEventBytes?: number;
+  /** Items per part of a subscription's snapshot (default `SNAPSHOT_PART_SIZE`, 2,000). */
+  snapshotPartSize?: number;
   logger?: FastifyServerOptions['logger'];
   /** How long a browser session lasts (default 12 h); an older cookie is refused. */
   sessionMaxAgeSeconds?: number;
@@ -608,12 +615,16 @@ const CONTENT_SECURITY_POLICY = {
 export async function startBff(options: BffOptions): Promise<RunningBff> {
   const modelLabel = options.modelLabel ?? VKE.defaultModelLabel;
   const cluster = new ClusterClient(options.connection.kubeConfig, { modelLabel });
-  const allocations = new AllocationFeed(cluster);
+  const allocations = new AllocationFeed(cluster, {
+    onInvalidRecord: (id, error) =>
+      app.log.error({ record: id, issues: error.issues }, 'allocation record left out: invalid'),
+  });
   const history = new PoolHistory(() => context, options.history);
   const context: BffContext = {
     cluster,
     source: options.connection.source,
     allocations,
+    snapshotPartSize: options.snapshotPartSize ?? SNAPSHOT_PART_SIZE,
     history,
     cardPolicy: options.cardPolicy ?? 'binpack',
     accessReviews: new AccessReviews(

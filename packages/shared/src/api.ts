@@ -7,6 +7,7 @@ import { KEPT_UNEXPRESSED, LOST_UNEXPRESSED, WORKLOAD_KINDS } from './read-workl
 import { CREATABLE_KINDS, WorkloadRequestSchema } from './request.js';
 import { ROLLOUT_STALLS } from './rollout.js';
 import { LANGS, MAX_REPLICAS } from './rules.js';
+import { SnapshotPartSchema } from './snapshot-parts.js';
 
 /**
  * The BFF's procedure inputs and outputs (spec §7), declared once so the server validates what
@@ -265,6 +266,8 @@ export const WorkloadSummarySchema = WorkloadRefSchema.extend({
 export const WorkloadListEventSchema = z.object({
   type: z.enum(['snapshot', 'upsert', 'delete']),
   workloads: z.array(WorkloadSummarySchema),
+  /** A large snapshot comes in parts (`SnapshotPartSchema`). */
+  ...SnapshotPartSchema.shape,
 });
 
 export const WorkloadWatchInputSchema = z
@@ -404,10 +407,14 @@ export const AllocationFilterSchema = z.object({
 });
 
 export const AllocationEventSchema = z.object({
-  /** `snapshot` replaces everything the subscriber had; `upsert`/`delete` change single records. */
+  /**
+   * `snapshot` replaces everything the subscriber had (a large one comes in parts: `part` and
+   * `more`, see `SnapshotPartSchema`); `upsert`/`delete` change single records.
+   */
   type: z.enum(['snapshot', 'upsert', 'delete']),
   records: z.array(AllocationRecordSchema),
   at: z.string(),
+  ...SnapshotPartSchema.shape,
 });
 
 export const PROGRESS_STAGES = ['created', 'scheduled', 'running', 'verified'] as const;

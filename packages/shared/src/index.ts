@@ -26,5 +26,6 @@ export * from './request.js';
 export * from './rollout.js';
 export * from './rules.js';
 export * from './server-errors.js';
+export * from './snapshot-parts.js';
 export * from './vke.js';
 export * from './workload-update.js';

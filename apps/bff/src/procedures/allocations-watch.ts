@@ -9,17 +9,26 @@ import {
 import { tracked } from '@trpc/server';
 import { OperatorView } from '../identity/filtered-reads.js';
 import type { Operator } from '../identity/operator.js';
-import { type AllocationFeed, type FeedEntry, matchesFilter } from '../live/allocation-feed.js';
+import {
+  type AllocationFeed,
+  type FeedEntry,
+  keepsEveryRecord,
+  matchesFilter,
+} from '../live/allocation-feed.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
 
 const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError';
 
+/** The sequence of a feed id (`<epoch>-<sequence>`) this process made. */
+const sequenceOf = (id: string) => Number(id.split('-')[1]);
+
 /**
  * `allocations.watch`: a snapshot of every allocation record (or only those the filters keep),
  * then each change. Events are `tracked()`: a client reconnecting with `Last-Event-ID` gets
- * exactly the changes it missed, or a fresh snapshot when it is too far behind.
+ * exactly the changes it missed, or a fresh snapshot when it is too far behind. A snapshot of
+ * more than `ctx.snapshotPartSize` records comes in parts (`SnapshotPartSchema`).
  */
 export const AllocationsWatchInputSchema = AllocationFilterSchema.optional();
 
@@ -38,28 +47,27 @@ export const allocationsWatch = publicProcedure
     const live = feed.live(signal);
     const upTo = feed.currentId;
     const replay = filter.lastEventId ? feed.entriesSince(filter.lastEventId) : undefined;
-    const filtering = Boolean(filter.namespace || filter.workload || filter.node || filter.pod);
-    // Unfiltered subscribers share the feed's event object (validated once for all of them).
+    // Unfiltered subscribers share the feed's event objects (validated and serialised once).
     const narrow = (event: AllocationEvent): AllocationEvent =>
-      filtering
-        ? { ...event, records: event.records.filter((record) => matchesFilter(record, filter)) }
-        : event;
+      keepsEveryRecord(filter)
+        ? event
+        : feed.prepared({
+            ...event,
+            records: event.records.filter((record) => matchesFilter(record, filter)),
+          });
     try {
       if (replay === undefined) {
-        yield tracked(upTo, {
-          type: 'snapshot',
-          records: feed.snapshot(filter),
-          at: new Date().toISOString(),
-        } satisfies AllocationEvent);
+        for (const part of feed.snapshotEntries(filter, ctx.snapshotPartSize))
+          yield tracked(part.id, part.event);
       } else {
         for (const entry of replay) {
           const event = narrow(entry.event);
           if (event.records.length > 0) yield tracked(entry.id, event);
         }
       }
-      const sentUpTo = Number(upTo.split('-')[1]);
+      const sentUpTo = sequenceOf(upTo);
       for await (const [entry] of live) {
-        if (Number(entry.id.split('-')[1]) <= sentUpTo) continue;
+        if (sequenceOf(entry.id) <= sentUpTo) continue;
         const event = narrow(entry.event);
         if (event.records.length > 0) yield tracked(entry.id, event);
       }
@@ -70,8 +78,6 @@ export const allocationsWatch = publicProcedure
       await live.return?.();
     }
   });
-
-const sequenceOf = (id: string) => Number(id.split('-')[1]);
 
 /**
  * `allocations.watch` for a signed-in operator: the same feed, each snapshot and event cut to the
@@ -94,31 +100,28 @@ async function* operatorAllocations(
     const visible = await view.visible(kept.map((record) => record.namespace));
     return kept.filter((record) => visible.has(record.namespace));
   };
-  const snapshotOf = async (of: AllocationFeed) => {
+  /** A snapshot of what the operator may see, in parts; complete up to the last part's id. */
+  const visibleSnapshot = async (of: AllocationFeed) => {
     // Read together, so the snapshot is complete up to `id`.
     const id = of.currentId;
     const records = of.snapshot(filter);
-    return {
-      id,
-      event: {
-        type: 'snapshot',
-        records: await visibleRecords(records),
-        at: new Date().toISOString(),
-      } satisfies AllocationEvent,
-    };
+    return { id, parts: of.snapshotOf(id, await visibleRecords(records), ctx.snapshotPartSize) };
   };
+  /** The operator's share of a feed event: the feed's own records, so still prepared output. */
+  const visibleEvent = async (event: AllocationEvent) =>
+    feed.prepared({ ...event, records: await visibleRecords(event.records) });
   try {
     let sentUpTo: number;
     const replay = filter.lastEventId ? feed.entriesSince(filter.lastEventId) : undefined;
     if (replay === undefined) {
-      const first = await snapshotOf(feed);
+      const first = await visibleSnapshot(feed);
       sentUpTo = sequenceOf(first.id);
-      yield tracked(first.id, first.event);
+      for (const part of first.parts) yield tracked(part.id, part.event);
     } else {
       sentUpTo = sequenceOf(feed.currentId);
       for (const entry of replay) {
-        const records = await visibleRecords(entry.event.records);
-        if (records.length > 0) yield tracked(entry.id, { ...entry.event, records });
+        const event = await visibleEvent(entry.event);
+        if (event.records.length > 0) yield tracked(entry.id, event);
       }
     }
     // Aborted while the loop waits elsewhere (a review, a yield), a timer's rejection is no
@@ -135,17 +138,17 @@ async function* operatorAllocations(
       if (next === 'recheck') {
         recheck = nextRecheck();
         if (!(await view.recheck())) continue;
-        const fresh = await snapshotOf(feed);
+        const fresh = await visibleSnapshot(feed);
         sentUpTo = sequenceOf(fresh.id);
-        yield tracked(fresh.id, fresh.event);
+        for (const part of fresh.parts) yield tracked(part.id, part.event);
         continue;
       }
       if (next.done) return;
       nextEntry = live.next();
       const [entry] = next.value as [FeedEntry];
       if (sequenceOf(entry.id) <= sentUpTo) continue;
-      const records = await visibleRecords(entry.event.records);
-      if (records.length > 0) yield tracked(entry.id, { ...entry.event, records });
+      const event = await visibleEvent(entry.event);
+      if (event.records.length > 0) yield tracked(entry.id, event);
     }
   } catch (error) {
     if (!isAbort(error)) throw error;

@@ -11,6 +11,7 @@ import { tracked } from '@trpc/server';
 import { visibleItems } from '../identity/filtered-reads.js';
 import { ChangeSignal } from '../live/change-signal.js';
 import { publicProcedure } from '../trpc/init.js';
+import { snapshotEvents } from '../trpc/snapshot-events.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
 import { listWorkloads } from './workload-list.js';
 
@@ -47,9 +48,10 @@ function changesBetween(
 }
 
 /**
- * `workload.watch`: `workload.list` live — a snapshot, then the workloads that appear, change
- * (replicas ready, verification, a new resourceVersion) or go. Woken by the shared informers of
- * the three kinds, the pods and the nodes' reports (which move verification), coalesced.
+ * `workload.watch`: `workload.list` live — a snapshot (in parts when it is large), then the
+ * workloads that appear, change (replicas ready, verification, a new resourceVersion) or go.
+ * Woken by the shared informers of the three kinds, the pods and the nodes' reports (which move
+ * verification), coalesced.
  */
 export const workloadWatch = publicProcedure
   .input(WorkloadWatchInputSchema)
@@ -88,7 +90,17 @@ export const workloadWatch = publicProcedure
         if (first) {
           first = false;
           if (input?.lastEventId !== id)
-            yield tracked(id, { type: 'snapshot', workloads: list } satisfies WorkloadListEvent);
+            for (const part of snapshotEvents(
+              id,
+              list,
+              ctx.snapshotPartSize,
+              (workloads, fields): WorkloadListEvent => ({
+                type: 'snapshot',
+                ...fields,
+                workloads,
+              }),
+            ))
+              yield tracked(part.id, part.event);
         } else {
           const { deleted, upserted } = changesBetween(held, list);
           // Between the two events the subscriber holds neither list: an id that matches none,

@@ -12,6 +12,8 @@ export interface BffContext {
   cluster: ClusterClient;
   source: ClusterSource;
   allocations: AllocationFeed;
+  /** Items per part of a subscription's snapshot (`SNAPSHOT_PART_SIZE`; tests make it small). */
+  snapshotPartSize: number;
   /** The last hour (configurable) of per-pool figures (`cluster.history`). */
   history: PoolHistory;
   cardPolicy: CardPolicy;

@@ -44,9 +44,14 @@ export interface RuleErrorShape {
 /**
  * A silent stream gets a ping this often; the client reconnects after the longer silence. A
  * connection that dies without closing (a proxy, a suspended laptop) is noticed — and the
- * dashboard's stale banner shown — within the second figure.
+ * dashboard's stale banner shown — within the second figure. A subscriber that reads nothing of
+ * what it left unread for the third is cut off.
  */
-export const SSE_TIMING = { pingIntervalMs: 5_000, reconnectAfterInactivityMs: 12_000 } as const;
+export const SSE_TIMING = {
+  pingIntervalMs: 5_000,
+  reconnectAfterInactivityMs: 12_000,
+  stalledAfterMs: 30_000,
+} as const;
 
 const t = initTRPC.context<BffContext>().create({
   // Plain JSON on the wire (spec §7): curl and scripts can call every procedure.

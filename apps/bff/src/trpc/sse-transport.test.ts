@@ -12,11 +12,16 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { eventually } from '../test-support/bff-harness.js';
+import { snapshotEvents } from './snapshot-events.js';
 import { SseTransport } from './sse-transport.js';
 
 const t = initTRPC.create();
 const PADDING = 'x'.repeat(256 * 1024);
 const flood = { started: 0, running: 0 };
+const MAX_BUFFERED = 1024 * 1024;
+/** 96 items of 256 KiB: a 24 MiB snapshot, in parts of 1 MiB (4 items). */
+const SNAPSHOT_ITEMS = Array.from({ length: 96 }, (_, index) => `${index}:${PADDING}`);
+const snapshotRuns = { started: 0, running: 0 };
 
 const testRouter = t.router({
   counter: t.procedure
@@ -33,6 +38,24 @@ const testRouter = t.router({
     await new Promise((resolve) => signal?.addEventListener('abort', resolve));
     yield tracked('never', {});
   }),
+  /** One event three times the cut-off. */
+  oneLargeEvent: t.procedure.subscription(async function* () {
+    yield tracked('large', { padding: PADDING.repeat(12) });
+  }),
+  /** A snapshot 24 times the cut-off, in parts, then nothing more (the stream ends). */
+  largeSnapshot: t.procedure.subscription(async function* () {
+    snapshotRuns.started++;
+    snapshotRuns.running++;
+    try {
+      for (const part of snapshotEvents('snapshot-1', SNAPSHOT_ITEMS, 4, (items, fields) => ({
+        ...fields,
+        items,
+      })))
+        yield tracked(part.id, part.event);
+    } finally {
+      snapshotRuns.running--;
+    }
+  }),
   /** Large events without end: what a client that stops reading is cut off from. */
   flood: t.procedure.subscription(async function* ({ signal }) {
     flood.started++;
@@ -48,7 +71,6 @@ const testRouter = t.router({
   }),
 });
 
-const MAX_BUFFERED = 1024 * 1024;
 const app = Fastify({ logger: false, forceCloseConnections: true });
 const transport = new SseTransport({
   router: testRouter,
@@ -56,6 +78,7 @@ const transport = new SseTransport({
   pingIntervalMs: 100,
   reconnectAfterInactivityMs: 5_000,
   maxBufferedBytes: MAX_BUFFERED,
+  stalledAfterMs: 1_000,
 });
 let url = '';
 beforeAll(async () => {
@@ -99,6 +122,17 @@ function readRaw(path: string, headers: Record<string, string> = {}) {
         .on('error', reject);
     },
   );
+}
+
+/** Opens a subscription and never reads it: the kernel's buffers fill, then the server's. */
+function stopReading(path: string) {
+  let response: http.IncomingMessage | undefined;
+  const request = http.get(`${url}/trpc/${path}`, (incoming) => {
+    incoming.pause();
+    response = incoming;
+  });
+  request.on('error', () => {});
+  return { status: () => response?.statusCode, close: () => request.destroy() };
 }
 
 describe('the SSE transport', () => {
@@ -162,20 +196,66 @@ describe('the SSE transport', () => {
   });
 
   it('cuts off a subscriber that stops reading instead of buffering for it without end', async () => {
-    let response: http.IncomingMessage | undefined;
-    const request = http.get(`${url}/trpc/flood`, (incoming) => {
-      // Never read: the kernel's buffers fill, then the server's.
-      incoming.pause();
-      response = incoming;
-    });
-    request.on('error', () => {});
+    const stalled = stopReading('flood');
     // The server gives up on it (the client, not reading, cannot even see that yet) and the
     // subscription stops producing for it.
     await eventually(
       () => flood.started === 1 && flood.running === 0 && transport.streams === 0,
       'the cut-off',
     );
-    expect(response?.statusCode).toBe(200);
-    request.destroy();
+    expect(stalled.status()).toBe(200);
+    stalled.close();
+  });
+
+  it('sends a reading subscriber one event larger than the cut-off whole', async () => {
+    const received = await new Promise<string[]>((resolve, reject) => {
+      const ids: string[] = [];
+      client().oneLargeEvent.subscribe(undefined, {
+        onData: ({ id, data }) => {
+          expect(data.padding).toHaveLength(PADDING.length * 12);
+          ids.push(id);
+        },
+        onComplete: () => resolve(ids),
+        onError: reject,
+      });
+    });
+    expect(received).toEqual(['large']);
+  });
+
+  it('sends a reader a snapshot 24 times the cut-off, in parts, resumable only at its end', {
+    timeout: 60_000,
+  }, async () => {
+    const parts: { id: string; part: number | undefined; more: boolean | undefined }[] = [];
+    const items: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      client().largeSnapshot.subscribe(undefined, {
+        onData: ({ id, data }) => {
+          parts.push({ id, part: data.part, more: data.more });
+          items.push(...data.items);
+        },
+        onComplete: resolve,
+        onError: reject,
+      });
+    });
+    expect(items).toEqual(SNAPSHOT_ITEMS);
+    expect(parts.map((part) => part.part)).toEqual([...Array(24).keys()]);
+    expect(parts.slice(0, -1).every((part) => part.more === true)).toBe(true);
+    expect(parts.at(-1)).toEqual({ id: 'snapshot-1', part: 23, more: undefined });
+    // Only the last part's id is the snapshot's: a reconnect from any other gets a fresh one.
+    expect(parts.slice(0, -1).some((part) => part.id === 'snapshot-1')).toBe(false);
+  });
+
+  it('cuts off a subscriber that stops reading in the middle of a snapshot', async () => {
+    const before = snapshotRuns.started;
+    const stalled = stopReading('largeSnapshot');
+    await eventually(
+      () =>
+        snapshotRuns.started === before + 1 &&
+        snapshotRuns.running === 0 &&
+        transport.streams === 0,
+      'the stalled subscriber to be cut off',
+    );
+    expect(stalled.status()).toBe(200);
+    stalled.close();
   });
 });

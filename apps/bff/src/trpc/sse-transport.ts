@@ -12,6 +12,7 @@ import {
   sseHeaders,
 } from '@trpc/server/unstable-core-do-not-import';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { preparedJson } from './prepared-output.js';
 
 /**
  * Server-sent events for tRPC subscriptions, written straight to the socket.
@@ -38,11 +39,17 @@ export interface SseTransportOptions<TRouter extends AnyTRPCRouter> {
   /** Sent in the `connected` event: the client reconnects after this much silence. */
   reconnectAfterInactivityMs: number;
   /**
-   * Bytes a subscriber may leave unread before it is cut off. A slow client then reconnects
-   * with `Last-Event-ID` and resumes from the feed's log (or a fresh snapshot) instead of the
-   * server buffering without end on its behalf.
+   * Bytes a subscriber may leave unread before its stream waits for it to read them ('drain')
+   * instead of sending more: a snapshot's parts, or one event larger than this, reach a client
+   * that reads however large they are together, at its pace (issue 20).
    */
   maxBufferedBytes: number;
+  /**
+   * A subscriber that reads nothing of what it left unread for this long is cut off: it then
+   * reconnects with `Last-Event-ID` and resumes from the feed's log (or a fresh snapshot)
+   * instead of the server holding its stream without end.
+   */
+  stalledAfterMs: number;
   /**
    * Whether the request that opened a stream would still be let in (its session has not ended),
    * asked for every open stream at each ping tick: a stream whose answer turns false is ended
@@ -54,6 +61,11 @@ export interface SseTransportOptions<TRouter extends AnyTRPCRouter> {
 
 interface StreamState {
   lastWrite: number;
+  /**
+   * While the stream waits for the subscriber to read: the bytes it had unread when last seen
+   * reading, and since when it has read nothing. No ping is due meanwhile.
+   */
+  unread: { bytes: number; since: number } | undefined;
   request: FastifyRequest;
   /** Ends the stream from outside (its session ended): the procedure is aborted, no `return`. */
   end: () => void;
@@ -211,15 +223,19 @@ export class SseTransport<TRouter extends AnyTRPCRouter> {
       this.open.delete(response);
       abort.abort();
     };
-    this.open.set(response, {
+    const state: StreamState = {
       lastWrite: Date.now(),
+      unread: undefined,
       request,
-      // Ended now rather than once the procedure notices the abort (it may be waiting on a feed).
+      // Ended now rather than once the procedure notices the abort (it may be waiting on a feed);
+      // one waiting for its subscriber to read is closed, as ending would wait for that too.
       end: () => {
         done();
-        response.end();
+        if (state.unread === undefined) response.end();
+        else response.destroy();
       },
-    });
+    };
+    this.open.set(response, state);
     response.on('close', done);
     this.write(response, this.connected);
 
@@ -235,6 +251,7 @@ export class SseTransport<TRouter extends AnyTRPCRouter> {
       const iterable = await procedure(input);
       for await (const value of iterable) {
         if (!this.write(response, this.frameFor(value))) break;
+        if (!(await this.caughtUp(response, state))) break;
       }
       if (!abort.signal.aborted) this.write(response, RETURN);
     } catch (cause) {
@@ -265,34 +282,76 @@ export class SseTransport<TRouter extends AnyTRPCRouter> {
     }
     const cached = this.frames.get(data);
     if (cached !== undefined && cached.id === id) return cached.bytes;
-    const bytes = frameOf({ data: JSON.stringify(data), ...(id === undefined ? {} : { id }) });
+    const json = preparedJson(data) ?? JSON.stringify(data);
+    const bytes = frameOf({ data: json, ...(id === undefined ? {} : { id }) });
     this.frames.set(data, { id, bytes });
     return bytes;
   }
 
-  /** False when the subscriber is gone or fell too far behind (it was cut off to reconnect). */
+  /** Writes `frame`; false when the subscriber is gone. */
   private write(response: ServerResponse, frame: Buffer): boolean {
     if (response.destroyed || response.writableEnded) return false;
     response.write(frame);
     const state = this.open.get(response);
     if (state) state.lastWrite = Date.now();
-    if (response.writableLength > this.options.maxBufferedBytes) {
-      state?.request.log.warn(
-        { buffered: response.writableLength },
-        'subscriber too slow: stream cut off (it resumes from its Last-Event-ID)',
-      );
-      response.destroy();
-      return false;
-    }
     return true;
+  }
+
+  /**
+   * True once the subscriber has at most `maxBufferedBytes` unread: at once, or after it has
+   * read everything it was sent ('drain'); false when it is gone first (`tick` cuts off one that
+   * stops reading). The measure is what the subscriber did not read, so a frame larger than the
+   * limit never cuts a subscriber off by itself.
+   */
+  private async caughtUp(response: ServerResponse, state: StreamState): Promise<boolean> {
+    if (response.destroyed) return false;
+    // Below the socket's own high-water mark no 'drain' comes: that much is never waited for.
+    if (response.writableLength <= this.options.maxBufferedBytes || !response.writableNeedDrain)
+      return true;
+    state.unread = { bytes: response.writableLength, since: Date.now() };
+    const drained = await new Promise<boolean>((resolve) => {
+      const finish = (outcome: boolean) => {
+        response.off('drain', onDrain);
+        response.off('close', onClose);
+        resolve(outcome);
+      };
+      const onDrain = () => finish(true);
+      const onClose = () => finish(false);
+      response.on('drain', onDrain);
+      response.on('close', onClose);
+    });
+    state.unread = undefined;
+    return drained;
   }
 
   /** Ends streams no longer admitted, then pings the idle ones. */
   private tick(): void {
     const { stillAdmitted } = this.options;
     if (stillAdmitted) this.endStreams((request) => !stillAdmitted(request));
-    const idleSince = Date.now() - this.options.pingIntervalMs;
-    for (const [response, state] of this.open)
-      if (state.lastWrite <= idleSince) this.write(response, PING);
+    const now = Date.now();
+    for (const [response, state] of this.open) {
+      if (state.unread !== undefined) this.cutOffIfStalled(response, state.unread, now);
+      else if (state.lastWrite <= now - this.options.pingIntervalMs) this.write(response, PING);
+    }
+  }
+
+  /** Cuts off a subscriber that has read nothing of its unread bytes for `stalledAfterMs`. */
+  private cutOffIfStalled(
+    response: ServerResponse,
+    unread: NonNullable<StreamState['unread']>,
+    now: number,
+  ): void {
+    if (response.writableLength < unread.bytes || !response.writableNeedDrain) {
+      unread.bytes = response.writableLength;
+      unread.since = now;
+    } else if (now - unread.since >= this.options.stalledAfterMs) {
+      this.open
+        .get(response)
+        ?.request.log.warn(
+          { buffered: response.writableLength },
+          'subscriber stopped reading: stream cut off (it resumes from its Last-Event-ID)',
+        );
+      response.destroy();
+    }
   }
 }

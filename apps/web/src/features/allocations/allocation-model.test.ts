@@ -3,6 +3,7 @@ import {
   type NodeView,
   type PodLike,
   podAllocationRecords,
+  snapshotParts,
 } from '@mgpu/shared';
 import { describe, expect, it } from 'vitest';
 import { AllocationModel } from './allocation-model.js';
@@ -125,6 +126,58 @@ describe('AllocationModel', () => {
     model.apply([event('upsert', seedPod('c')), event('snapshot', seedPod('b', 'team-b'))]);
     expect(model.instances(NO_FILTER).map((r) => r.namespace)).toEqual(['team-b', 'team-b']);
     expect(model.node('l20-1')?.cards[1]?.usedCompute).toBe(60);
+  });
+
+  it('applies a snapshot in parts as one once its last part is in', () => {
+    const model = cluster();
+    model.apply([event('upsert', seedPod('gone'))]);
+    const records = ['a', 'b', 'c'].flatMap((name) =>
+      podAllocationRecords(seedPod(name), undefined),
+    );
+    const at = new Date().toISOString();
+    const parts = snapshotParts(records, 2).map(
+      ({ fields, items }): AllocationEvent => ({ type: 'snapshot', ...fields, records: items, at }),
+    );
+    expect(parts.length).toBe(3);
+    const versionBefore = model.version;
+    // The first parts change nothing the page shows: the old records stay until the last.
+    model.apply(parts.slice(0, 2));
+    expect(model.version).toBe(versionBefore);
+    expect(model.instances(NO_FILTER).map((r) => r.workload)).toEqual(['gone', 'gone']);
+    model.apply(parts.slice(2));
+    expect(model.instances(NO_FILTER).map((r) => r.workload)).toEqual([
+      'a',
+      'a',
+      'b',
+      'b',
+      'c',
+      'c',
+    ]);
+    expect(model.node('l20-1')?.cards[1]?.instances).toBe(3);
+  });
+
+  it('replaces a snapshot cut off by a reconnect with the fresh one that follows', () => {
+    const model = cluster();
+    const at = new Date().toISOString();
+    const asParts = (names: string[]) =>
+      snapshotParts(
+        names.flatMap((name) => podAllocationRecords(seedPod(name), undefined)),
+        2,
+      ).map(
+        ({ fields, items }): AllocationEvent => ({
+          type: 'snapshot',
+          ...fields,
+          records: items,
+          at,
+        }),
+      );
+    const [cutOff] = asParts(['old-a', 'old-b']);
+    if (!cutOff) throw new Error('a part expected');
+    model.apply([cutOff]);
+    // The reconnect brings a fresh snapshot from its first part: nothing of the cut-off one stays.
+    model.apply(asParts(['x', 'y']));
+    expect(model.instances(NO_FILTER).map((r) => r.workload)).toEqual(['x', 'x', 'y', 'y']);
+    expect(model.hasSnapshot).toBe(true);
   });
 
   it('filters by namespace, workload, model and search, and keeps only nodes that match', () => {

@@ -9,6 +9,7 @@ import {
   nodePoolSummary,
   nodeStateOf,
   type PoolSummary,
+  SnapshotAssembly,
   strandedOnCard,
   WHOLE_CARD_CLAIM,
 } from '@mgpu/shared';
@@ -126,6 +127,8 @@ export class AllocationModel {
   private unknown: string[] | undefined;
   /** Set while a snapshot is applied: the sorted list is rebuilt once at its end. */
   private bulk = false;
+  /** A snapshot's parts so far (a large one comes in parts): applied once its last is in. */
+  private readonly snapshotParts = new SnapshotAssembly<AllocationRecord>();
   /** Bumped by every applied batch or layout; derived values are cached per version. */
   version = 0;
   /** When the last batch that changed something was applied (ms since epoch), or null. */
@@ -186,30 +189,41 @@ export class AllocationModel {
     this.changed(false);
   }
 
-  /** Applies a batch of stream events in order; a snapshot replaces everything before it. */
+  /**
+   * Applies a batch of stream events in order; a snapshot replaces everything before it, once
+   * all its parts are in (the parts before the last change nothing yet).
+   */
   apply(events: readonly AllocationEvent[]): void {
-    if (events.length === 0) return;
+    let applied = false;
     for (const event of events) {
       if (event.type === 'snapshot') {
-        for (const node of this.recordsByNode.keys()) this.dirtyNodes.add(node);
-        this.records.clear();
-        this.recordsByNode.clear();
-        this.unknown = undefined;
-        this.namespaceCounts.clear();
-        this.workloadCounts.clear();
-        this.optionsStale = true;
-        this.hasSnapshot = true;
-        this.bulk = true;
-        for (const record of event.records) this.put(record);
-        this.bulk = false;
-        this.rebuildSorted();
+        const records = this.snapshotParts.add(event, event.records);
+        if (records === undefined) continue;
+        this.replaceRecords(records);
       } else if (event.type === 'upsert') {
         for (const record of event.records) this.put(record);
       } else {
         for (const record of event.records) this.remove(record.id);
       }
+      applied = true;
     }
-    this.changed(true);
+    if (applied) this.changed(true);
+  }
+
+  /** A whole snapshot: every record before it goes. */
+  private replaceRecords(records: readonly AllocationRecord[]): void {
+    for (const node of this.recordsByNode.keys()) this.dirtyNodes.add(node);
+    this.records.clear();
+    this.recordsByNode.clear();
+    this.unknown = undefined;
+    this.namespaceCounts.clear();
+    this.workloadCounts.clear();
+    this.optionsStale = true;
+    this.hasSnapshot = true;
+    this.bulk = true;
+    for (const record of records) this.put(record);
+    this.bulk = false;
+    this.rebuildSorted();
   }
 
   private put(record: AllocationRecord): void {

@@ -1,4 +1,4 @@
-import type { AllocationEvent } from '@mgpu/shared';
+import { type AllocationEvent, SnapshotAssembly } from '@mgpu/shared';
 import { useCallback, useEffect, useState } from 'react';
 import { useTRPCClient } from '../../app/trpc.js';
 import type { AllocationModel } from './allocation-model.js';
@@ -39,9 +39,10 @@ const RETRY_MS = [1_000, 2_000, 5_000, 10_000];
 /**
  * Keeps `model` current from `allocations.watch`: events are collected as they arrive and
  * applied once per animation frame (100 changes a second become ≤ 60 renders), a snapshot drops
- * what was still queued before it. The tRPC link reconnects by itself and resumes with
- * `Last-Event-ID` (only missed changes, or a fresh snapshot after a BFF restart); when the
- * subscription itself fails, a new one starts with a growing pause. `refresh` starts over.
+ * what was still queued before it (one in parts is applied once its last part is in). The tRPC
+ * link reconnects by itself and resumes with `Last-Event-ID` (only missed changes, or a fresh
+ * snapshot after a BFF restart or in the middle of one); when the subscription itself fails, a
+ * new one starts with a growing pause. `refresh` starts over.
  */
 export function useAllocationStream(model: AllocationModel): {
   stream: StreamState;
@@ -128,9 +129,10 @@ export function useAllocationStream(model: AllocationModel): {
         {
           onData(value) {
             const event = value.data;
-            if (event.type === 'snapshot') pending = [];
+            if (event.type === 'snapshot' && SnapshotAssembly.begins(event)) pending = [];
             pending.push({ event, receivedAt: performance.now() });
-            scheduleFlush();
+            // A large snapshot comes in parts: it is applied (and painted) once the last is in.
+            if (!(event.type === 'snapshot' && event.more)) scheduleFlush();
           },
           onConnectionStateChange(state) {
             if (disposed) return;

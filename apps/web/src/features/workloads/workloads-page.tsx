@@ -1,4 +1,9 @@
-import { CREATABLE_KINDS, isCreatableKind, type WorkloadSummary } from '@mgpu/shared';
+import {
+  CREATABLE_KINDS,
+  isCreatableKind,
+  SnapshotAssembly,
+  type WorkloadSummary,
+} from '@mgpu/shared';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { Alert, Table, type TableColumnsType, Tag } from 'antd';
@@ -88,13 +93,14 @@ export function WorkloadsPage() {
   const listOptions = trpc.workload.list.queryOptions();
   // The query's cache is what the table reads; the stream keeps it current, no polling.
   const list = useQuery({ ...listOptions, staleTime: Number.POSITIVE_INFINITY });
+  const [snapshotParts] = useState(() => new SnapshotAssembly<WorkloadSummary>());
   const watch = useSubscription(
     trpc.workload.watch.subscriptionOptions(
       {},
       {
         onData: (event) =>
           queryClient.setQueryData(listOptions.queryKey, (current) =>
-            applyWorkloadEvent(current, event.data),
+            applyWorkloadEvent(current, event.data, snapshotParts),
           ),
       },
     ),

@@ -1,0 +1,31 @@
+import type { z } from 'zod';
+
+interface PreparedOutput {
+  schema: z.ZodType;
+  json: () => string;
+}
+
+const prepared = new WeakMap<object, PreparedOutput>();
+
+/**
+ * Marks `data` as subscription output its maker has already validated against `schema`, and
+ * gives the way to write its JSON from text serialised before. The allocation feed validates and
+ * serialises each record once, as it enters: a snapshot of 36,000 records is then neither parsed
+ * (~1.3 s) nor stringified (~0.8 s) again for each subscriber (issue 20). `json()` must give what
+ * `JSON.stringify(data)` would, up to key order.
+ */
+export function prepareOutput<T extends object>(schema: z.ZodType, data: T, json: () => string): T {
+  prepared.set(data, { schema, json });
+  return data;
+}
+
+/** Whether `data` was prepared as valid output of `schema`: `trackedStream` skips its parse. */
+export function isPreparedOutput(schema: z.ZodType, data: unknown): boolean {
+  return typeof data === 'object' && data !== null && prepared.get(data)?.schema === schema;
+}
+
+/** The JSON text of prepared `data` (the SSE transport writes it as is), or undefined. */
+export function preparedJson(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  return prepared.get(data)?.json();
+}
