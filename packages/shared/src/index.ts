@@ -23,6 +23,7 @@ export * from './quantity.js';
 export * from './quota.js';
 export * from './read-workload.js';
 export * from './request.js';
+export * from './rolling-update.js';
 export * from './rollout.js';
 export * from './rules.js';
 export * from './server-errors.js';
