@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
-import { type EmbeddedCluster, startEmbeddedCluster } from '@mgpu/cluster-sim';
 import type { AllocationEvent, WorkloadRequest, WorkloadRequestInput } from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
 import { EventSource } from 'eventsource';
@@ -16,6 +15,7 @@ import type { WorkloadObjects } from '../cluster/workload-objects.js';
 import { appRouter } from '../router.js';
 import { type BffOptions, type RunningBff, startBff } from '../server.js';
 import { createCallerFactory, RuleErrors } from '../trpc/init.js';
+import { type EmbeddedCluster, startEmbeddedCluster } from './embedded-cluster.js';
 
 const createCaller = createCallerFactory(appRouter);
 
