@@ -6,8 +6,6 @@ export {
   apiVersionOf,
   findResource,
   findResourceByKind,
-  MGPU_GROUP,
-  MGPU_VERSION,
   RESOURCES,
   type ResourceDefinition,
 } from './apiserver/resource-table.js';
