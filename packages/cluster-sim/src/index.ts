@@ -21,4 +21,5 @@ export {
   kubeConfigForClients,
   startEmbeddedCluster,
 } from './embedded.js';
+export { whenLauncherExits } from './launchers.js';
 export * from './topology/index.js';
