@@ -26,6 +26,7 @@ export * from './request.js';
 export * from './rolling-update.js';
 export * from './rollout.js';
 export * from './rules.js';
+export * from './seed-request.js';
 export * from './server-errors.js';
 export * from './snapshot-parts.js';
 export * from './vke.js';
