@@ -14,7 +14,7 @@ import { type Operator, operatorKubeConfig } from '../identity/operator.js';
 import { appRouter } from '../router.js';
 import type { BffContext } from '../trpc/context.js';
 import { createCallerFactory } from '../trpc/init.js';
-import { trackedData } from './bff-harness.js';
+import { type BffHarness, startBffTest, trackedData } from './bff-harness.js';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -135,6 +135,27 @@ export async function serviceAccountOperator(
     async delete() {
       for (const unbind of bindings.splice(0)) await unbind();
       await core.deleteNamespacedServiceAccount({ namespace, name }).catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * The filtered-read tests' set-up: the file's BFF with a short review cache (a revocation shows
+ * quickly; the tests poll, they do not time it), callers and allocation streams as an operator,
+ * and `cleanups` run before the BFF closes (streams, and what the tests pushed).
+ */
+export function startOperatorTest() {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const harness: BffHarness = startBffTest({ accessReviewTtlMs: 1_000 }, cleanups);
+  return {
+    harness,
+    cleanups,
+    callerFor: (operator: Operator, signal?: AbortSignal) =>
+      operatorCaller(harness.bff.context, operator, signal),
+    async watchAllocations(operator: Operator) {
+      const watched = await watchAllocationsAs(harness.bff.context, operator);
+      cleanups.push(() => watched.stop());
+      return watched;
     },
   };
 }
