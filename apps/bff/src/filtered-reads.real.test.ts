@@ -2,6 +2,7 @@ import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { PendingPod, WorkloadListEvent, WorkloadProgress } from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Operator } from './identity/operator.js';
 import {
   eventually,
   PENDING_GPU,
