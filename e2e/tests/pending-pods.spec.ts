@@ -1,6 +1,6 @@
+import { seedRequest } from '@mgpu/shared';
 import { expect, type Page, test } from '@playwright/test';
 import { callApi } from '../support/api.js';
-import { seedRequest } from '../support/seed.js';
 
 /** Valid on its own, but more native-burst-share compute on 8 cards than any node has free. */
 function impossibleRequest(name: string) {

@@ -1,6 +1,6 @@
+import { seedRequest } from '@mgpu/shared';
 import { expect, type Page, test } from '@playwright/test';
 import { kubectl, type ReachableCluster, startReachableCluster } from '../support/cluster.js';
-import { seedRequest } from '../support/seed.js';
 
 let cluster: ReachableCluster;
 test.beforeAll(async () => {

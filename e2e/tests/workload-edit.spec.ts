@@ -1,6 +1,6 @@
+import { seedRequest } from '@mgpu/shared';
 import { expect, type Page, test } from '@playwright/test';
 import { callApi } from '../support/api.js';
-import { seedRequest } from '../support/seed.js';
 
 async function verifiedAt(page: Page, percent: string) {
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'verified', {

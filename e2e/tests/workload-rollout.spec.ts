@@ -1,7 +1,7 @@
+import { seedRequest } from '@mgpu/shared';
 import { expect, test } from '@playwright/test';
 import { callApi } from '../support/api.js';
 import { kubectl, type ReachableCluster, startReachableCluster } from '../support/cluster.js';
-import { seedRequest } from '../support/seed.js';
 
 /**
  * Issue 17's rest: /workloads live without reload (workload.watch), the YAML diff before an

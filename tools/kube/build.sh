@@ -18,25 +18,24 @@
 # the folder's key is the control plane's, and helm carries its own stamp (.helm-KEY), keyed by
 # helm/go.mod + helm/go.sum + the Go version; a folder whose stamp differs rebuilds helm alone.
 #
-# Env: MGPU_KUBE_CACHE overrides the cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/mgpu-console).
+# Env: MGPU_KUBE_CACHE overrides the cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/mgpu-console);
+# GO names the Go command (default: go on PATH).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 mod="$here/go"
 log() { printf '[kube-build] %s\n' "$*" >&2; }
 
-export PATH="$PATH:/usr/local/go/bin"
+# Go from $GO or PATH (find-go.sh, shared with the protobuf schema generator), first on PATH so
+# every `go` below is that one.
+go_command="$("$here/find-go.sh")"
+export PATH="$(dirname "$go_command"):$PATH"
 # The machine's Go builds this module; never fetch another toolchain behind our back.
 export GOTOOLCHAIN=local
 # Release builds of the control plane are static; cgo would also slow the build down.
 export CGO_ENABLED=0
 # No VCS stamping: a clone in CI or under another user must not fail on git ownership checks.
 export GOFLAGS="-p=1 -mod=readonly -trimpath -buildvcs=false"
-
-if ! command -v go >/dev/null; then
-  log "go not found (expected /usr/local/go/bin/go)"
-  exit 1
-fi
 
 k8s_version="$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2; exit }' "$mod/go.mod")"
 go_version="$(go env GOVERSION)"

@@ -1,23 +1,16 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { type PendingPod, REJECTION_CODES, ROOM_REASONS, VKE } from '@mgpu/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  type BffHarness,
   eventually,
   PENDING_GPU,
   seedRequest,
-  startHarness,
+  startBffTest,
   trackedData,
   uniqueName,
 } from './test-support/bff-harness.js';
 
-let harness: BffHarness;
-beforeAll(async () => {
-  harness = await startHarness();
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const harness = startBffTest();
 
 const impossibleRequest = (name: string) => seedRequest(name, { replicas: 1 }, PENDING_GPU);
 

@@ -11,12 +11,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import {
-  type EmbeddedCluster,
-  kubeConfigFor,
-  startApiServer,
-  startEmbeddedCluster,
-} from '@mgpu/cluster-sim';
+import { kubeConfigForServer } from '@mgpu/kube-client';
 import type { AllocationEvent } from '@mgpu/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClusterClient } from './cluster/cluster-client.js';
@@ -30,6 +25,11 @@ import {
   subscribe,
   uniqueName,
 } from './test-support/bff-harness.js';
+import {
+  type EmbeddedCluster,
+  startApiServer,
+  startEmbeddedCluster,
+} from './test-support/embedded-cluster.js';
 import { createCallerFactory } from './trpc/init.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -110,7 +110,7 @@ describe.runIf(onSim)('watch versions that expired', () => {
     let server = await startApiServer({ stateFile, watchWindow: 3 });
     const port = server.port;
     cleanups.push(() => server.close());
-    const kubeConfig = kubeConfigFor(server);
+    const kubeConfig = kubeConfigForServer(server);
     const client = new ClusterClient(kubeConfig);
     cleanups.push(() => client.stopInformers());
     await client.pods.start();
@@ -289,7 +289,7 @@ describe.runIf(onSim)('writes before the BFF has seen the nodes', () => {
     const { cluster, proxy, caller } = await bffBehind(refusingProxy, (proxy) => {
       proxy.state.refuse = (method, url) => (listsNodes(method, url) ? 500 : undefined);
     });
-    const apps = kubeConfigFor(cluster).makeApiClient(AppsV1Api);
+    const apps = kubeConfigForServer(cluster).makeApiClient(AppsV1Api);
 
     const name = uniqueName('unsynced');
     const billion = seedRequest(name, { replicas: 1_000_000_000, containers: [cpuOnly] });
@@ -330,7 +330,7 @@ describe.runIf(onSim)('writes before the BFF has seen the nodes', () => {
 describe.runIf(onSim)('a StatefulSet whose headless Service the API server refuses', () => {
   const start = async () => {
     const { cluster, proxy, caller } = await bffBehind(refusingProxy);
-    const admin = kubeConfigFor(cluster);
+    const admin = kubeConfigForServer(cluster);
     return {
       proxy,
       caller,

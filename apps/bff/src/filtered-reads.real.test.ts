@@ -1,22 +1,19 @@
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { PendingPod, WorkloadListEvent, WorkloadProgress } from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from './identity/operator.js';
 import {
-  type BffHarness,
   eventually,
   PENDING_GPU,
   seedRequest,
-  startHarness,
   trackedData,
   uniqueName,
 } from './test-support/bff-harness.js';
 import {
-  operatorCaller,
   type ServiceAccountOperator,
   serviceAccountOperator,
-  watchAllocationsAs,
+  startOperatorTest,
 } from './test-support/operators.js';
 
 /**
@@ -30,26 +27,8 @@ if (!process.env.MGPU_TEST_KUBECONFIG)
     'filtered-reads.real.test.ts runs on the real tier: tools/kube/with-real-cluster.sh',
   );
 
-let harness: BffHarness;
-const cleanups: (() => Promise<void>)[] = [];
+const { harness, cleanups, callerFor, watchAllocations } = startOperatorTest();
 
-beforeAll(async () => {
-  // A short cache, so a revocation shows quickly; the tests poll, they do not time it.
-  harness = await startHarness({ accessReviewTtlMs: 1_000 });
-});
-afterAll(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-  await harness?.close();
-});
-
-const callerFor = (operator: Operator, signal?: AbortSignal) =>
-  operatorCaller(harness.bff.context, operator, signal);
-
-async function watchAllocations(operator: Operator) {
-  const watched = await watchAllocationsAs(harness.bff.context, operator);
-  cleanups.push(() => watched.stop());
-  return watched;
-}
 async function forbiddenMessage(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;

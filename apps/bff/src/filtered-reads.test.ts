@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Operator } from './identity/operator.js';
-import { type BffHarness, eventually, startHarness } from './test-support/bff-harness.js';
-import { operatorCaller, operatorWithToken, watchAllocationsAs } from './test-support/operators.js';
+import { describe, expect, it } from 'vitest';
+import { eventually } from './test-support/bff-harness.js';
+import { operatorWithToken, startOperatorTest } from './test-support/operators.js';
 
 /**
  * Filtered reads (spec §8 "Operator identity") on the embedded cluster: its API server has one
@@ -11,26 +10,7 @@ import { operatorCaller, operatorWithToken, watchAllocationsAs } from './test-su
  */
 const onReal = Boolean(process.env.MGPU_TEST_KUBECONFIG);
 
-let harness: BffHarness;
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  // A short cache, so a revocation shows quickly; the tests poll, they do not time it.
-  harness = await startHarness({ accessReviewTtlMs: 1_000 });
-});
-afterAll(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-  await harness?.close();
-});
-
-const callerFor = (operator: Operator, signal?: AbortSignal) =>
-  operatorCaller(harness.bff.context, operator, signal);
-
-async function watchAllocations(operator: Operator) {
-  const watched = await watchAllocationsAs(harness.bff.context, operator);
-  cleanups.push(() => watched.stop());
-  return watched;
-}
+const { harness, callerFor, watchAllocations } = startOperatorTest();
 
 describe.runIf(!onReal)('filtered reads on the embedded cluster (one token, no RBAC)', () => {
   it('show an operator holding the cluster’s token what the console shows', async () => {

@@ -5,24 +5,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { AllocationEvent } from '@mgpu/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  type BffHarness,
   eventually,
   seedRequest,
+  startBffTest,
   startHarness,
   subscribe,
   uniqueName,
 } from './test-support/bff-harness.js';
 
-let harness: BffHarness;
+const harness = startBffTest();
 let origin: string;
-beforeAll(async () => {
-  harness = await startHarness();
+beforeAll(() => {
   origin = harness.url;
-});
-afterAll(async () => {
-  await harness?.close();
 });
 
 const query = (procedure: string, input: unknown) =>

@@ -134,6 +134,9 @@ try {
       ...(values.topology ? { topology: values.topology } : {}),
       ...(values['state-file'] ? { stateFile: values['state-file'] } : {}),
     },
+    // Imported only here and only when started: a console on a real cluster never loads the simulator.
+    startEmbedded: async (options) =>
+      (await import('@mgpu/cluster-sim')).startEmbeddedCluster(options),
     announce: (source) => log.info({ cluster: source }, describeSource(source)),
     log: (message) => log.info({ component: 'embedded-cluster' }, message),
   });

@@ -1,26 +1,19 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { VKE, type WorkloadProgress } from '@mgpu/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  type BffHarness,
   eventually,
   PENDING_GPU,
   ruleErrorsOf,
   SEED_GPU,
   seedRequest,
+  startBffTest,
   startHarness,
   trackedData,
   uniqueName,
 } from './test-support/bff-harness.js';
 
-let harness: BffHarness;
-
-beforeAll(async () => {
-  harness = await startHarness();
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const harness = startBffTest();
 
 describe('cluster.summary and gpu.models', () => {
   it('shows a native-burst-share pool with room, and every model with its card shape', async () => {

@@ -297,6 +297,17 @@ for (const path of SseTransport.subscriptionPaths(appRouter))
 const refuse = (reply: FastifyReply, status: number, code: string, message: string) =>
   reply.code(status).send({ error: { message, code } });
 
+/** 429 with Retry-After: this address sent too many wrong tokens (sign-in or bearer). */
+const tooManyWrongTokens = (reply: FastifyReply, waitSeconds: number) => {
+  reply.header('retry-after', String(waitSeconds));
+  return refuse(
+    reply,
+    429,
+    'TOO_MANY_REQUESTS',
+    `Too many wrong tokens from this address; try again in ${waitSeconds} s.`,
+  );
+};
+
 /** 503, not 401: the token may well be good, the API server could not be asked about it. */
 const tokenNotChecked = (reply: FastifyReply, reason: string) =>
   refuse(
@@ -351,15 +362,7 @@ function guardTrpc(
     // count against the address as wrong sign-ins do.
     const reviewsBearer = access.operators !== undefined && bearerTokenOf(request) !== undefined;
     const wait = reviewsBearer ? throttle.retryAfterSeconds(request.ip) : 0;
-    if (wait > 0) {
-      reply.header('retry-after', String(wait));
-      return refuse(
-        reply,
-        429,
-        'TOO_MANY_REQUESTS',
-        `Too many refused tokens from this address; try again in ${wait} s.`,
-      );
-    }
+    if (wait > 0) return tooManyWrongTokens(reply, wait);
     const admission = access.admit(request);
     const admitted = admission instanceof Promise ? await admission : admission;
     if (admitted?.unavailable !== undefined) {
@@ -490,15 +493,7 @@ function registerSession(
       return refuse(reply, 400, 'BAD_REQUEST', 'Send the token as JSON: { "token": "…" }.');
     if (!access.required) return { required: false, ...access.mode, signedIn: true };
     const wait = throttle.retryAfterSeconds(request.ip);
-    if (wait > 0) {
-      reply.header('retry-after', String(wait));
-      return refuse(
-        reply,
-        429,
-        'TOO_MANY_REQUESTS',
-        `Too many wrong tokens from this address; try again in ${wait} s.`,
-      );
-    }
+    if (wait > 0) return tooManyWrongTokens(reply, wait);
     if (access.operators) {
       const { review, session } = await access.operators.signIn(parsed.data.token);
       if (!review.ok && review.reason === 'unavailable') {

@@ -1,23 +1,18 @@
 import { AppsV1Api, type V1Deployment, type V1StatefulSet } from '@kubernetes/client-node';
 import { mergePatch } from '@mgpu/kube-client';
 import { MANAGED_BY, MANAGED_BY_LABEL } from '@mgpu/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  type BffHarness,
   callerWithWorkloads,
   ruleErrorsOf,
-  startHarness,
+  startBffTest,
   uniqueName,
 } from './test-support/bff-harness.js';
 
-let harness: BffHarness;
+const harness = startBffTest();
 let apps: AppsV1Api;
-beforeAll(async () => {
-  harness = await startHarness();
+beforeAll(() => {
   apps = harness.adminKubeConfig.makeApiClient(AppsV1Api);
-});
-afterAll(async () => {
-  await harness?.close();
 });
 
 const namespace = 'default';

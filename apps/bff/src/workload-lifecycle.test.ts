@@ -1,24 +1,17 @@
 import { AppsV1Api, CoreV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { type AllocationRecord, WorkloadRequestSchema } from '@mgpu/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  type BffHarness,
   eventually,
   ruleErrorsOf,
   SEED_GPU,
   seedRequest,
-  startHarness,
+  startBffTest,
   uniqueName,
   withCompute,
 } from './test-support/bff-harness.js';
 
-let harness: BffHarness;
-beforeAll(async () => {
-  harness = await startHarness();
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const harness = startBffTest();
 
 const recordsOf = (name: string): AllocationRecord[] =>
   harness.bff.context.allocations.snapshot({ namespace: 'default', workload: name });

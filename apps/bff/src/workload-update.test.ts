@@ -1,26 +1,22 @@
 import { AppsV1Api } from '@kubernetes/client-node';
 import { mergePatch } from '@mgpu/kube-client';
 import { APP_LABEL, WorkloadRequestSchema } from '@mgpu/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type BffHarness,
   callerWithWorkloads,
   eventually,
   ruleErrorsOf,
   seedRequest,
-  startHarness,
+  startBffTest,
   uniqueName,
   withCompute,
 } from './test-support/bff-harness.js';
 
-let harness: BffHarness;
+const harness = startBffTest();
 let apps: AppsV1Api;
-beforeAll(async () => {
-  harness = await startHarness();
+beforeAll(() => {
   apps = harness.adminKubeConfig.makeApiClient(AppsV1Api);
-});
-afterAll(async () => {
-  await harness?.close();
 });
 
 const namespace = 'default';

@@ -5,31 +5,22 @@
  */
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { WorkloadListEvent } from '@mgpu/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  type BffHarness,
   eventually,
   seedRequest,
-  startHarness,
+  startBffTest,
   subscribe,
   uniqueName,
 } from './test-support/bff-harness.js';
 
-let harness: BffHarness;
-let namespace: string;
+const cleanups: (() => Promise<unknown>)[] = [];
+const harness = startBffTest({}, cleanups);
+const namespace = uniqueName('watch');
 beforeAll(async () => {
-  harness = await startHarness();
-  namespace = uniqueName('watch');
-  await harness.adminKubeConfig
-    .makeApiClient(CoreV1Api)
-    .createNamespace({ body: { metadata: { name: namespace } } });
-});
-afterAll(async () => {
-  await harness?.adminKubeConfig
-    .makeApiClient(CoreV1Api)
-    .deleteNamespace({ name: namespace })
-    .catch(() => undefined);
-  await harness?.close();
+  const core = harness.adminKubeConfig.makeApiClient(CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name: namespace } } });
+  cleanups.push(() => core.deleteNamespace({ name: namespace }));
 });
 
 const watchUrl = () =>

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
-import { type Cluster, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { isConflict } from '@mgpu/kube-client';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { isConflict, kubeConfigForServer, type ServerAccess } from '@mgpu/kube-client';
 import { parse, stringify } from 'yaml';
 import { type ApiServer, startApiServer } from './apiserver/api-server.js';
 import type { RunningController } from './controllers/controller.js';
@@ -47,24 +47,11 @@ export interface EmbeddedCluster extends EmbeddedApi {
   stop(): Promise<void>;
 }
 
-function simKubeConfig(cluster: Cluster, token: string): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [cluster],
-    users: [{ name: 'mgpu-sim-admin', token }],
-    contexts: [
-      { name: 'mgpu-sim', cluster: 'mgpu-sim', user: 'mgpu-sim-admin', namespace: 'default' },
-    ],
-    currentContext: 'mgpu-sim',
-  });
-  return kubeConfig;
-}
+/** The sim's names in every kubeconfig it makes (kubectl shows the context). */
+const SIM_KUBECONFIG_NAMES = { context: 'mgpu-sim', user: 'mgpu-sim-admin', namespace: 'default' };
 
 /** Where the embedded API answers over plain HTTP, and the bearer token it wants. */
-export interface EmbeddedApi {
-  url: string;
-  token: string;
-}
+export type EmbeddedApi = Pick<ServerAccess, 'url' | 'token'>;
 
 /** The header that authenticates a request to the embedded API (raw HTTP clients, tests). */
 export function authorizationFor(api: Pick<EmbeddedApi, 'token'>): { authorization: string } {
@@ -76,8 +63,7 @@ export function authorizationFor(api: Pick<EmbeddedApi, 'token'>): { authorizati
  * plain HTTP, which costs no handshakes, with the server's bearer token.
  */
 export function kubeConfigFor(api: EmbeddedApi): KubeConfig {
-  // client-node 1.x refuses plain http unless TLS verification is (vacuously) skipped.
-  return simKubeConfig({ name: 'mgpu-sim', server: api.url, skipTLSVerify: true }, api.token);
+  return kubeConfigForServer(api, SIM_KUBECONFIG_NAMES);
 }
 
 /**
@@ -87,10 +73,13 @@ export function kubeConfigFor(api: EmbeddedApi): KubeConfig {
 export function kubeConfigForClients(
   server: Pick<ApiServer, 'httpsUrl' | 'token' | 'certificate'>,
 ): KubeConfig {
-  const caData = Buffer.from(server.certificate.certificateAuthority).toString('base64');
-  return simKubeConfig(
-    { name: 'mgpu-sim', server: server.httpsUrl, caData, skipTLSVerify: false },
-    server.token,
+  return kubeConfigForServer(
+    {
+      url: server.httpsUrl,
+      token: server.token,
+      certificateAuthority: server.certificate.certificateAuthority,
+    },
+    SIM_KUBECONFIG_NAMES,
   );
 }
 

@@ -6,8 +6,6 @@ export {
   apiVersionOf,
   findResource,
   findResourceByKind,
-  MGPU_GROUP,
-  MGPU_VERSION,
   RESOURCES,
   type ResourceDefinition,
 } from './apiserver/resource-table.js';
@@ -23,4 +21,5 @@ export {
   kubeConfigForClients,
   startEmbeddedCluster,
 } from './embedded.js';
+export { whenLauncherExits } from './launchers.js';
 export * from './topology/index.js';

@@ -5,11 +5,11 @@
  * line with `ready` and runs until SIGTERM or SIGINT. `--event-ttl` is kube-apiserver's: how long
  * an Event lives after its last write (a Go duration, default 1h).
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseDuration } from './duration.js';
 import { startEmbeddedCluster } from './embedded.js';
+import { whenLauncherExits } from './launchers.js';
 
 const usage =
   'usage: sim --port P --kubeconfig FILE [--topology FILE] [--state-file FILE] [--event-ttl DURATION]';
@@ -87,31 +87,4 @@ const shutdown = (signal: string) => {
 process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));
 
-/** The parent pid of a process, from /proc (Linux); undefined elsewhere or when it is gone. */
-function parentOf(pid: number): number | undefined {
-  try {
-    // The command name (field 2) may hold spaces; the fields after its closing parenthesis don't.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    return Number.isInteger(ppid) ? ppid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-// `pnpm sim` runs us under sh and tsx; pnpm 12 dies on SIGTERM without passing it on, which
-// would leave the cluster serving as an orphan. Stop when any launcher above us is gone.
-const ancestors: number[] = [];
-for (let pid = process.ppid; pid > 1 && ancestors.length < 4; pid = parentOf(pid) ?? 0)
-  ancestors.push(pid);
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-setInterval(() => {
-  if (ancestors.some((pid) => !alive(pid))) shutdown('launcher exited');
-}, 500).unref();
+whenLauncherExits(() => shutdown('launcher exited'));

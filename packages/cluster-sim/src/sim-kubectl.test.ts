@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkRequest, VKE } from '@mgpu/shared';
+import { checkRequest, seedRequest, VKE, WorkloadRequestSchema } from '@mgpu/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { eventually } from './test-support/controller-cluster.js';
@@ -89,19 +89,7 @@ afterAll(async () => {
 
 /** The seed's Deployment exactly as the console writes it. */
 function seedDeploymentYaml(name: string): string {
-  const checked = checkRequest({
-    name,
-    namespace,
-    replicas: 1,
-    computePolicy: 'native-burst-share',
-    containers: [
-      {
-        name: 'worker',
-        image: 'nginx:1.27',
-        gpu: { type: 'mgpu', multiCard: true, compute: '1.2', memoryGiB: '8', cards: 2 },
-      },
-    ],
-  });
+  const checked = checkRequest(WorkloadRequestSchema.parse(seedRequest(name, { namespace })));
   return stringify(checked.manifest);
 }
 

@@ -3,3 +3,4 @@ export * from './clients.js';
 export * from './errors.js';
 export * from './informer.js';
 export * from './informer-factory.js';
+export * from './kube-config.js';

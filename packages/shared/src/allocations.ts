@@ -5,8 +5,9 @@ import {
   MgpuInstanceReportSchema,
   type MgpuNodeStatus,
 } from './ledger/mgpu-node.js';
-import { type KubePodLike, readRequestedClaims } from './ledger/read-pod.js';
+import type { KubePodLike } from './ledger/read-pod.js';
 import { type OwnerReferenceLike, workloadOfPod } from './ownership.js';
+import { readRequestedClaims } from './placement/demand.js';
 
 /** The node-side fields of spec §6, in their snake_case names; null = no node reported it. */
 export const NODE_SIDE_FIELDS = [

@@ -330,14 +330,14 @@ export const PoolSummarySchema = z.object({
   }),
 });
 
+/** Who holds an instance on a card, and their claim on it. */
 export const CardHolderSchema = z.object({
   recordId: z.string(),
   namespace: z.string(),
   pod: z.string(),
   container: z.string(),
   workload: z.string().nullable(),
-  computePercent: z.number(),
-  memoryMiB: z.number().nullable(),
+  ...CardClaimSchema.shape,
 });
 
 export const NodeViewSchema = z.object({

@@ -15,6 +15,7 @@ import {
   WorkloadRequestSchema,
 } from './request.js';
 import { KUBERNETES_RULES, MGPU_RULES, type RuleId } from './rules.js';
+import { seedRequest } from './seed-request.js';
 
 type ContainerInput = WorkloadRequestInput['containers'][number];
 type GpuInput = NonNullable<ContainerInput['gpu']>;
@@ -309,23 +310,19 @@ describe('every request the rules of §3 allow is accepted and derived exactly',
           // compute-format: up to 1 by 0.01, above 1 by 0.1.
           fc.pre(total <= 100 || total % 10 === 0);
           const whole = perCardPercent === 100;
-          const request = parse({
-            name: 'demo',
-            computePolicy: 'native-burst-share',
-            containers: [
+          const request = parse(
+            seedRequest(
+              'demo',
+              {},
               {
-                name: 'worker',
-                image: 'nginx:1.27',
-                gpu: {
-                  type: 'mgpu',
-                  multiCard: true,
-                  cards,
-                  compute: computeText(total),
-                  ...(whole ? {} : { memoryGiB: gibText(perCardMiB * cards) }),
-                },
+                type: 'mgpu',
+                multiCard: true,
+                cards,
+                compute: computeText(total),
+                ...(whole ? {} : { memoryGiB: gibText(perCardMiB * cards) }),
               },
-            ],
-          });
+            ),
+          );
           const result = checkRequest(request);
           expect(result.errors).toEqual([]);
           expect(result.containers[0]).toMatchObject({

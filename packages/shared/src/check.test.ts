@@ -13,7 +13,7 @@ import {
   WorkloadRequestSchema,
 } from './request.js';
 import { KUBERNETES_RULES, type Lang, MGPU_RULES, type RuleId } from './rules.js';
-import { SEED_REQUEST } from './test-support/seed.js';
+import { SEED_REQUEST } from './seed-request.js';
 
 type ContainerInput = WorkloadRequestInput['containers'][number];
 type GpuInput = NonNullable<ContainerInput['gpu']>;

@@ -3,6 +3,7 @@
 import { type ContainerShare, largestWholeGiB } from './card-shares.js';
 import type { GpuInventory, GpuPool } from './inventory.js';
 import { knownModels } from './inventory.js';
+import { claimsPerIdleCard } from './ledger/book.js';
 import { containerResources } from './manifest.js';
 import {
   podQuotaUsage,
@@ -211,20 +212,11 @@ export function podsClusterHolds(
         perNode = 0;
         break;
       }
-      const whole = share.wholeCards;
-      const memory = share.perCard.memoryMiB;
-      // How many instances of this container one card takes: 16, 100 % and its memory bound it.
-      const perCard = whole
-        ? 1
-        : Math.min(
-            MAX_INSTANCES_PER_CARD,
-            Math.floor(100 / share.perCard.computePercent),
-            memory === null || memory === 0 ? MAX_INSTANCES_PER_CARD : Math.floor(cardMiB / memory),
-          );
+      const perCard = claimsPerIdleCard(share, cardMiB);
       perNode = Math.min(perNode, Math.floor((perCard * cards) / share.cards));
       instances += share.cards;
       percent += share.computePercent;
-      mib += whole ? cardMiB * share.cards : (share.memoryMiB ?? 0);
+      mib += share.wholeCards ? cardMiB * share.cards : (share.memoryMiB ?? 0);
     }
     if (perNode > 0) {
       perNode = Math.min(

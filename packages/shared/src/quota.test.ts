@@ -19,6 +19,7 @@ import {
   rolloutPeakCharge,
 } from './quota.js';
 import { type WorkloadRequestInput, WorkloadRequestSchema } from './request.js';
+import { seedRequest } from './seed-request.js';
 import { VKE } from './vke.js';
 
 const pools: GpuInventory['pools'] = [
@@ -33,20 +34,7 @@ const pools: GpuInventory['pools'] = [
 ];
 
 function request(overrides: Partial<WorkloadRequestInput> = {}) {
-  return WorkloadRequestSchema.parse({
-    name: 'demo',
-    namespace: 'team-a',
-    replicas: 1,
-    computePolicy: 'native-burst-share',
-    containers: [
-      {
-        name: 'worker',
-        image: 'nginx:1.27',
-        gpu: { type: 'mgpu', multiCard: true, compute: '1.2', memoryGiB: '8', cards: 2 },
-      },
-    ],
-    ...overrides,
-  });
+  return WorkloadRequestSchema.parse(seedRequest('demo', { namespace: 'team-a', ...overrides }));
 }
 
 const quota = (

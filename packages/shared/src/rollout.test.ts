@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkRequest } from './check.js';
 import { WorkloadRequestSchema } from './request.js';
 import { readRollout } from './rollout.js';
-import { SEED_REQUEST } from './test-support/seed.js';
+import { SEED_REQUEST } from './seed-request.js';
 
 /** The seed's Deployment at compute `compute`, as the console writes it. */
 const deploymentAt = (compute: string, replicas = 2) => {

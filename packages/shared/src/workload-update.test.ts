@@ -3,7 +3,7 @@ import { checkRequest, evaluateRequest } from './check.js';
 import { manifestDiff } from './manifest-diff.js';
 import { readWorkloadObject } from './read-workload.js';
 import { type WorkloadRequest, WorkloadRequestSchema } from './request.js';
-import { SEED_REQUEST } from './test-support/seed.js';
+import { SEED_REQUEST } from './seed-request.js';
 import { applyRequestToObject, diffRequests, managedFieldsOf } from './workload-update.js';
 
 const MODEL_LABEL = 'machine.cluster.vke.volcengine.com/gpu-name';

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seedRequest } from '@mgpu/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleProcess, startConsoleProcess } from './console-process.js';
 import { freePort } from './processes.js';
@@ -50,17 +51,7 @@ const base = () => consoleProcess?.base ?? '';
 
 /** A workload request of spec §7 that fits the default topology's cards. */
 const requestOf = (name: string, namespace: string) => ({
-  name,
-  namespace,
-  replicas: 1,
-  computePolicy: 'native-burst-share',
-  containers: [
-    {
-      name: 'worker',
-      image: 'nginx:1.27',
-      gpu: { type: 'mgpu', multiCard: true, compute: '1.2', memoryGiB: '8', cards: 2 },
-    },
-  ],
+  ...seedRequest(name, { namespace }),
   lang: 'en',
 });
 

@@ -6,12 +6,17 @@
 // "The real control plane"). Progress on stderr; stdout gets the one `ready` line. SIGTERM or
 // SIGINT stops everything.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { VersionApi } from '@kubernetes/client-node';
-import { DEFAULT_TOPOLOGY_FILE, loadTopology, type RunningController } from '@mgpu/cluster-sim';
+import {
+  DEFAULT_TOPOLOGY_FILE,
+  loadTopology,
+  type RunningController,
+  whenLauncherExits,
+} from '@mgpu/cluster-sim';
 import {
   CLUSTER_ROLES_FILE,
   createFromFile,
@@ -86,40 +91,11 @@ async function shutdown(exitCode: number): Promise<never> {
 process.on('SIGTERM', () => void shutdown(0));
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGHUP', () => void shutdown(0));
-/** The parent pid of a process, from /proc (Linux); undefined when it is gone. */
-function parentOf(pid: number): number | undefined {
-  try {
-    // The command name (field 2) may hold spaces; the fields after its last ')' don't.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    return Number.isInteger(ppid) ? ppid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
-// `pnpm cluster:real` runs us under sh, and pnpm 12 dies on SIGTERM without passing it on (as
-// does a SIGKILLed test runner): stop when any launcher above us is gone rather than leave a
-// control plane running for nobody.
-const ancestors: number[] = [];
-for (let pid = process.ppid; pid > 1 && ancestors.length < 4; pid = parentOf(pid) ?? 0) {
-  ancestors.push(pid);
-}
-setInterval(() => {
-  if (!stopping && ancestors.some((pid) => !alive(pid))) {
-    log('a launcher above us exited');
-    void shutdown(1);
-  }
-}, 500).unref();
+whenLauncherExits(() => {
+  if (stopping) return;
+  log('a launcher above us exited');
+  void shutdown(1);
+});
 
 async function main(): Promise<void> {
   const started = Date.now();

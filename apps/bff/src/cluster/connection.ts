@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { type EmbeddedApi, kubeConfigFor } from '@mgpu/cluster-sim';
+import { kubeConfigForServer, type ServerAccess } from '@mgpu/kube-client';
 
 /** Where the console's cluster comes from; the first log line says which. */
 export type ClusterSource =
@@ -17,6 +17,28 @@ export interface ClusterConnection {
   close(): Promise<void>;
 }
 
+/** What the embedded cluster is started with. */
+export interface EmbeddedClusterOptions {
+  topology?: string;
+  stateFile?: string;
+  /** Where its controllers log. */
+  log?: (message: string) => void;
+}
+
+/** The embedded cluster's API (plain HTTP on loopback, its bearer token), and how to stop it. */
+export interface StartedEmbeddedCluster extends Pick<ServerAccess, 'url' | 'token'> {
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the embedded mGPU cluster (the simulator's `startEmbeddedCluster`). The process entry
+ * passes it and imports the simulator only when it is called, so a console on a real cluster
+ * never loads it.
+ */
+export type StartEmbeddedCluster = (
+  options: EmbeddedClusterOptions,
+) => Promise<StartedEmbeddedCluster>;
+
 export interface ConnectOptions {
   /** A kubeconfig file; else `KUBECONFIG`, else `~/.kube/config` when it exists. */
   kubeconfig?: string;
@@ -24,7 +46,9 @@ export interface ConnectOptions {
   /** Skip every configured cluster and start the embedded one. */
   embedded?: boolean;
   /** Options for the embedded cluster when it is started. */
-  embeddedOptions?: { topology?: string; stateFile?: string };
+  embeddedOptions?: Omit<EmbeddedClusterOptions, 'log'>;
+  /** Starts the embedded cluster when no other is configured; without it, that is an error. */
+  startEmbedded?: StartEmbeddedCluster;
   env?: NodeJS.ProcessEnv;
   /** Told which cluster is used before anything else is logged (the embedded one logs as it starts). */
   announce?: (source: ClusterSource | { kind: 'embedded'; server: 'starting' }) => void;
@@ -79,10 +103,12 @@ export async function connectCluster(options: ConnectOptions = {}): Promise<Clus
       return { kubeConfig, source, close: async () => {} };
     }
   }
+  if (!options.startEmbedded)
+    throw new Error(
+      'no cluster configured (--kubeconfig, KUBECONFIG, ~/.kube/config or the in-cluster service account) and no embedded cluster to start',
+    );
   options.announce?.({ kind: 'embedded', server: 'starting' });
-  // Loaded lazily: an operator pointing at a real cluster never pays for the embedded one.
-  const { startEmbeddedCluster } = await import('@mgpu/cluster-sim');
-  const cluster = await startEmbeddedCluster({
+  const cluster = await options.startEmbedded({
     ...(options.log ? { log: options.log } : {}),
     ...(options.embeddedOptions?.topology ? { topology: options.embeddedOptions.topology } : {}),
     ...(options.embeddedOptions?.stateFile ? { stateFile: options.embeddedOptions.stateFile } : {}),
@@ -95,11 +121,11 @@ export async function connectCluster(options: ConnectOptions = {}): Promise<Clus
  * `stop` runs when the console closes it.
  */
 export function embeddedConnection(
-  api: EmbeddedApi,
+  api: Pick<ServerAccess, 'url' | 'token'>,
   stop: () => Promise<void> = async () => {},
 ): ClusterConnection {
   return {
-    kubeConfig: kubeConfigFor(api),
+    kubeConfig: kubeConfigForServer(api),
     source: { kind: 'embedded', server: api.url },
     close: stop,
   };

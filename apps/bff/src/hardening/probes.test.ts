@@ -7,22 +7,13 @@ import { AppsV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { checkRequest, type WorkloadRequestInput, WorkloadRequestSchema } from '@mgpu/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBff } from '../server.js';
-import {
-  type BffHarness,
-  seedRequest,
-  startHarness,
-  uniqueName,
-} from '../test-support/bff-harness.js';
+import { seedRequest, startBffTest, uniqueName } from '../test-support/bff-harness.js';
 import { exchange, mutation, openStream, queryUrl, startLoggedBff } from './hardening-support.js';
 
-let harness: BffHarness;
+const harness = startBffTest();
 let apps: AppsV1Api;
-beforeAll(async () => {
-  harness = await startHarness();
+beforeAll(() => {
   apps = harness.adminKubeConfig.makeApiClient(AppsV1Api);
-});
-afterAll(async () => {
-  await harness?.close();
 });
 
 interface RuleErrorShape {

@@ -7,7 +7,7 @@
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBff } from '../server.js';
-import { type BffHarness, eventually, startHarness } from '../test-support/bff-harness.js';
+import { eventually, startBffTest } from '../test-support/bff-harness.js';
 import {
   exchange,
   type HeldSocket,
@@ -19,13 +19,7 @@ import {
   startLoggedBff,
 } from './hardening-support.js';
 
-let harness: BffHarness;
-beforeAll(async () => {
-  harness = await startHarness();
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const harness = startBffTest();
 
 const expectServing = async (base: string) => {
   expect((await exchange(`${base}/healthz`)).status).toBe(200);

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { type ApiServer, startApiServer } from '@mgpu/cluster-sim';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ApiServer, startApiServer } from '../test-support/embedded-cluster.js';
 import { operatorWithToken } from '../test-support/operators.js';
 import { AccessReviews } from './access-reviews.js';
 

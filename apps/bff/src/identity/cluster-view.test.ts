@@ -4,27 +4,22 @@
  * does not accept, so the filter fails closed. Operators with real RoleBindings, with and
  * without `list nodes`, are in filtered-reads.real.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  type BffHarness,
   eventually,
   PENDING_GPU,
   seedRequest,
-  startHarness,
+  startBffTest,
   uniqueName,
 } from '../test-support/bff-harness.js';
 import { operatorCaller, operatorWithToken } from '../test-support/operators.js';
 import { pendingWithoutNodes } from './cluster-view.js';
 import type { Operator } from './operator.js';
 
-let harness: BffHarness;
+const harness = startBffTest();
 let refused: Operator;
-beforeAll(async () => {
-  harness = await startHarness();
+beforeAll(() => {
   refused = operatorWithToken(harness.connection.kubeConfig, 'not-a-token', 'nobody');
-});
-afterAll(async () => {
-  await harness?.close();
 });
 
 const impossibleRequest = (name: string) => seedRequest(name, {}, PENDING_GPU);

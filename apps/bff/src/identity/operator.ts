@@ -1,4 +1,5 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { kubeConfigWithToken } from '@mgpu/kube-client';
 
 /**
  * The signed-in operator of a request, with per-user auth on (`--auth kubernetes` or `oidc`).
@@ -21,14 +22,10 @@ export interface Operator {
 export function operatorKubeConfig(console: KubeConfig, token: string): KubeConfig {
   const cluster = console.getCurrentCluster();
   if (!cluster) throw new Error("the console's kubeconfig has no current cluster");
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ ...cluster, name: 'console-cluster' }],
-    users: [{ name: 'operator', token }],
-    contexts: [{ name: 'operator', cluster: 'console-cluster', user: 'operator' }],
-    currentContext: 'operator',
+  return kubeConfigWithToken({ ...cluster, name: 'console-cluster' }, token, {
+    context: 'operator',
+    user: 'operator',
   });
-  return kubeConfig;
 }
 
 /** The bearer token an operator's calls carry (an OIDC sign-in's ID token, say). */

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BffHarness, startHarness } from '../test-support/bff-harness.js';
+import { describe, expect, it } from 'vitest';
+import { startBffTest } from '../test-support/bff-harness.js';
 import { PoolHistory } from './pool-history.js';
 
-let harness: BffHarness;
-beforeAll(async () => {
-  harness = await startHarness();
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const harness = startBffTest();
 
 describe('the per-pool history', () => {
   it('keeps retention / interval samples, oldest first, with the pools the dashboard shows', async () => {

@@ -1,4 +1,3 @@
-import { resolveFenceposts } from '@mgpu/cluster-sim';
 import {
   allocationOf,
   applyAllocation,
@@ -24,6 +23,7 @@ import {
   readPodClaims,
   readWorkloadObject,
   releaseAllocation,
+  resolveFenceposts,
   type WorkloadRequest,
 } from '@mgpu/shared';
 import {

@@ -5,17 +5,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
-import { type EmbeddedCluster, startEmbeddedCluster } from '@mgpu/cluster-sim';
 import type { AllocationEvent, WorkloadRequest, WorkloadRequestInput } from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
 import { EventSource } from 'eventsource';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { ClusterClient } from '../cluster/cluster-client.js';
 import { type ClusterConnection, embeddedConnection } from '../cluster/connection.js';
 import type { WorkloadObjects } from '../cluster/workload-objects.js';
 import { appRouter } from '../router.js';
 import { type BffOptions, type RunningBff, startBff } from '../server.js';
 import { createCallerFactory, RuleErrors } from '../trpc/init.js';
+import { type EmbeddedCluster, startEmbeddedCluster } from './embedded-cluster.js';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -23,7 +23,8 @@ export interface BffHarness {
   bff: RunningBff;
   url: string;
   caller: ReturnType<typeof createCaller>;
-  embedded?: EmbeddedCluster;
+  /** The embedded cluster the BFF runs on; undefined on the real tier. */
+  embedded: EmbeddedCluster | undefined;
   /** The cluster connection the BFF under test uses, for a second BFF on the same cluster. */
   connection: ClusterConnection;
   /** A namespace of the cluster's default topology with room for the seed example. */
@@ -66,7 +67,7 @@ export async function startHarness(
     bff,
     url: bff.url,
     caller: createCaller(bff.context),
-    ...(embedded ? { embedded } : {}),
+    embedded,
     connection,
     namespace: 'default',
     adminKubeConfig: adminKubeConfigOf(external, connection.kubeConfig),
@@ -74,6 +75,53 @@ export async function startHarness(
       await bff.close();
       await connection.close();
     },
+  };
+}
+
+/**
+ * A test file's BFF: started before its tests (`startHarness`) and closed after them, once
+ * `cleanups` (what the tests pushed, run last first) are done. The harness returned reads the
+ * started one, so it is used inside tests and hooks, never at the file's top level.
+ */
+export function startBffTest(
+  options: Parameters<typeof startHarness>[0] = {},
+  cleanups: (() => Promise<unknown>)[] = [],
+): BffHarness {
+  let started: BffHarness | undefined;
+  beforeAll(async () => {
+    started = await startHarness(options);
+  });
+  afterAll(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+    await started?.close();
+  });
+  const current = (): BffHarness => {
+    if (started === undefined) throw new Error('the BFF starts in beforeAll: use it in a test');
+    return started;
+  };
+  return {
+    get bff() {
+      return current().bff;
+    },
+    get url() {
+      return current().url;
+    },
+    get caller() {
+      return current().caller;
+    },
+    get embedded() {
+      return current().embedded;
+    },
+    get connection() {
+      return current().connection;
+    },
+    get namespace() {
+      return current().namespace;
+    },
+    get adminKubeConfig() {
+      return current().adminKubeConfig;
+    },
+    close: () => current().close(),
   };
 }
 
@@ -86,7 +134,6 @@ function adminKubeConfigOf(file: string | undefined, consoleUser: KubeConfig): K
   return admin;
 }
 
-/** A fresh DNS-1123 name, so tests never trip over each other's workloads. */
 /**
  * A caller whose workload calls go through `overrides` (built on the real ones): how a test puts
  * another client's write between two steps of a procedure — the API server still answers.
@@ -103,18 +150,13 @@ export function callerWithWorkloads(
   return createCaller({ ...context, cluster });
 }
 
+/** A fresh DNS-1123 name, so tests never trip over each other's workloads. */
 export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(3).toString('hex')}`;
 
-type GpuInput = NonNullable<WorkloadRequestInput['containers'][number]['gpu']>;
+/** The seed's example and GPU ask, as every package's tests create it. */
+export { SEED_GPU, seedRequest } from '@mgpu/shared';
 
-/** The seed's GPU fields: compute 1.2 on 2 cards, 8 GiB. */
-export const SEED_GPU: GpuInput = {
-  type: 'mgpu',
-  multiCard: true,
-  compute: '1.2',
-  memoryGiB: '8',
-  cards: 2,
-};
+type GpuInput = NonNullable<WorkloadRequestInput['containers'][number]['gpu']>;
 
 /**
  * Valid on its own, but more native-burst-share compute on 8 cards than any node of the default
@@ -128,22 +170,6 @@ export const PENDING_GPU: GpuInput = {
   memoryGiB: '400',
   cards: 8,
 };
-
-/** The seed's example (native-burst-share, one container `worker`), or another GPU ask in its place. */
-export function seedRequest(
-  name: string,
-  overrides: Partial<WorkloadRequestInput> = {},
-  gpu: GpuInput = SEED_GPU,
-): WorkloadRequestInput {
-  return {
-    name,
-    namespace: 'default',
-    replicas: 1,
-    computePolicy: 'native-burst-share',
-    containers: [{ name: 'worker', image: 'nginx:1.27', gpu }],
-    ...overrides,
-  };
-}
 
 /** The request with its first container's GPU compute changed: the edit form's usual edit. */
 export const withCompute = (request: WorkloadRequest, compute: string): WorkloadRequest => ({

@@ -4,17 +4,17 @@
  */
 import {
   CoreV1Api,
-  KubeConfig,
+  type KubeConfig,
   RbacAuthorizationV1Api,
   type RbacV1Subject,
 } from '@kubernetes/client-node';
 import type { AllocationEvent, AllocationRecord } from '@mgpu/shared';
 import type { ClusterClient } from '../cluster/cluster-client.js';
-import type { Operator } from '../identity/operator.js';
+import { type Operator, operatorKubeConfig } from '../identity/operator.js';
 import { appRouter } from '../router.js';
 import type { BffContext } from '../trpc/context.js';
 import { createCallerFactory } from '../trpc/init.js';
-import { trackedData } from './bff-harness.js';
+import { type BffHarness, startBffTest, trackedData } from './bff-harness.js';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -61,27 +61,13 @@ export async function watchAllocationsAs(context: BffContext, operator: Operator
   };
 }
 
-/** `cluster`'s API server (and its CA) with `token` as the only credential. */
-export function kubeConfigWithToken(cluster: KubeConfig, token: string): KubeConfig {
-  const server = cluster.getCurrentCluster();
-  if (!server) throw new Error('the kubeconfig has no current cluster');
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [server],
-    users: [{ name: 'operator', token }],
-    contexts: [{ name: 'operator', cluster: server.name, user: 'operator' }],
-    currentContext: 'operator',
-  });
-  return kubeConfig;
-}
-
 export function operatorWithToken(
   cluster: KubeConfig,
   token: string,
   username: string,
   groups: readonly string[] = [],
 ): Operator {
-  return { username, groups, kubeConfig: kubeConfigWithToken(cluster, token) };
+  return { username, groups, kubeConfig: operatorKubeConfig(cluster, token) };
 }
 
 /** A service account the test owns, its operator (token from the TokenRequest API) and bindings. */
@@ -149,6 +135,27 @@ export async function serviceAccountOperator(
     async delete() {
       for (const unbind of bindings.splice(0)) await unbind();
       await core.deleteNamespacedServiceAccount({ namespace, name }).catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * The filtered-read tests' set-up: the file's BFF with a short review cache (a revocation shows
+ * quickly; the tests poll, they do not time it), callers and allocation streams as an operator,
+ * and `cleanups` run before the BFF closes (streams, and what the tests pushed).
+ */
+export function startOperatorTest() {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const harness: BffHarness = startBffTest({ accessReviewTtlMs: 1_000 }, cleanups);
+  return {
+    harness,
+    cleanups,
+    callerFor: (operator: Operator, signal?: AbortSignal) =>
+      operatorCaller(harness.bff.context, operator, signal),
+    async watchAllocations(operator: Operator) {
+      const watched = await watchAllocationsAs(harness.bff.context, operator);
+      cleanups.push(() => watched.stop());
+      return watched;
     },
   };
 }

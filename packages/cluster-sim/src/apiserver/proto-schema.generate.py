@@ -3,14 +3,17 @@
 #   python3 proto-schema.generate.py > proto-schema.generated.ts && pnpm exec biome format --write proto-schema.generated.ts
 import re, sys, json, os, subprocess
 HERE=os.path.dirname(os.path.abspath(__file__))
-KUBE_MODULE=os.path.join(HERE, '../../../../tools/kube/go')
+KUBE_TOOLS=os.path.join(HERE, '../../../../tools/kube')
+KUBE_MODULE=os.path.join(KUBE_TOOLS, 'go')
+# The Go command as tools/kube/build.sh finds it: $GO, else go on PATH.
+GO=subprocess.run(['bash', os.path.join(KUBE_TOOLS, 'find-go.sh')], check=True,
+                  capture_output=True, text=True).stdout.strip()
 
 def module_dirs(*paths):
     """The module cache folder and version of each module as the pinned build list resolves it
     (replace directives included); `go mod download` fetches it through GOPROXY when absent."""
     env=dict(os.environ, GOTOOLCHAIN='local', GOFLAGS='-mod=readonly')
-    env['PATH']=env.get('PATH', '')+':/usr/local/go/bin'
-    out=subprocess.run(['go','mod','download','-json',*paths], cwd=KUBE_MODULE, env=env,
+    out=subprocess.run([GO,'mod','download','-json',*paths], cwd=KUBE_MODULE, env=env,
                        check=True, capture_output=True, text=True).stdout
     found={}
     for text in re.findall(r'\{.*?\n\}', out, re.S):

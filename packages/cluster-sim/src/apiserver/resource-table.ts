@@ -3,6 +3,7 @@
  * OpenAPI documents, routing, defaulting, validation, selectors and printing are all derived
  * from it, so adding a resource is adding an entry.
  */
+import { MGPU_NODE_RESOURCE } from '@mgpu/shared';
 import type { JsonRecord, KubeObject } from './kube-object.js';
 import {
   defaultDeployment,
@@ -101,9 +102,6 @@ function resource(entry: ResourceEntry): ResourceDefinition {
     ...entry,
   };
 }
-
-export const MGPU_GROUP = 'mgpu.console.io';
-export const MGPU_VERSION = 'v1alpha1';
 
 export const RESOURCES: readonly ResourceDefinition[] = [
   resource({
@@ -278,10 +276,10 @@ export const RESOURCES: readonly ResourceDefinition[] = [
     columns: serviceColumns,
   }),
   resource({
-    group: MGPU_GROUP,
-    version: MGPU_VERSION,
-    kind: 'MgpuNode',
-    plural: 'mgpunodes',
+    group: MGPU_NODE_RESOURCE.group,
+    version: MGPU_NODE_RESOURCE.version,
+    kind: MGPU_NODE_RESOURCE.kind,
+    plural: MGPU_NODE_RESOURCE.plural,
     namespaced: false,
     shortNames: ['mgn'],
     categories: ['mgpu'],

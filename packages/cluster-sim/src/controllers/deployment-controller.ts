@@ -5,16 +5,16 @@ import type {
   V1ReplicaSet,
 } from '@kubernetes/client-node';
 import { isConflict, isNotFound, mergePatch, splitKey } from '@mgpu/kube-client';
-import { POD_TEMPLATE_HASH_LABEL } from '@mgpu/shared';
-import type { RunningController, StartControllerOptions } from './controller.js';
-import { Controller, controllerInformers } from './controller.js';
 import {
   newReplicaSetReplicas,
+  POD_TEMPLATE_HASH_LABEL,
   type ReplicaSetCounts,
   reconcileNewReplicaSet,
   reconcileOldReplicaSets,
   resolveFenceposts,
-} from './rolling-update.js';
+} from '@mgpu/shared';
+import type { RunningController, StartControllerOptions } from './controller.js';
+import { Controller, controllerInformers } from './controller.js';
 
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 const DESIRED_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/desired-replicas';
@@ -63,7 +63,7 @@ const revisionOf = (rs: V1ReplicaSet) =>
 /**
  * The deployment controller, as Kubernetes' own: Deployment → ReplicaSet
  * (`<deployment>-<pod-template-hash>`) → Pods, scaling, rolling updates within maxSurge and
- * maxUnavailable (`rolling-update.ts`) or Recreate, and the Deployment's status; the
+ * maxUnavailable (shared `rolling-update.ts`) or Recreate, and the Deployment's status; the
  * ReplicaSet controller (`replicaset-controller.ts`) keeps each set's pods. Level-triggered:
  * every reconcile reads the caches and converges.
  */

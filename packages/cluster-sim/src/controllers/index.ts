@@ -15,7 +15,6 @@ export * from './event-recorder.js';
 export * from './job-controller.js';
 export * from './node-agent.js';
 export * from './replicaset-controller.js';
-export * from './rolling-update.js';
 export * from './scheduler.js';
 export * from './slow-start.js';
 export * from './statefulset-controller.js';

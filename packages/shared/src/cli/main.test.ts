@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { SEED_REQUEST } from '../test-support/seed.js';
+import { SEED_REQUEST } from '../seed-request.js';
 
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** The built command (turbo builds the package before its tests), as its `bin` runs it. */

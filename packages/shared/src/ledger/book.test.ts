@@ -5,10 +5,13 @@ import { MAX_INSTANCES_PER_CARD, VKE } from '../vke.js';
 import {
   applyAllocation,
   bookOnCard,
+  claimsPerIdleCard,
+  computeAfterBooking,
   emptyCard,
   fitsOnCard,
   hasInstanceSlot,
   isIdleCard,
+  memoryAfterBooking,
   releaseAllocation,
 } from './book.js';
 import { type GpuClaim, WHOLE_CARD_CLAIM } from './claim.js';
@@ -69,6 +72,24 @@ describe('the ledger books a card', () => {
     bookOnCard(card, share(100, null), CARD_MIB, -1);
     bookOnCard(card, share(100, null), CARD_MIB, -1);
     expect(card).toEqual(emptyCard(0));
+  });
+
+  it('tells the usage a booking would leave, and how many shares an idle card holds', () => {
+    for (const claim of [share(30, 20_000), share(100 / 3), share(1), share(100, null), whole]) {
+      const card = booked(share(5, 512));
+      const compute = computeAfterBooking(card, claim);
+      const memory = memoryAfterBooking(card, claim, CARD_MIB);
+      bookOnCard(card, claim, CARD_MIB);
+      expect([card.usedCompute, card.usedMemoryMiB]).toEqual([compute, memory]);
+
+      const idle = emptyCard(0);
+      let held = 0;
+      while (fitsOnCard(idle, claim, CARD_MIB)) {
+        bookOnCard(idle, claim, CARD_MIB);
+        held += 1;
+      }
+      expect(claimsPerIdleCard(claim, CARD_MIB)).toBe(held);
+    }
   });
 
   it('books a pod on its node and gives it back to the same free totals', () => {

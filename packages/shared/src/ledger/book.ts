@@ -34,6 +34,20 @@ export const freeMemoryOn = (card: CardState, memoryMiBPerCard: number): number 
 export const claimMemoryMiB = (claim: CardClaim, memoryMiBPerCard: number): number =>
   claim.memoryMiB ?? memoryMiBPerCard;
 
+/** The card's compute percent once `claim` is booked on it, as `bookOnCard` would leave it. */
+export const computeAfterBooking = (card: CardState, claim: GpuClaim): number =>
+  claim.type === 'nvidia' ? 100 : card.usedCompute + claim.perCard.computePercent;
+
+/** The card's used MiB once `claim` is booked on it, as `bookOnCard` would leave it. */
+export const memoryAfterBooking = (
+  card: CardState,
+  claim: GpuClaim,
+  memoryMiBPerCard: number,
+): number =>
+  claim.type === 'nvidia'
+    ? memoryMiBPerCard
+    : card.usedMemoryMiB + claimMemoryMiB(claim.perCard, memoryMiBPerCard);
+
 /** The claim's compute fits on the card without going over 100 %. */
 export const computeFitsOn = (card: CardState, claim: CardClaim): boolean =>
   !card.wholeNvidia && card.usedCompute + claim.computePercent <= 100 + EPSILON;
@@ -61,6 +75,25 @@ export function fitsOnCard(
     hasInstanceSlot(card) &&
     computeFitsOn(card, claim.perCard) &&
     memoryFitsOn(card, claim.perCard, memoryMiBPerCard)
+  );
+}
+
+/**
+ * How many shares like `claim` one idle card holds: a whole card once, an mGPU share as often as
+ * the 16-instance limit, 100 % compute and the card's memory allow (`fitsOnCard`, repeated).
+ */
+export function claimsPerIdleCard(
+  claim: { wholeCards: boolean; perCard: CardClaim },
+  memoryMiBPerCard: number,
+): number {
+  if (claim.wholeCards) return 1;
+  const { computePercent, memoryMiB } = claim.perCard;
+  return Math.min(
+    MAX_INSTANCES_PER_CARD,
+    Math.floor((100 + EPSILON) / computePercent),
+    memoryMiB === null || memoryMiB === 0
+      ? MAX_INSTANCES_PER_CARD
+      : Math.floor(memoryMiBPerCard / memoryMiB),
   );
 }
 

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { readPodRequest, readRequestedClaims } from '../placement/demand.js';
 import { VKE } from '../vke.js';
-import {
-  type KubePodLike,
-  parseCardIndexes,
-  readPodClaims,
-  readPodRequest,
-  readRequestedClaims,
-} from './read-pod.js';
+import { type KubePodLike, parseCardIndexes, readPodClaims } from './read-pod.js';
 
 /** The seed's example as the scheduler leaves it: 1.2 compute over two cards, 8 GiB. */
 const seedPod = (annotations: Record<string, string>): KubePodLike => ({

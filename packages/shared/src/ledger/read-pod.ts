@@ -1,7 +1,4 @@
-import type { ContainerShare } from '../card-shares.js';
-import { type Evaluation, evaluateRequest } from '../check.js';
 import { parseQuantity } from '../quantity.js';
-import { readWorkloadObject } from '../read-workload.js';
 import { gpuIndexAnnotation, VKE } from '../vke.js';
 import type { ContainerClaim, GpuClaim, PodClaims } from './claim.js';
 import { WHOLE_CARD_CLAIM } from './claim.js';
@@ -42,35 +39,6 @@ export function parseCardIndexes(value: string | undefined): number[] | undefine
 export const schedulerCards = (pod: KubePodLike, container: string): number[] | undefined =>
   parseCardIndexes(pod.metadata?.annotations?.[gpuIndexAnnotation(container)]);
 
-/** The console's reading of a pod's GPU request, as the rule engine judges it. */
-export interface PodRequestReading {
-  /** The pod's `vke.volcengine.com/mgpu-compute-policy`, if it has one. */
-  computePolicy: string | undefined;
-  evaluation: Evaluation;
-}
-
-/**
- * Reads a pod back as a request (both multi-card annotation forms: `multiple-mgpu-<container>`
- * and the older positional `container-multiple-gpu`) and evaluates it: the per-card shares of
- * spec §3, and the violations. The pod's name and namespace are the API server's business, so
- * only the GPU fields are judged.
- */
-export function readPodRequest(
-  pod: unknown,
-  options: { modelLabel?: string } = {},
-): PodRequestReading | undefined {
-  const object: Json = isObject(pod) ? { ...pod, kind: 'Pod' } : { kind: 'Pod' };
-  const read = readWorkloadObject(object, options);
-  if (read === undefined) return undefined;
-  const evaluation = evaluateRequest({
-    ...read.request,
-    name: 'pod',
-    namespace: 'default',
-    replicas: 1,
-  });
-  return { computePolicy: read.computePolicy, evaluation };
-}
-
 /**
  * One container's share per card from its own resources, split over the cards it was given:
  * `nvidia.com/gpu` takes whole cards. Requests win over limits, as the API server defaults one
@@ -91,9 +59,16 @@ function claimFromResources(container: KubeContainerLike, cards: number): GpuCla
   };
 }
 
-function claimsOf(
+/**
+ * What a bound (or assumed) pod holds, as the scheduler books it: each GPU container's cards
+ * from the scheduler's `gpu-index-container-<name>` annotation, its per-card share from its
+ * resources — or from `shares`, the console's reading of the pod's request where its rules
+ * accept the container (placement's `readRequestedClaims`). Cheap without `shares` (no rule
+ * engine): the scheduler and every node-state build read each pod.
+ */
+export function readPodClaims(
   pod: KubePodLike,
-  shares: readonly ContainerShare[] | undefined,
+  shares?: readonly (GpuClaim & { name: string })[],
 ): PodClaims | undefined {
   const node = pod.spec?.nodeName;
   if (!node) return undefined;
@@ -112,27 +87,4 @@ function claimsOf(
     node,
     containers,
   };
-}
-
-/**
- * What a bound (or assumed) pod holds, as the scheduler books it: each GPU container's cards
- * from the scheduler's `gpu-index-container-<name>` annotation, its per-card share from its
- * resources. Cheap (no rule engine): the scheduler and every node-state build read each pod.
- */
-export function readPodClaims(pod: KubePodLike): PodClaims | undefined {
-  return claimsOf(pod, undefined);
-}
-
-/**
- * The same claims, with each share as the console reads the pod where its rules accept the
- * container (both multi-card annotation forms) and from its resources otherwise (the cluster
- * took the pod anyway): what the allocation records show as asked.
- */
-export function readRequestedClaims(
-  pod: KubePodLike,
-): { claims: PodClaims; computePolicy: string | undefined } | undefined {
-  const reading = readPodRequest(pod);
-  if (reading === undefined) return undefined;
-  const claims = claimsOf(pod, reading.evaluation.shares);
-  return claims ? { claims, computePolicy: reading.computePolicy } : undefined;
 }

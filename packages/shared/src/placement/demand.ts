@@ -1,5 +1,8 @@
 import type { ContainerShare } from '../card-shares.js';
-import { readPodRequest } from '../ledger/read-pod.js';
+import { type Evaluation, evaluateRequest } from '../check.js';
+import type { PodClaims } from '../ledger/claim.js';
+import { type KubePodLike, readPodClaims } from '../ledger/read-pod.js';
+import { readWorkloadObject } from '../read-workload.js';
 import { DEFAULT_NODE_POLICY } from '../request.js';
 import { VKE } from '../vke.js';
 import type { ContainerDemand, NodeSelectorTerm, PodDemand } from './types.js';
@@ -19,6 +22,49 @@ export function containerDemands(shares: readonly ContainerShare[]): ContainerDe
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The console's reading of a pod's GPU request, as the rule engine judges it. */
+export interface PodRequestReading {
+  /** The pod's `vke.volcengine.com/mgpu-compute-policy`, if it has one. */
+  computePolicy: string | undefined;
+  evaluation: Evaluation;
+}
+
+/**
+ * Reads a pod back as a request (both multi-card annotation forms: `multiple-mgpu-<container>`
+ * and the older positional `container-multiple-gpu`) and evaluates it: the per-card shares of
+ * spec §3, and the violations. The pod's name and namespace are the API server's business, so
+ * only the GPU fields are judged. Outside the ledger, which depends on no rule.
+ */
+export function readPodRequest(
+  pod: unknown,
+  options: { modelLabel?: string } = {},
+): PodRequestReading | undefined {
+  const object: Json = isObject(pod) ? { ...pod, kind: 'Pod' } : { kind: 'Pod' };
+  const read = readWorkloadObject(object, options);
+  if (read === undefined) return undefined;
+  const evaluation = evaluateRequest({
+    ...read.request,
+    name: 'pod',
+    namespace: 'default',
+    replicas: 1,
+  });
+  return { computePolicy: read.computePolicy, evaluation };
+}
+
+/**
+ * A bound pod's claims with each share as the console reads the pod where its rules accept the
+ * container (both multi-card annotation forms) and from its resources otherwise (the cluster
+ * took the pod anyway): what the allocation records show as asked.
+ */
+export function readRequestedClaims(
+  pod: KubePodLike,
+): { claims: PodClaims; computePolicy: string | undefined } | undefined {
+  const reading = readPodRequest(pod);
+  if (reading === undefined) return undefined;
+  const claims = readPodClaims(pod, reading.evaluation.shares);
+  return claims ? { claims, computePolicy: reading.computePolicy } : undefined;
+}
 
 function requiredTerms(spec: Json): NodeSelectorTerm[] | undefined {
   const affinity = spec.affinity;

@@ -1,10 +1,12 @@
 import {
   bookOnCard,
   claimMemoryMiB,
+  computeAfterBooking,
   computeFitsOn,
   fitsOnCard,
   hasInstanceSlot,
   isIdleCard,
+  memoryAfterBooking,
   memoryFitsOn,
 } from '../ledger/book.js';
 import { MAX_INSTANCES_PER_CARD, VKE } from '../vke.js';
@@ -289,7 +291,6 @@ function chooseCardsForOne(
   policy: CardPolicy,
 ): CardChoice | undefined {
   const memoryMiBPerCard = node.memoryMiBPerCard;
-  const memory = claimMemoryMiB(container.perCard, memoryMiBPerCard);
   const size = node.cards.length;
   // Scratch space reused across nodes: this runs for every node of every placement.
   if (scratchGain.length < size) {
@@ -303,14 +304,11 @@ function chooseCardsForOne(
     const before = cardTerm(card.usedCompute, card.usedMemoryMiB, memoryMiBPerCard);
     base += before;
     if (!fitsOnCard(card, container, memoryMiBPerCard)) continue;
-    const after =
-      container.type === 'nvidia'
-        ? cardTerm(100, memoryMiBPerCard, memoryMiBPerCard)
-        : cardTerm(
-            card.usedCompute + container.perCard.computePercent,
-            card.usedMemoryMiB + memory,
-            memoryMiBPerCard,
-          );
+    const after = cardTerm(
+      computeAfterBooking(card, container),
+      memoryAfterBooking(card, container, memoryMiBPerCard),
+      memoryMiBPerCard,
+    );
     const gain = binpack ? after - before : before - after;
     // Insertion by gain (descending), ties to the lower index; cards come in index order.
     let at = count;

@@ -3,6 +3,7 @@ import {
   type AllocationRecord,
   bookOnCard,
   type CardState,
+  emptyCard,
   mergePoolSummaries,
   type NodeState,
   type NodeView,
@@ -418,11 +419,7 @@ export class AllocationModel {
     const perCard = layout.memoryMiBPerCard;
     const cards: LiveCard[] = layout.cards.map((card) => {
       const live: LiveCard = {
-        index: card.index,
-        usedCompute: 0,
-        usedMemoryMiB: 0,
-        instances: 0,
-        wholeNvidia: false,
+        ...emptyCard(card.index),
         stranded: { computePercent: 0, memoryMiB: 0 },
         holders: [],
       };

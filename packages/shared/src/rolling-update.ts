@@ -2,8 +2,9 @@
  * The rolling-update arithmetic of Kubernetes' deployment controller (`rolling.go`,
  * `util/deployment_util.go`), as pure functions over replica counts: how far the new
  * ReplicaSet may grow within maxSurge and how far the old ones may shrink within
- * maxUnavailable. The controller reads the counts from its caches and writes the answers;
- * the cases of `rolling_test.go` run against these functions in `rolling-update.test.ts`.
+ * maxUnavailable. The embedded cluster's deployment controller reads the counts from its caches
+ * and writes the answers, and the BFF's edit preview resolves maxSurge as it will; the cases of
+ * `rolling_test.go` run against these functions in `rolling-update.test.ts`.
  */
 
 /** An intstr.IntOrString of the API: `2`, `"2"` or `"25%"`. */
