@@ -48,7 +48,10 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     /** Writes a Chromium performance trace of the first 10 s of churn (open in DevTools). */
     trace: { type: 'string' },
-    /** The phase whose first 10 s `--trace`/`--profile` record (`churn` by default; or `scraper`, `subscribers`). */
+    /**
+     * The phase whose first 10 s `--trace`/`--profile` record (`churn` by default; or `scraper`,
+     * `subscribers`), or `load`: the dashboard's first load, from navigation to live.
+     */
     'record-in': { type: 'string', default: 'churn' },
     /**
      * A phase with a Prometheus-like scraper reading `/metrics` every this many seconds beside
@@ -106,6 +109,15 @@ interface PhaseResult {
   beside: string;
 }
 
+/** The first snapshot's way onto the screen, in the page's clock (ms after navigation start). */
+interface FirstSnapshot {
+  firstPart: number;
+  lastPart: number;
+  parts: number;
+  paintedAt: number;
+  records: number;
+}
+
 interface PageProbe {
   frames: number[];
   changeToPaint: number[];
@@ -142,6 +154,15 @@ function installProbe(eventName: string) {
         records: number;
       }>
     ).detail;
+    const holder = window as unknown as { firstSnapshot?: FirstSnapshot };
+    if (holder.firstSnapshot === undefined && detail.records > 0)
+      holder.firstSnapshot = {
+        firstPart: Math.min(...detail.receivedAt),
+        lastPart: Math.max(...detail.receivedAt),
+        parts: detail.receivedAt.length,
+        paintedAt: detail.paintedAt,
+        records: detail.records,
+      };
     const paintedEpoch = performance.timeOrigin + detail.paintedAt;
     for (const received of detail.receivedAt) probe.changeToPaint.push(detail.paintedAt - received);
     for (const at of detail.feedAt) probe.feedToPaint.push(paintedEpoch - Date.parse(at));
@@ -204,6 +225,34 @@ async function mainThreadClock(page: Page) {
     };
   };
   return { read, close: () => cdp.detach() };
+}
+
+/** Starts the `--trace` or `--profile` recording of the page, if either is asked for. */
+async function startRecording(
+  browser: Browser,
+  page: Page,
+  what: string,
+): Promise<(() => Promise<void>) | undefined> {
+  if (values.trace) {
+    const file = values.trace;
+    await browser.startTracing(page, { path: file });
+    return async () => {
+      await browser.stopTracing();
+      console.log(`   Chromium trace of ${what}: ${file}`);
+    };
+  }
+  if (values.profile) {
+    const file = values.profile;
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.start');
+    return async () => {
+      const { profile } = await cdp.send('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      console.log(`   CPU profile of the page's ${what}: ${file}`);
+    };
+  }
+  return undefined;
 }
 
 const mib = (value: number) => Number(value.toFixed(1));
@@ -311,7 +360,7 @@ async function startSubscribers(bffUrl: string, count: number): Promise<PhaseLoa
   if (!id) throw new Error('allocations.watch sent no tracked snapshot');
   const clients = startSseClients(watchUrl({ lastEventId: id }), count);
   const connectStarted = performance.now();
-  await clients.nextLine();
+  const joined = JSON.parse(await clients.nextLine()) as { connected: number; failed: number };
   const connectMs = performance.now() - connectStarted;
   // The replay since that id carries the stamps of changes made before the subscribers joined.
   clients.child.stdin.write('reset\n');
@@ -324,9 +373,15 @@ async function startSubscribers(bffUrl: string, count: number): Promise<PhaseLoa
         p95: number;
         p99: number;
         max: number;
+        cut: number;
+        errors: Record<string, number>;
       };
       clients.child.kill();
-      return `allocations.watch: one snapshot ${(snapshotBytes / 2 ** 20).toFixed(1)} MiB in ${parts} part(s), ${ms(snapshotMs)} ms; ${count} subscribers resumed in ${ms(connectMs / 1000)} s; BFF stamp → subscriber: median ${latency.median} ms, p95 ${latency.p95} ms, p99 ${latency.p99} ms, max ${latency.max} ms over ${latency.delivered} deliveries`;
+      const lost =
+        joined.failed + latency.cut > 0
+          ? ` (${joined.failed} never in, ${latency.cut} cut during the phase: ${JSON.stringify(latency.errors)})`
+          : '';
+      return `allocations.watch: one snapshot ${(snapshotBytes / 2 ** 20).toFixed(1)} MiB in ${parts} part(s), ${ms(snapshotMs)} ms; ${joined.connected} of ${count} subscribers resumed in ${ms(connectMs / 1000)} s${lost}; BFF stamp → subscriber: median ${latency.median} ms, p95 ${latency.p95} ms, p99 ${latency.p99} ms, max ${latency.max} ms over ${latency.delivered} deliveries`;
     },
   };
 }
@@ -418,6 +473,9 @@ async function main() {
     // the page has no such helper, so give it one before the probe's source runs there.
     await page.addInitScript({ content: 'window.__name = (target) => target;' });
     await page.addInitScript(installProbe, PAINTED_EVENT);
+    // `--record-in load`: a trace or CPU profile of the first load, navigation to live.
+    const stopLoadRecording =
+      values['record-in'] === 'load' ? await startRecording(browser, page, 'load') : undefined;
     started = performance.now();
     await page.goto(`http://127.0.0.1:${port}/allocations`);
     // At 10,000 nodes the first snapshot takes longer than Playwright's 30 s default.
@@ -429,10 +487,18 @@ async function main() {
     await page.getByTestId('instance-row').first().waitFor(loading);
     await page.getByTestId('node-row').first().waitFor(loading);
     const loadedMs = performance.now() - started;
+    await stopLoadRecording?.();
     const totals = await page.getByTestId('alloc-totals').textContent();
     console.log(
       `   page live with the whole cluster in ${(loadedMs / 1000).toFixed(1)} s after the BFF was ready (${totals})`,
     );
+    const first = await page.evaluate(
+      () => (window as unknown as { firstSnapshot?: FirstSnapshot }).firstSnapshot,
+    );
+    if (first)
+      console.log(
+        `   where the first load went (ms after navigation start): first snapshot part in at ${ms(first.firstPart)} (page, script, subscription and the BFF's answer), last of ${first.parts} part(s) at ${ms(first.lastPart)} (${ms(first.lastPart - first.firstPart)} transfer and parse), ${first.records} records applied and painted at ${ms(first.paintedAt)} (${ms(first.paintedAt - first.lastPart)} after the last part: snapshot to first paint)`,
+      );
     await drainProbe(page);
     const memory = [{ minute: 0, ...(await pageMemory(page)) }];
 
@@ -506,25 +572,10 @@ async function main() {
       await drainProbe(page);
       // Optional: a trace or CPU profile of the first 10 s of the phase `--record-in` names.
       const recordUntil = phaseStart + 10_000;
-      let stopRecording: (() => Promise<void>) | undefined;
-      if (label === RECORD_IN && values.trace) {
-        const file = values.trace;
-        await browser.startTracing(page, { path: file });
-        stopRecording = async () => {
-          await browser.stopTracing();
-          console.log(`   Chromium trace of the first 10 s of "${label}": ${file}`);
-        };
-      } else if (label === RECORD_IN && values.profile) {
-        const file = values.profile;
-        const cdp = await page.context().newCDPSession(page);
-        await cdp.send('Profiler.enable');
-        await cdp.send('Profiler.start');
-        stopRecording = async () => {
-          const { profile } = await cdp.send('Profiler.stop');
-          writeFileSync(file, JSON.stringify(profile));
-          console.log(`   CPU profile of the page's first 10 s of "${label}": ${file}`);
-        };
-      }
+      let stopRecording =
+        label === RECORD_IN
+          ? await startRecording(browser, page, `the first 10 s of "${label}"`)
+          : undefined;
       const changesAtStart = changes;
       const end = phaseStart + MINUTES * 60_000;
       while (performance.now() < end) {
