@@ -140,7 +140,12 @@ describe('filtered reads by the operator’s RBAC (real tier)', () => {
 
   it('gives an operator who may not list nodes no node, card or pool figures', async () => {
     const caller = callerFor(alice.operator);
-    for (const read of [caller.cluster.summary(), caller.cluster.nodes(), caller.cluster.history()])
+    for (const read of [
+      caller.cluster.summary(),
+      caller.cluster.nodes(),
+      caller.cluster.layout(),
+      caller.cluster.history(),
+    ])
       expect(await forbiddenMessage(read)).toContain('list nodes');
     expect((await callerFor(bob.operator).cluster.nodes()).length).toBeGreaterThan(0);
   });

@@ -56,6 +56,31 @@ describe('cluster.nodes', () => {
   });
 });
 
+describe('cluster.layout', () => {
+  it("gives every GPU node of cluster.nodes in name order, with its cards' shape and no usage", async () => {
+    const [layout, nodes] = await Promise.all([
+      harness.caller.cluster.layout(),
+      harness.caller.cluster.nodes(),
+    ]);
+    expect(layout.map((node) => node.name)).toEqual(
+      nodes.map((node) => node.name).sort((a, b) => (a < b ? -1 : 1)),
+    );
+    for (const node of layout) {
+      const full = nodes.find((candidate) => candidate.name === node.name);
+      expect(node).toEqual({
+        name: full?.name,
+        pool: full?.pool,
+        model: full?.model,
+        policy: full?.policy,
+        resourceType: full?.resourceType,
+        schedulable: full?.schedulable,
+        memoryMiBPerCard: full?.memoryMiBPerCard,
+        cards: full?.cards.map((card) => ({ index: card.index, wholeNvidia: card.wholeNvidia })),
+      });
+    }
+  });
+});
+
 describe('workload.preview', () => {
   it('places the seed example on two distinct cards of one native-burst-share node', async () => {
     const preview = await harness.caller.workload.preview({

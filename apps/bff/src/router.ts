@@ -1,6 +1,6 @@
 import { allocationsWatch } from './procedures/allocations-watch.js';
 import { clusterHistory } from './procedures/cluster-history.js';
-import { clusterNodes } from './procedures/cluster-nodes.js';
+import { clusterLayout, clusterNodes } from './procedures/cluster-nodes.js';
 import { clusterPending, clusterPendingWatch } from './procedures/cluster-pending.js';
 import { clusterQuotas } from './procedures/cluster-quotas.js';
 import { clusterSummary } from './procedures/cluster-summary.js';
@@ -22,6 +22,7 @@ export const appRouter = router({
   cluster: router({
     summary: clusterSummary,
     nodes: clusterNodes,
+    layout: clusterLayout,
     pending: clusterPending,
     pendingWatch: clusterPendingWatch,
     history: clusterHistory,

@@ -361,6 +361,15 @@ export const NodeViewSchema = z.object({
   ),
 });
 
+/**
+ * A GPU node's shape without its usage (`cluster.layout`): what a live view draws the node's
+ * cards from, its usage coming from `allocations.watch`. A tenth of `cluster.nodes` at 10,000
+ * nodes, and the same until nodes join, leave or change.
+ */
+export const NodeLayoutSchema = NodeViewSchema.omit({ cards: true }).extend({
+  cards: z.array(z.object({ index: z.number(), wholeNvidia: z.boolean() })),
+});
+
 export const ClusterSummarySchema = z.object({
   version: z.string(),
   source: z.string(),
@@ -549,6 +558,7 @@ export type WorkloadVerification = (typeof WORKLOAD_VERIFICATIONS)[number];
 export type WorkloadDetail = z.infer<typeof WorkloadDetailSchema>;
 export type PoolSummary = z.infer<typeof PoolSummarySchema>;
 export type NodeView = z.infer<typeof NodeViewSchema>;
+export type NodeLayout = z.infer<typeof NodeLayoutSchema>;
 export type ClusterSummary = z.infer<typeof ClusterSummarySchema>;
 export type GpuModel = z.infer<typeof GpuModelSchema>;
 export type QuotaUsage = z.infer<typeof QuotaUsageSchema>;

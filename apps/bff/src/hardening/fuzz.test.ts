@@ -258,6 +258,7 @@ function templateOf(path: string): unknown {
     case 'cluster.nodes':
       return { pool: 'NVIDIA-L20/native-burst-share', node: 'node-0' };
     case 'cluster.summary':
+    case 'cluster.layout':
     case 'gpu.models':
     case 'workload.list':
       return {};

@@ -1,4 +1,10 @@
-import { NodeViewSchema, strandedOnCard } from '@mgpu/shared';
+import {
+  type NodeLayout,
+  NodeLayoutSchema,
+  type NodeState,
+  NodeViewSchema,
+  strandedOnCard,
+} from '@mgpu/shared';
 import { z } from 'zod';
 import { currentNodeStates, poolOf } from '../cluster/inventory.js';
 import { requireListNodes, visibleItems } from '../identity/filtered-reads.js';
@@ -61,4 +67,39 @@ export const clusterNodes = publicProcedure
           holders: holders.get(`${state.name}/${card.index}`) ?? [],
         })),
       }));
+  });
+
+/** Each states list's layouts: the list is rebuilt only after the informers saw a change. */
+const layouts = new WeakMap<readonly NodeState[], NodeLayout[]>();
+
+/**
+ * `cluster.layout`: every GPU node's shape (pool, model, policy, schedulable, its cards) without
+ * usage or holders, for the dashboard, which takes usage from `allocations.watch` and re-reads
+ * the shape now and then. At 10,000 nodes × 8 cards with 30,000 pods `cluster.nodes` builds,
+ * checks and sends every holder of every card; this is a tenth of the bytes and of the work.
+ * Same rule: a signed-in operator needs `list nodes`.
+ */
+export const clusterLayout = publicProcedure
+  .output(z.array(NodeLayoutSchema))
+  .query(async ({ ctx }) => {
+    await requireListNodes(ctx);
+    const states = currentNodeStates(ctx);
+    let layout = layouts.get(states);
+    if (layout === undefined) {
+      layout = states
+        .filter((state) => state.resourceType !== undefined)
+        .map((state) => ({
+          name: state.name,
+          pool: poolOf(state),
+          model: state.model ?? null,
+          policy: state.policy,
+          resourceType: state.resourceType ?? null,
+          schedulable: state.schedulable,
+          memoryMiBPerCard: state.memoryMiBPerCard,
+          cards: state.cards.map((card) => ({ index: card.index, wholeNvidia: card.wholeNvidia })),
+        }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      layouts.set(states, layout);
+    }
+    return layout;
   });

@@ -1,6 +1,6 @@
 import {
   type AllocationEvent,
-  type NodeView,
+  type NodeLayout,
   type PodLike,
   podAllocationRecords,
   snapshotParts,
@@ -18,7 +18,7 @@ const NO_FILTER: DashboardFilters = {
   search: '',
 };
 
-const layoutNode = (name: string, model: string, policy: string, cards = 4): NodeView => ({
+const layoutNode = (name: string, model: string, policy: string, cards = 4): NodeLayout => ({
   name,
   pool: `${model}/${policy}`,
   model,
@@ -26,15 +26,7 @@ const layoutNode = (name: string, model: string, policy: string, cards = 4): Nod
   resourceType: 'mgpu',
   schedulable: true,
   memoryMiBPerCard: 46068,
-  cards: Array.from({ length: cards }, (_, index) => ({
-    index,
-    usedCompute: 0,
-    usedMemoryMiB: 0,
-    instances: 0,
-    wholeNvidia: false,
-    stranded: { computePercent: 0, memoryMiB: 0 },
-    holders: [],
-  })),
+  cards: Array.from({ length: cards }, (_, index) => ({ index, wholeNvidia: false })),
 });
 
 /** The seed's example as the scheduler leaves it: 1.2 compute on cards 1 and 3, 8 GiB. */
@@ -242,6 +234,51 @@ describe('AllocationModel', () => {
         expect(model.nodes(filters)).toEqual(fresh.nodes(filters));
       }
     }
+  });
+
+  it('keeps what a re-read of the same layout brings, and rebuilds only a node whose shape changed', () => {
+    const model = cluster();
+    model.apply([event('upsert', seedPod('a'))]);
+    const before = {
+      version: model.version,
+      v100: model.node('v100-1'),
+      pools: model.pools(NO_FILTER),
+    };
+    model.setLayout([
+      layoutNode('l20-1', 'NVIDIA-L20', 'native-burst-share'),
+      layoutNode('v100-1', 'Tesla-V100', 'fixed-share', 8),
+    ]);
+    expect(model.version).toBe(before.version);
+    expect(model.pools(NO_FILTER)).toBe(before.pools);
+
+    // l20-1 is cordoned, and one of its cards given whole to a pod: only it is rebuilt.
+    const cordoned = {
+      ...layoutNode('l20-1', 'NVIDIA-L20', 'native-burst-share'),
+      schedulable: false,
+    };
+    cordoned.cards[0] = { index: 0, wholeNvidia: true };
+    model.setLayout([cordoned, layoutNode('v100-1', 'Tesla-V100', 'fixed-share', 8)]);
+    expect(model.version).toBeGreaterThan(before.version);
+    expect(model.node('v100-1')).toBe(before.v100);
+    expect(model.node('l20-1')?.layout.schedulable).toBe(false);
+    const fresh = new AllocationModel();
+    fresh.setLayout([cordoned, layoutNode('v100-1', 'Tesla-V100', 'fixed-share', 8)]);
+    fresh.apply([event('snapshot', seedPod('a'))]);
+    expect(model.pools(NO_FILTER)).toEqual(fresh.pools(NO_FILTER));
+    expect(model.nodes(NO_FILTER)).toEqual(fresh.nodes(NO_FILTER));
+    expect(model.utilisation(NO_FILTER)).toEqual(fresh.utilisation(NO_FILTER));
+
+    // A node that joins rebuilds the list.
+    model.setLayout([
+      cordoned,
+      layoutNode('v100-1', 'Tesla-V100', 'fixed-share', 8),
+      layoutNode('v100-2', 'Tesla-V100', 'fixed-share', 8),
+    ]);
+    expect(model.nodes(NO_FILTER).map((node) => node.layout.name)).toEqual([
+      'l20-1',
+      'v100-1',
+      'v100-2',
+    ]);
   });
 
   it('notices records on nodes it has no layout for, so the page re-reads the nodes', () => {

@@ -5,8 +5,8 @@ import {
   type CardState,
   emptyCard,
   mergePoolSummaries,
+  type NodeLayout,
   type NodeState,
-  type NodeView,
   nodePoolSummary,
   nodeStateOf,
   type PoolSummary,
@@ -22,9 +22,20 @@ import {
   searchWords,
 } from './dashboard-filters.js';
 
-/** A GPU node's shape as `cluster.nodes` reports it; usage comes from the live records. */
-export type NodeLayout = Omit<NodeView, 'cards'> & {
-  cards: { index: number; wholeNvidia: boolean }[];
+/** A GPU node's shape as `cluster.layout` reports it; usage comes from the live records. */
+export type { NodeLayout };
+
+/** Whether two reads of a node's layout are alike: then its live node is kept as it is. */
+const sameLayout = (a: NodeLayout, b: NodeLayout): boolean => {
+  for (const key of Object.keys(b) as (keyof NodeLayout)[])
+    if (key !== 'cards' && a[key] !== b[key]) return false;
+  return (
+    a.cards.length === b.cards.length &&
+    a.cards.every(
+      (card, index) =>
+        card.index === b.cards[index]?.index && card.wholeNvidia === b.cards[index]?.wholeNvidia,
+    )
+  );
 };
 
 /** One card as the dashboard draws it: usage from the live records, holders sorted by name. */
@@ -162,18 +173,32 @@ export class AllocationModel {
     return this.unknown;
   }
 
-  setLayout(nodes: readonly NodeView[]): void {
-    this.layout = new Map(
-      nodes
-        .filter((node) => node.resourceType !== null)
-        .map((node) => [
-          node.name,
-          {
-            ...node,
-            cards: node.cards.map((card) => ({ index: card.index, wholeNvidia: card.wholeNvidia })),
-          },
-        ]),
+  /**
+   * Takes the GPU nodes' shapes (a fresh read every 30 s, and after a reconnect). When the same
+   * nodes come back, only those whose shape changed are rebuilt, and a read that changes nothing
+   * changes nothing here: at 10,000 nodes rebuilding all of them is a long task of ~0.5 s every
+   * read. Nodes joining or leaving rebuild the node list.
+   */
+  setLayout(nodes: readonly NodeLayout[]): void {
+    const next = new Map(
+      nodes.filter((node) => node.resourceType !== null).map((node) => [node.name, node]),
     );
+    if (next.size === this.layout.size && [...next.keys()].every((name) => this.layout.has(name))) {
+      let changed = false;
+      for (const [name, layout] of next) {
+        const before = this.layout.get(name);
+        if (before !== undefined && sameLayout(before, layout)) continue;
+        this.layout.set(name, layout);
+        this.dirtyNodes.add(name);
+        changed = true;
+      }
+      if (changed) {
+        this.optionsStale = true;
+        this.changed(false);
+      }
+      return;
+    }
+    this.layout = next;
     this.sortedNodeNames = [...this.layout.keys()].sort();
     this.unknown = undefined;
     this.nodeIndex.clear();

@@ -148,7 +148,7 @@ const LiveInstanceDetail = memo(function LiveInstanceDetail({
  * `/allocations`: the live per-card dashboard (issue 8). Pools, the card utilisation chart, the
  * mGPU instances with their shares, the nodes and their card grids, and one instance's node-side
  * fields — all from one `allocations.watch` stream applied once per frame, plus the node layout
- * from `cluster.nodes` and the pods still waiting for a node from `cluster.pendingWatch`. Filters, search and what is open live in the URL.
+ * from `cluster.layout` and the pods still waiting for a node from `cluster.pendingWatch`. Filters, search and what is open live in the URL.
  */
 export function AllocationsPage() {
   const { t } = useDashboardI18n();
@@ -161,10 +161,11 @@ export function AllocationsPage() {
   const { stream, refresh: restartStream } = useAllocationStream(model);
 
   const layout = useQuery({
-    ...trpc.cluster.nodes.queryOptions(),
+    ...trpc.cluster.layout.queryOptions(),
     refetchInterval: LAYOUT_REFRESH_MS,
     staleTime: 0,
-    // A thousand nodes: comparing old and new trees costs more than it saves.
+    // Ten thousand nodes: comparing old and new trees costs more than it saves; the model keeps
+    // every node whose shape is unchanged itself.
     structuralSharing: false,
     // No `list nodes`: asking again does not change the answer until the RBAC does.
     retry: (count, error) => !isClusterWideForbidden(error) && count < 3,
