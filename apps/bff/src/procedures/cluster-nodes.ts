@@ -31,18 +31,20 @@ export const clusterNodes = publicProcedure
     );
     for (const record of records) {
       const key = `${record.node}/${record.card}`;
-      holders.set(key, [
-        ...(holders.get(key) ?? []),
-        {
-          recordId: record.id,
-          namespace: record.namespace,
-          pod: record.pod,
-          container: record.container,
-          workload: record.workload,
-          computePercent: record.requested.computePercent,
-          memoryMiB: record.requested.memoryMiB,
-        },
-      ]);
+      let onCard = holders.get(key);
+      if (onCard === undefined) {
+        onCard = [];
+        holders.set(key, onCard);
+      }
+      onCard.push({
+        recordId: record.id,
+        namespace: record.namespace,
+        pod: record.pod,
+        container: record.container,
+        workload: record.workload,
+        computePercent: record.requested.computePercent,
+        memoryMiB: record.requested.memoryMiB,
+      });
     }
     return currentNodeStates(ctx)
       .filter((state) => state.resourceType !== undefined)

@@ -77,7 +77,10 @@ export function listWorkloads(ctx: BffContext, namespace?: string): WorkloadSumm
   const recordsOf = new Map<string, AllocationRecord[]>();
   for (const record of ctx.allocations.snapshot(namespace ? { namespace } : {})) {
     const key = `${record.namespace}/${record.workload}`;
-    recordsOf.set(key, [...(recordsOf.get(key) ?? []), record]);
+    // Pushed, not copied: 30,000 records of one workload copied per record took 25 s.
+    const records = recordsOf.get(key);
+    if (records) records.push(record);
+    else recordsOf.set(key, [record]);
   }
   return ctx.cluster.workloads
     .listAll()
