@@ -2,7 +2,7 @@ import { memo, useId } from 'react';
 import { NativeSelect } from '../../components/native-select.js';
 import { TextInput } from '../../components/text-input.js';
 import type { FilterOptions } from './allocation-model.js';
-import type { DashboardState } from './dashboard-filters.js';
+import { type DashboardState, nodeSuggestions } from './dashboard-filters.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 
 /** Model, policy, node, namespace and workload filters plus the search box; all live in the URL. */
@@ -59,7 +59,7 @@ export const FilterBar = memo(function FilterBar({
           onValueChange={(value) => onChange({ node: value })}
         />
         <datalist id={`${id}-nodes`}>
-          {options.nodes.map((node) => (
+          {nodeSuggestions(options.nodes, state.node).map((node) => (
             <option key={node} value={node} />
           ))}
         </datalist>
