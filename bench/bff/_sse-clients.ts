@@ -13,6 +13,8 @@ const count = Number(countText);
 /** Subscriptions whose first whole message arrived, and those that ended before it did. */
 let connected = 0;
 let neverIn = 0;
+/** Subscriptions that were sent the whole snapshot rather than the changes since their id. */
+let wholeSnapshots = 0;
 /** Subscriptions that were in and then ended (the BFF cut them, or the connection broke). */
 let cut = 0;
 const errors = new Map<string, number>();
@@ -23,7 +25,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFI
 
 function settled() {
   if (connected + neverIn === count)
-    process.stdout.write(`${JSON.stringify({ connected, failed: neverIn })}\n`);
+    process.stdout.write(`${JSON.stringify({ connected, failed: neverIn, wholeSnapshots })}\n`);
 }
 
 for (let index = 0; index < count; index++) {
@@ -59,6 +61,7 @@ for (let index = 0; index < count; index++) {
         if (first) {
           first = false;
           connected++;
+          if (kind === 'snapshot') wholeSnapshots++;
           settled();
           continue;
         }
