@@ -263,7 +263,8 @@ const RECORD_IN = (() => {
   const wanted = values['record-in'];
   if (wanted === 'scraper') return `churn + /metrics every ${SCRAPE_EVERY_S} s`;
   if (wanted === 'subscribers') return `churn + ${SUBSCRIBERS} allocations.watch subscribers`;
-  return 'churn';
+  // `load` is recorded apart, around the first load; no phase is then.
+  return wanted === 'load' ? undefined : 'churn';
 })();
 
 function printPhase(phase: PhaseResult): void {
