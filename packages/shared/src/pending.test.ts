@@ -121,4 +121,27 @@ describe('pending pods', () => {
       'NVIDIA-L20/native-burst-share': 1,
     });
   });
+
+  it('gives replicas asking the same one verdict, and each pod asking otherwise its own', () => {
+    const pods = [
+      mgpuPod('big-abc12-a', 50, 4096),
+      mgpuPod('big-abc12-b', 50, 4096),
+      mgpuPod('small-abc12-c', 10, 2048),
+      mgpuPod('odd-abc12-d', 150, 2048),
+      mgpuPod('big-abc12-e', 50, 4096),
+    ];
+    const states = buildNodeStates(nodes, [bound, ...pods]);
+    const pools = poolSummaries(states);
+    const together = pendingPods([bound, ...pods], states, pools);
+    // Each pod alone, with nothing shared between them, reaches the same verdict.
+    const alone = pods.flatMap((pod) => pendingPods([pod], states, pools));
+    const byName = (list: typeof together) => Object.fromEntries(list.map((pod) => [pod.pod, pod]));
+    expect(byName(together)).toEqual(byName(alone));
+    expect(together.map((pod) => [pod.pod, pod.fitsNow ?? pod.message])).toEqual(
+      expect.arrayContaining([
+        ['small-abc12-c', 'NVIDIA-L20/native-burst-share'],
+        ['big-abc12-a', expect.stringContaining('0/2 nodes')],
+      ]),
+    );
+  });
 });

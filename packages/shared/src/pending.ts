@@ -5,7 +5,7 @@ import { workloadOfPod } from './ownership.js';
 import { podDemandOf, podNeedsGpu } from './placement/demand.js';
 import { isTerminalPod } from './placement/node-state.js';
 import { describeRejections, placePod } from './placement/place-pod.js';
-import type { CardPolicy, NodeState, RejectionReason } from './placement/types.js';
+import type { CardPolicy, NodeState, PlacementResult, RejectionReason } from './placement/types.js';
 import { poolOf } from './pools.js';
 
 /** The parts of a Pod `cluster.pending` reads (a V1Pod fits). */
@@ -56,12 +56,21 @@ export function pendingPodOf(
   states: readonly NodeState[],
   pools: readonly PoolSummary[],
   options: PendingOptions = {},
+  verdicts?: Map<string, PlacementResult>,
 ): PendingPod {
   const demand = podDemandOf(pod, options.modelLabel ? { modelLabel: options.modelLabel } : {});
-  const result = placePod(demand, states, {
-    ...(options.cardPolicy ? { cardPolicy: options.cardPolicy } : {}),
-    ...(options.modelLabel ? { modelLabel: options.modelLabel } : {}),
-  });
+  // The placement reads everything of the demand but its key (the pod's name, for messages of
+  // the scheduler's assume cache): pods asking the same get the same verdict on the same nodes.
+  const { key: _name, ...asked } = demand;
+  const signature = verdicts ? JSON.stringify(asked) : '';
+  let result = verdicts?.get(signature);
+  if (result === undefined) {
+    result = placePod(demand, states, {
+      ...(options.cardPolicy ? { cardPolicy: options.cardPolicy } : {}),
+      ...(options.modelLabel ? { modelLabel: options.modelLabel } : {}),
+    });
+    verdicts?.set(signature, result);
+  }
   const base = {
     namespace: pod.metadata?.namespace ?? 'default',
     pod: pod.metadata?.name ?? '',
@@ -101,16 +110,21 @@ export function pendingPodOf(
   };
 }
 
-/** Every pending GPU pod, oldest first (ties by namespace/name). */
+/**
+ * Every pending GPU pod, oldest first (ties by namespace/name). A workload's waiting replicas
+ * ask the same: each verdict is reached once per request shape, not once per pod (at 10,000
+ * nodes one placement walks every node).
+ */
 export function pendingPods(
   pods: readonly PendingPodLike[],
   states: readonly NodeState[],
   pools: readonly PoolSummary[],
   options: PendingOptions = {},
 ): PendingPod[] {
+  const verdicts = new Map<string, PlacementResult>();
   return pods
     .filter(isPendingGpuPod)
-    .map((pod) => pendingPodOf(pod, states, pools, options))
+    .map((pod) => pendingPodOf(pod, states, pools, options, verdicts))
     .sort(
       (a, b) =>
         a.since.localeCompare(b.since) ||
