@@ -10,6 +10,17 @@ import { currentNodeStates, poolOf } from '../cluster/inventory.js';
 import { requireListNodes, visibleItems } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
 
+/** A node as both procedures name and describe it, its cards aside. */
+const shapeOf = (state: NodeState): Omit<NodeLayout, 'cards'> => ({
+  name: state.name,
+  pool: poolOf(state),
+  model: state.model ?? null,
+  policy: state.policy,
+  resourceType: state.resourceType ?? null,
+  schedulable: state.schedulable,
+  memoryMiBPerCard: state.memoryMiBPerCard,
+});
+
 /**
  * `cluster.nodes`: every GPU node's cards — compute and memory used, instances of 16, what is
  * stranded, and who holds each card (namespace / pod / container with its share).
@@ -52,13 +63,7 @@ export const clusterNodes = publicProcedure
       .filter((state) => !input?.pool || poolOf(state) === input.pool)
       .sort((a, b) => a.name.localeCompare(b.name))
       .map((state) => ({
-        name: state.name,
-        pool: poolOf(state),
-        model: state.model ?? null,
-        policy: state.policy,
-        resourceType: state.resourceType ?? null,
-        schedulable: state.schedulable,
-        memoryMiBPerCard: state.memoryMiBPerCard,
+        ...shapeOf(state),
         cards: state.cards.map((card) => ({
           index: card.index,
           usedCompute: card.usedCompute,
@@ -92,13 +97,7 @@ export const clusterLayout = publicProcedure
       layout = states
         .filter((state) => state.resourceType !== undefined)
         .map((state) => ({
-          name: state.name,
-          pool: poolOf(state),
-          model: state.model ?? null,
-          policy: state.policy,
-          resourceType: state.resourceType ?? null,
-          schedulable: state.schedulable,
-          memoryMiBPerCard: state.memoryMiBPerCard,
+          ...shapeOf(state),
           cards: state.cards.map((card) => ({ index: card.index, wholeNvidia: card.wholeNvidia })),
         }))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
