@@ -5,6 +5,8 @@
  * then 100 allocation changes a second (an mGPU pod created or deleted through the Kubernetes
  * API; each is then scheduled onto cards and reported by its node agent) for `--minutes` (1 by
  * default; the issue's soak is `--minutes 10`). It prints:
+ * - the first load: navigation → the first and the last part of the snapshot in → painted
+ *   (`--record-in load` with `--trace`/`--profile` records it);
  * - frame time: the interval between animation frames while the page applies the churn, p95
  *   (target ≤ 16 ms, i.e. no frame dropped at 60 Hz), and the long tasks (> 50 ms);
  * - change-to-DOM: an event's arrival in the page → the frame that shows it painted, p95
@@ -25,7 +27,7 @@
  * the BFF, and running this file itself under `node --cpu-prof` (see bench/run.ts for the other
  * flags) profiles the cluster and the driver; `--profile`/`--trace` are the page's.
  *
- * `pnpm bench dashboard [--minutes 10] [--rate 100] [--nodes 1000] [--prefill 3000] [--scraper 15] [--subscribers N] [--profile F] [--trace F]`
+ * `pnpm bench dashboard [--minutes 10] [--rate 100] [--nodes 1000] [--prefill 3000] [--scraper 15] [--subscribers N] [--profile F] [--trace F] [--record-in load]`
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
