@@ -59,8 +59,8 @@ export function pendingPodOf(
   verdicts?: Map<string, PlacementResult>,
 ): PendingPod {
   const demand = podDemandOf(pod, options.modelLabel ? { modelLabel: options.modelLabel } : {});
-  // The placement reads everything of the demand but its key (the pod's name, for messages of
-  // the scheduler's assume cache): pods asking the same get the same verdict on the same nodes.
+  // The placement reads everything of the demand but its key (the pod's name, which only the
+  // scheduler's assume cache uses): pods asking the same get the same verdict on the same nodes.
   const { key: _name, ...asked } = demand;
   const signature = verdicts ? JSON.stringify(asked) : '';
   let result = verdicts?.get(signature);

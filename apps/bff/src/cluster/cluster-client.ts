@@ -15,6 +15,11 @@ import {
 import type { MgpuNodeObject } from '@mgpu/shared';
 import { WorkloadObjects } from './workload-objects.js';
 
+/** The pod informer's index by `spec.nodeName`: one for every reader of pods by node. */
+const POD_NODE_INDEX = 'spec.nodeName';
+/** Where that index keeps the pods no node holds yet. */
+const UNSCHEDULED = '';
+
 /**
  * The one module that touches the Kubernetes API: typed calls with Status errors turned into
  * `KubeError`, and one shared informer per resource for everything that watches.
@@ -57,6 +62,20 @@ export class ClusterClient {
     this.resourceQuotas = this.informers.resourceQuotas();
     // A real VKE cluster has no node agent of ours: the factory lists an absent resource as empty.
     this.mgpuNodes = this.informers.mgpuNodes();
+  }
+
+  /** The pods on `node`, from the informer's index (a node agent's report touches only them). */
+  podsOnNode(node: string): readonly V1Pod[] {
+    return node === UNSCHEDULED ? [] : this.podsByNode().get(node);
+  }
+
+  /** The pods no node holds yet, from the same index: few, where the cache holds thousands. */
+  unscheduledPods(): readonly V1Pod[] {
+    return this.podsByNode().get(UNSCHEDULED);
+  }
+
+  private podsByNode() {
+    return this.pods.index(POD_NODE_INDEX, (pod) => pod.spec?.nodeName || UNSCHEDULED);
   }
 
   /**

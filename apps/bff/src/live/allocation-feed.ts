@@ -23,9 +23,6 @@ export interface FeedEntry {
   event: AllocationEvent;
 }
 
-/** The pod informer's index of pods by the node they are bound to. */
-const POD_NODE_INDEX = 'spec.nodeName';
-
 const podKey = (pod: V1Pod) =>
   `${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''}`;
 
@@ -86,7 +83,6 @@ export class AllocationFeed {
   }
 
   start(): void {
-    const podsByNode = this.cluster.pods.index(POD_NODE_INDEX, (pod) => pod.spec?.nodeName);
     this.unsubscribe.push(
       this.cluster.pods.subscribe((event) => {
         if (event.type === 'resync') this.recomputeAll();
@@ -98,7 +94,8 @@ export class AllocationFeed {
         // The node's pods from the index, not a scan of every pod: node agents report often, and
         // the first list brings one report per node (10,000 × 30,000 pods was ~20 s of a start).
         const node = event.object.metadata?.name;
-        if (node !== undefined) for (const pod of podsByNode.get(node)) this.recomputePod(pod);
+        if (node !== undefined)
+          for (const pod of this.cluster.podsOnNode(node)) this.recomputePod(pod);
       }),
     );
     this.recomputeAll();

@@ -11,10 +11,6 @@ interface PendingView {
 /** One list per cluster client, redone only after its informers saw a change. */
 const views = new WeakMap<object, PendingView>();
 
-/** The pod informer's index of pods no node holds yet, all under one key. */
-const UNSCHEDULED_POD_INDEX = 'spec.nodeName=';
-const UNSCHEDULED = 'unscheduled';
-
 /**
  * Every GPU pod no node holds yet, with the placement asked again against the informers' view
  * (`cluster.pending`, the dashboard's pending section, `mgpu_pending_pods`). Shared by every
@@ -28,10 +24,7 @@ export function currentPendingPods(ctx: BffContext): readonly PendingPod[] {
     return cached.pods;
   // From the index, not the whole cache: under churn this runs up to ten times a second, and
   // copying 30,000 pods to keep the few that wait was most of it.
-  const waiting = pods
-    .index(UNSCHEDULED_POD_INDEX, (pod) => (pod.spec?.nodeName ? undefined : UNSCHEDULED))
-    .get(UNSCHEDULED)
-    .filter(isPendingGpuPod);
+  const waiting = ctx.cluster.unscheduledPods().filter(isPendingGpuPod);
   const view: PendingView = {
     nodesVersion: nodes.version,
     podsVersion: pods.version,
