@@ -11,8 +11,38 @@ if [[ -z "${MGPU_TEST_KUBECONFIG:-}" ]]; then
   exit 2
 fi
 
-log "tools/kube: server, nodes, CRD, kube-controller-manager, RBAC"
-(cd tools/kube && pnpm exec vitest run)
+# CI shows only the tail of this run, and a failing part may be long past: every part's output
+# is also kept, and the end names each part that failed with its failure report.
+logs="$(mktemp -d "${TMPDIR:-/tmp}/mgpu-real-suites-XXXXXX")"
+trap 'rm -rf "$logs"' EXIT
+failed=()
+failed_logs=()
+parts=0
+# part NAME CMD...: runs CMD, its output shown and kept; a failure is remembered, not fatal.
+part() {
+  local name="$1" kept
+  shift
+  parts=$((parts + 1))
+  kept="$logs/$parts.log"
+  log "$name"
+  if ! "$@" 2>&1 | tee "$kept"; then
+    failed+=("$name")
+    failed_logs+=("$kept")
+  fi
+}
+# The failure report of a kept log: vitest's "Failed Tests" or Playwright's numbered failures
+# to the end, else the log's tail; without colours, at most 150 lines.
+failure_report() {
+  sed 's/\x1b\[[0-9;]*m//g' "$1" | awk '
+    /Failed Tests|^  1\) / { found = 1 }
+    found { print; next }
+    { tail[NR % 40] = $0 }
+    END { if (!found) for (i = NR - 39; i <= NR; i++) if (i > 0) print tail[i % 40] }
+  ' | head -n 150
+}
+
+part "tools/kube: server, nodes, CRD, kube-controller-manager, RBAC" \
+  bash -c 'cd tools/kube && exec pnpm exec vitest run --no-file-parallelism'
 
 # Every workspace package with a test helper or test that switches on MGPU_TEST_KUBECONFIG runs
 # its whole vitest suite: the switching ones use the real cluster, the rest are unaffected.
@@ -21,9 +51,10 @@ mapfile -t packages < <(grep -rl --include='*.ts' --exclude-dir=node_modules --e
   | sed -E 's#^((apps|packages)/[^/]+|e2e)/.*#\1#' | sort -u)
 
 known="$root/tools/kube/known-differences.txt"
-status=0
 for pkg in "${packages[@]}"; do
-  args=(run)
+  # One file at a time whatever the machine's cores: the files share this one cluster, and the
+  # BFF's harness clears what earlier files left before a file starts (bff-harness.ts).
+  args=(run --no-file-parallelism)
   if [[ -z "${MGPU_REAL_STRICT:-}" ]]; then
     # Known differences (real-differences.md) are skipped by title, loudly, one by one.
     mapfile -t skipped < <(sed -n "s#^$pkg: ##p" "$known")
@@ -46,21 +77,34 @@ for pkg in "${packages[@]}"; do
     export MGPU_TEST_ADMIN_CONTEXT="$(sed -n 's/^current-context: //p' "$MGPU_TEST_KUBECONFIG")"
     sed 's/^current-context: .*/current-context: mgpu-real-console/' "$MGPU_TEST_KUBECONFIG" >"$kubeconfig"
   fi
-  log "$pkg against real Kubernetes (kubeconfig context: $(sed -n 's/^current-context: //p' "$kubeconfig"))"
+  context="$(sed -n 's/^current-context: //p' "$kubeconfig")"
   # Keep going: one report of every package that differs from real Kubernetes.
   if [[ "$pkg" == e2e ]]; then
     # The Playwright smoke, once its web server passes MGPU_TEST_KUBECONFIG on to the BFF.
-    (cd e2e && MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm run e2e) || status=1
+    part "e2e against real Kubernetes (kubeconfig context: $context)" \
+      env -C e2e MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm run e2e
     # Specs only this tier can serve (--auth oidc through the tier's issuer): a config of their own.
-    log "e2e: real-tier-only specs (playwright.real.config.ts)"
-    (cd e2e && MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm exec playwright test --config playwright.real.config.ts) || status=1
+    part "e2e: real-tier-only specs (playwright.real.config.ts)" \
+      env -C e2e MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm exec playwright test --config playwright.real.config.ts
   else
-    (cd "$pkg" && MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm exec vitest "${args[@]}") || status=1
+    part "$pkg against real Kubernetes (kubeconfig context: $context)" \
+      env -C "$pkg" MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm exec vitest "${args[@]}"
   fi
   if [[ -f "$pkg/vitest.real.config.ts" ]]; then
     # Tests only this tier can serve (apps/bff: per-operator sign-in and RBAC, *.real.test.ts).
-    log "$pkg: real-tier-only tests"
-    (cd "$pkg" && MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm exec vitest run --config vitest.real.config.ts) || status=1
+    part "$pkg: real-tier-only tests (vitest.real.config.ts)" \
+      env -C "$pkg" MGPU_TEST_KUBECONFIG="$kubeconfig" pnpm exec vitest run --no-file-parallelism --config vitest.real.config.ts
   fi
 done
-exit "$status"
+
+if ((${#failed[@]} == 0)); then
+  log "every part passed against real Kubernetes"
+  exit 0
+fi
+log "FAILED against real Kubernetes: ${#failed[@]} part(s)"
+for i in "${!failed[@]}"; do
+  log "--- failed: ${failed[$i]}"
+  failure_report "${failed_logs[$i]}" >&2
+done
+log "FAILED against real Kubernetes: $(IFS=';'; printf '%s' "${failed[*]}")"
+exit 1
