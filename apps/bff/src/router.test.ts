@@ -2,6 +2,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { VKE, type WorkloadProgress } from '@mgpu/shared';
 import { describe, expect, it } from 'vitest';
 import {
+  deleteAfterTest,
   eventually,
   PENDING_GPU,
   ruleErrorsOf,
@@ -222,6 +223,7 @@ describe('a cluster that names GPU models with another node label (--model-label
 describe('workload.create', () => {
   it('creates the seed example once, however often the same submission is retried', async () => {
     const name = uniqueName('seed');
+    deleteAfterTest(harness, name);
     const clientRequestId = uniqueName('submission');
     const first = await harness.caller.workload.create({
       request: seedRequest(name),

@@ -158,6 +158,11 @@ describe('a snapshot larger than a subscriber may leave unread', () => {
     const names = [uniqueName('list'), uniqueName('list'), uniqueName('list')];
     for (const name of names)
       await harness.caller.workload.create({ request: seedRequest(name), lang: 'en' });
+    // The snapshot is of the BFF's informers, which learn of a create a moment after it.
+    await eventually(async () => {
+      const listed = new Set((await harness.caller.workload.list()).map((w) => w.name));
+      return names.every((name) => listed.has(name));
+    }, 'the three workloads listed');
     const watch = subscribe(watchUrl('workload.watch'));
     try {
       const workloads = await eventually(() => {

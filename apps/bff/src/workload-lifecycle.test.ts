@@ -167,6 +167,7 @@ describe('workload lifecycle: list, update, conflict, scale (spec §8)', () => {
     expect(worker?.resources?.limits?.cpu).toBe('2');
     expect(sidecar).toMatchObject({ name: 'sidecar', resources: { requests: { cpu: '100m' } } });
     await harness.caller.workload.delete({ namespace: 'default', name, force: true });
+    await eventually(() => recordsOf(name).length === 0, 'the records to go');
   });
 
   it('says what the form cannot express: kept fields, and a model requirement it would rewrite', async () => {
@@ -229,6 +230,7 @@ describe('workload lifecycle: list, update, conflict, scale (spec §8)', () => {
     } finally {
       await apps.deleteNamespacedDeployment({ namespace: 'default', name });
     }
+    await eventually(() => recordsOf(name).length === 0, 'the records to go');
   });
 
   it('creates a StatefulSet with its headless Service and a Job, and follows their pods', async () => {
@@ -271,7 +273,10 @@ describe('workload lifecycle: list, update, conflict, scale (spec §8)', () => {
 
     await harness.caller.workload.delete({ namespace: 'default', name: set });
     await harness.caller.workload.delete({ namespace: 'default', name: job });
-    await eventually(() => recordsOf(set).length === 0, 'the StatefulSet records to go');
+    await eventually(
+      () => recordsOf(set).length === 0 && recordsOf(job).length === 0,
+      'the StatefulSet and Job records to go',
+    );
   });
 
   it('previews an edit with the cards of the pods it replaces given back', async () => {
@@ -283,19 +288,22 @@ describe('workload lifecycle: list, update, conflict, scale (spec §8)', () => {
       request: seedRequest(name, { kind: 'StatefulSet' }, gpu),
       lang: 'en',
     });
-    await verifiedRecords(name, 8, 10);
-    const edited = WorkloadRequestSchema.parse(
-      seedRequest(name, { kind: 'StatefulSet' }, { ...gpu, compute: '1.6' }),
-    );
-    const beside = await harness.caller.workload.preview({ request: edited, lang: 'en' });
-    expect(beside.placement.replicas[0]?.ok).toBe(false);
-    const replacing = await harness.caller.workload.preview({
-      request: edited,
-      lang: 'en',
-      replacing: { namespace: 'default', name },
-    });
-    expect(replacing.placement.replicas[0]).toMatchObject({ ok: true, node: 'a100-nbs-0' });
-    await harness.caller.workload.delete({ namespace: 'default', name });
+    try {
+      await verifiedRecords(name, 8, 10);
+      const edited = WorkloadRequestSchema.parse(
+        seedRequest(name, { kind: 'StatefulSet' }, { ...gpu, compute: '1.6' }),
+      );
+      const beside = await harness.caller.workload.preview({ request: edited, lang: 'en' });
+      expect(beside.placement.replicas[0]?.ok).toBe(false);
+      const replacing = await harness.caller.workload.preview({
+        request: edited,
+        lang: 'en',
+        replacing: { namespace: 'default', name },
+      });
+      expect(replacing.placement.replicas[0]).toMatchObject({ ok: true, node: 'a100-nbs-0' });
+    } finally {
+      await harness.caller.workload.delete({ namespace: 'default', name });
+    }
     await eventually(() => recordsOf(name).length === 0, 'the records to go');
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRouter } from '../router.js';
 import {
   type BffHarness,
+  deleteAfterTest,
   eventually,
   PENDING_GPU,
   SEED_GPU,
@@ -100,6 +101,7 @@ describe('/metrics', () => {
 
   it('shows 60 on both cards of the seed example, and the pools as the dashboard does', async () => {
     const name = uniqueName('metrics');
+    deleteAfterTest(harness, name);
     // The seed's example on the A100 native-burst-share node, whose cards 4–7 the default
     // topology leaves empty (0–3 have 20 % left): its two cards hold only this pod's 60 %.
     const records = await createOnTwoCards(
@@ -142,11 +144,11 @@ describe('/metrics', () => {
       expect(of('mgpu_pool_largest_fit_compute_percent')).toBe(pool.largestFit.computePercent);
       expect(of('mgpu_pending_pods')).toBeDefined();
     }
-    await harness.caller.workload.delete({ namespace: 'default', name });
   });
 
   it('shows each mGPU instance’s own share, wherever the scheduler put it', async () => {
     const name = uniqueName('metrics');
+    deleteAfterTest(harness, name);
     const records = await createOnTwoCards(name, seedRequest(name));
     const samples = await scrape();
     for (const record of records) {
@@ -178,11 +180,11 @@ describe('/metrics', () => {
       );
       expect(card?.value).toBe(onCard.reduce((sum, s) => sum + s.value, 0));
     }
-    await harness.caller.workload.delete({ namespace: 'default', name });
   });
 
   it('counts a pod no node can take under the pools that lack room for it', async () => {
     const name = uniqueName('nofit');
+    deleteAfterTest(harness, name);
     await harness.caller.workload.create({
       request: seedRequest(name, {}, PENDING_GPU),
       clientRequestId: uniqueName('c'),
@@ -196,7 +198,6 @@ describe('/metrics', () => {
     const pools = pending.largestFits?.length ? pending.largestFits.map((f) => f.pool) : ['none'];
     for (const pool of pools)
       expect(samples.find((s) => s.labels.pool === pool)?.value).toBeGreaterThanOrEqual(1);
-    await harness.caller.workload.delete({ namespace: 'default', name });
   });
 
   it('answers after a change what a fresh build from the same cluster answers', async () => {
@@ -213,6 +214,7 @@ describe('/metrics', () => {
       });
     await perCardAndInstance(kept);
     const name = uniqueName('metrics');
+    deleteAfterTest(harness, name);
     const records = await createOnTwoCards(name, seedRequest(name));
     // Both in the same turn of the event loop: no informer event between them.
     const [afterCreate, freshAfterCreate] = await Promise.all([

@@ -4,18 +4,31 @@
  * BFF always talks HTTP to a Kubernetes API; nothing of ours is mocked.
  */
 import { randomBytes } from 'node:crypto';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { AllocationEvent, WorkloadRequest, WorkloadRequestInput } from '@mgpu/shared';
+import {
+  AppsV1Api,
+  BatchV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+} from '@kubernetes/client-node';
+import {
+  type AllocationEvent,
+  MGPU_NODE_RESOURCE,
+  MgpuNodeSchema,
+  readMgpuNodeStatus,
+  type WorkloadRequest,
+  type WorkloadRequestInput,
+} from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
 import { EventSource } from 'eventsource';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, onTestFinished } from 'vitest';
 import type { ClusterClient } from '../cluster/cluster-client.js';
 import { type ClusterConnection, embeddedConnection } from '../cluster/connection.js';
 import type { WorkloadObjects } from '../cluster/workload-objects.js';
 import { appRouter } from '../router.js';
 import { type BffOptions, type RunningBff, startBff } from '../server.js';
 import { createCallerFactory, RuleErrors } from '../trpc/init.js';
-import { type EmbeddedCluster, startEmbeddedCluster } from './embedded-cluster.js';
+import { type EmbeddedCluster, loadTopology, startEmbeddedCluster } from './embedded-cluster.js';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -62,6 +75,11 @@ export async function startHarness(
     const cluster = embedded;
     connection = embeddedConnection(cluster, () => cluster.stop());
   }
+  const adminKubeConfig = adminKubeConfigOf(external, connection.kubeConfig);
+  if (external && !earlierFilesCleared) {
+    await clearEarlierFiles(adminKubeConfig);
+    earlierFilesCleared = true;
+  }
   const bff = await startBff({ connection, port: 0, logger: false, ...options });
   return {
     bff,
@@ -70,12 +88,95 @@ export async function startHarness(
     embedded,
     connection,
     namespace: 'default',
-    adminKubeConfig: adminKubeConfigOf(external, connection.kubeConfig),
+    adminKubeConfig,
     close: async () => {
       await bff.close();
       await connection.close();
     },
   };
+}
+
+/** At most this long for what earlier test files left on the real tier's cluster to go. */
+const LEFTOVERS_TIMEOUT_MS = 90_000;
+
+/**
+ * Once per test file (vitest gives each file its own module state): a harness a test starts
+ * later beside the file's first finds the file's own workloads, which it must leave alone.
+ */
+let earlierFilesCleared = false;
+
+/**
+ * The embedded tier gives each test file a cluster of its own; on the real tier they all share
+ * the one cluster:real started, one file after another. So a file starts once what earlier
+ * files left is gone: every workload (a test that failed before its delete leaves one, and it
+ * holds cards another file counts as free) and every pod and mGPU instance that is not the
+ * default topology's. Its cluster then is the one cluster:real started, as on the embedded tier.
+ * MGPU_TEST_KUBECONFIG names the tests' own cluster, never one that runs anything else.
+ */
+async function clearEarlierFiles(admin: KubeConfig): Promise<void> {
+  const apps = admin.makeApiClient(AppsV1Api);
+  const batch = admin.makeApiClient(BatchV1Api);
+  const core = admin.makeApiClient(CoreV1Api);
+  const custom = admin.makeApiClient(CustomObjectsApi);
+  const topologyPods = new Set(loadTopology().pods.map((pod) => `${pod.namespace}/${pod.name}`));
+  const isTopologyPod = (namespace = '', name = '') => topologyPods.has(`${namespace}/${name}`);
+  const deleted = { propagationPolicy: 'Background', gracePeriodSeconds: 0 };
+  const ignoreGone = (error: unknown) => {
+    if ((error as { code?: number }).code !== 404) throw error;
+  };
+  const [deployments, statefulSets, jobs, pods] = await Promise.all([
+    apps.listDeploymentForAllNamespaces(),
+    apps.listStatefulSetForAllNamespaces(),
+    batch.listJobForAllNamespaces(),
+    core.listPodForAllNamespaces(),
+  ]);
+  const target = (metadata: { namespace?: string; name?: string } | undefined) => ({
+    namespace: metadata?.namespace ?? '',
+    name: metadata?.name ?? '',
+    ...deleted,
+  });
+  await Promise.all([
+    ...deployments.items.map((item) =>
+      apps.deleteNamespacedDeployment(target(item.metadata)).catch(ignoreGone),
+    ),
+    ...statefulSets.items.map((item) =>
+      apps.deleteNamespacedStatefulSet(target(item.metadata)).catch(ignoreGone),
+    ),
+    ...jobs.items.map((item) => batch.deleteNamespacedJob(target(item.metadata)).catch(ignoreGone)),
+    ...pods.items
+      .filter((pod) => !isTopologyPod(pod.metadata?.namespace, pod.metadata?.name))
+      .map((pod) => core.deleteNamespacedPod(target(pod.metadata)).catch(ignoreGone)),
+  ]);
+  const left = async (): Promise<string[]> => {
+    const [pods, reports] = await Promise.all([
+      core.listPodForAllNamespaces(),
+      custom.listClusterCustomObject({
+        group: MGPU_NODE_RESOURCE.group,
+        version: MGPU_NODE_RESOURCE.version,
+        plural: MGPU_NODE_RESOURCE.plural,
+      }) as Promise<{ items: unknown[] }>,
+    ]);
+    const instances = reports.items.flatMap((item) => {
+      const status = readMgpuNodeStatus(MgpuNodeSchema.parse(item));
+      return (status?.cards ?? []).flatMap((card) => card.instances);
+    });
+    return [
+      ...pods.items.map((pod) => [pod.metadata?.namespace, pod.metadata?.name] as const),
+      ...instances.map((instance) => [instance.namespace, instance.pod] as const),
+    ]
+      .filter(([namespace, name]) => !isTopologyPod(namespace, name))
+      .map(([namespace, name]) => `${namespace}/${name}`);
+  };
+  const deadline = Date.now() + LEFTOVERS_TIMEOUT_MS;
+  let remaining = await left();
+  while (remaining.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    remaining = await left();
+  }
+  if (remaining.length > 0)
+    throw new Error(
+      `pods of earlier test files still on the real tier's cluster after ${LEFTOVERS_TIMEOUT_MS / 1000} s: ${[...new Set(remaining)].join(', ')}`,
+    );
 }
 
 /**
@@ -148,6 +249,18 @@ export function callerWithWorkloads(
   const cluster: ClusterClient = Object.create(context.cluster);
   Object.defineProperty(cluster, 'workloads', { value: workloads });
   return createCaller({ ...context, cluster });
+}
+
+/**
+ * Deletes the workload once the test is over, passed or failed: on the real tier's shared
+ * cluster a failed test's workload would hold cards the next test counts as free.
+ */
+export function deleteAfterTest(harness: BffHarness, name: string, namespace = 'default'): void {
+  onTestFinished(async () => {
+    await harness.caller.workload.delete({ namespace, name }).catch((error: unknown) => {
+      if (!(error instanceof TRPCError && error.code === 'NOT_FOUND')) throw error;
+    });
+  });
 }
 
 /** A fresh DNS-1123 name, so tests never trip over each other's workloads. */

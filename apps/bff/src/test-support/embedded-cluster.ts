@@ -6,6 +6,7 @@
 export {
   type ApiServer,
   type EmbeddedCluster,
+  loadTopology,
   startApiServer,
   startEmbeddedCluster,
 } from '@mgpu/cluster-sim';
