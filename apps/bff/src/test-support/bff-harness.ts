@@ -11,6 +11,7 @@ import {
   CustomObjectsApi,
   KubeConfig,
 } from '@kubernetes/client-node';
+import { toKubeError } from '@mgpu/kube-client';
 import {
   type AllocationEvent,
   MGPU_NODE_RESOURCE,
@@ -96,8 +97,11 @@ export async function startHarness(
   };
 }
 
-/** At most this long for what earlier test files left on the real tier's cluster to go. */
-const LEFTOVERS_TIMEOUT_MS = 90_000;
+/**
+ * At most this long for what earlier test files left on the real tier's cluster to go: within
+ * the 60 s hook timeout (vitest.config.ts), so the error that names them is the one reported.
+ */
+const LEFTOVERS_TIMEOUT_MS = 45_000;
 
 /**
  * Once per test file (vitest gives each file its own module state): a harness a test starts
@@ -122,7 +126,7 @@ async function clearEarlierFiles(admin: KubeConfig): Promise<void> {
   const isTopologyPod = (namespace = '', name = '') => topologyPods.has(`${namespace}/${name}`);
   const deleted = { propagationPolicy: 'Background', gracePeriodSeconds: 0 };
   const ignoreGone = (error: unknown) => {
-    if ((error as { code?: number }).code !== 404) throw error;
+    if (toKubeError(error).code !== 404) throw error;
   };
   const [deployments, statefulSets, jobs, pods] = await Promise.all([
     apps.listDeploymentForAllNamespaces(),
