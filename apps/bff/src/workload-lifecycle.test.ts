@@ -2,6 +2,7 @@ import { AppsV1Api, CoreV1Api, type V1Deployment } from '@kubernetes/client-node
 import { type AllocationRecord, WorkloadRequestSchema } from '@mgpu/shared';
 import { describe, expect, it } from 'vitest';
 import {
+  deleteAfterTest,
   eventually,
   ruleErrorsOf,
   SEED_GPU,
@@ -283,27 +284,25 @@ describe('workload lifecycle: list, update, conflict, scale (spec §8)', () => {
     // a100-nbs-0 (8 cards) has a job on cards 0–3 at 80 %: an 8-card container fits at 10 % a
     // card, and at 20 % only once its own 10 % are freed (a StatefulSet replaces pod by pod).
     const name = uniqueName('room');
+    deleteAfterTest(harness, name);
     const gpu = { ...SEED_GPU, cards: 8, compute: '0.8', model: 'NVIDIA-A100-SXM4-80GB' };
     await harness.caller.workload.create({
       request: seedRequest(name, { kind: 'StatefulSet' }, gpu),
       lang: 'en',
     });
-    try {
-      await verifiedRecords(name, 8, 10);
-      const edited = WorkloadRequestSchema.parse(
-        seedRequest(name, { kind: 'StatefulSet' }, { ...gpu, compute: '1.6' }),
-      );
-      const beside = await harness.caller.workload.preview({ request: edited, lang: 'en' });
-      expect(beside.placement.replicas[0]?.ok).toBe(false);
-      const replacing = await harness.caller.workload.preview({
-        request: edited,
-        lang: 'en',
-        replacing: { namespace: 'default', name },
-      });
-      expect(replacing.placement.replicas[0]).toMatchObject({ ok: true, node: 'a100-nbs-0' });
-    } finally {
-      await harness.caller.workload.delete({ namespace: 'default', name });
-    }
+    await verifiedRecords(name, 8, 10);
+    const edited = WorkloadRequestSchema.parse(
+      seedRequest(name, { kind: 'StatefulSet' }, { ...gpu, compute: '1.6' }),
+    );
+    const beside = await harness.caller.workload.preview({ request: edited, lang: 'en' });
+    expect(beside.placement.replicas[0]?.ok).toBe(false);
+    const replacing = await harness.caller.workload.preview({
+      request: edited,
+      lang: 'en',
+      replacing: { namespace: 'default', name },
+    });
+    expect(replacing.placement.replicas[0]).toMatchObject({ ok: true, node: 'a100-nbs-0' });
+    await harness.caller.workload.delete({ namespace: 'default', name });
     await eventually(() => recordsOf(name).length === 0, 'the records to go');
   });
 });
