@@ -19,6 +19,12 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+/** A start the flags allowed but the files refused: one line, no usage, no stack. */
+function refuse(error: unknown): never {
+  process.stderr.write(`sim: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(2);
+}
+
 let values: {
   port?: string;
   kubeconfig?: string;
@@ -53,11 +59,15 @@ const cluster = await startEmbeddedCluster({
   ...(values.topology ? { topology: resolve(cwd, values.topology) } : {}),
   ...(values['state-file'] ? { stateFile: resolve(cwd, values['state-file']) } : {}),
   ...(eventTtlMs !== undefined ? { eventTtlMs } : {}),
-}).catch((error: unknown) =>
-  fail(`sim: ${error instanceof Error ? error.message : String(error)}`),
-);
+}).catch(refuse);
 
-if (values.kubeconfig) await cluster.writeKubeconfig(resolve(cwd, values.kubeconfig));
+if (values.kubeconfig) {
+  const kubeconfig = resolve(cwd, values.kubeconfig);
+  await cluster.writeKubeconfig(kubeconfig).catch(async (error: unknown) => {
+    await cluster.stop();
+    refuse(error);
+  });
+}
 const nodes = cluster.topology.pools.reduce((sum, pool) => sum + pool.nodes, 0);
 process.stdout.write(
   `mgpu embedded cluster ready at ${cluster.url} (${nodes} nodes, topology ${cluster.topology.name}${

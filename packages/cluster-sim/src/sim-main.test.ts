@@ -2,7 +2,7 @@
  * `pnpm --silent sim`'s own flags, on the process an operator starts (the sim itself in both
  * tiers: these check its command line, not the cluster behind MGPU_TEST_KUBECONFIG).
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -68,5 +68,19 @@ describe('pnpm sim --event-ttl', { timeout: 90_000 }, () => {
     } finally {
       sim.stop();
     }
+  });
+});
+
+describe('pnpm sim --state-file', { timeout: 90_000 }, () => {
+  it('refuses a file with a null entry: exit code 2, one line naming the file and the entry', async () => {
+    const stateFile = join(mkdtempSync(join(tmpdir(), 'mgpu-sim-main-')), 'state.json');
+    writeFileSync(stateFile, JSON.stringify({ resourceVersion: '3', objects: [null] }));
+    const { code, stderr } = await startSimProcess(['--port', '0', '--state-file', stateFile]).exit;
+    expect(code).toBe(2);
+    const ours = stderr.split('\n').filter((line) => line.startsWith('sim:'));
+    expect(ours).toEqual([`sim: ${stateFile}: objects[0] is null, not an object`]);
+    // No stack trace and no usage: the flags were right, the file was not.
+    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(stderr).not.toContain('usage:');
   });
 });

@@ -78,6 +78,12 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
           ? findResourceByKind(object.apiVersion, object.kind)
           : undefined,
       );
+      const unserved = [...store.unservedKinds()].map(([kind, count]) => `${count} ${kind}`);
+      // Kept but not served: say so, or an operator wonders where kubectl's ConfigMaps went.
+      if (unserved.length > 0)
+        process.stderr.write(
+          `cluster-sim: ${options.stateFile} keeps objects of kinds this cluster does not serve, written back unchanged: ${unserved.join(', ')}\n`,
+        );
     }
   }
   const registry = new Registry(store);

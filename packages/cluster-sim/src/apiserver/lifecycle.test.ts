@@ -97,6 +97,49 @@ describe('server lifecycle', () => {
     await expect(startApiServer({ stateFile })).rejects.toThrow(/not a cluster state file/);
   });
 
+  it('keeps objects of kinds it does not serve and writes them back unchanged', async () => {
+    const stateFile = join(await workDir(), 'state.json');
+    // A copy of a real cluster's store: ConfigMaps, which this cluster does not serve.
+    const configMaps = Array.from({ length: 3 }, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `settings-${i}`, namespace: 'default', resourceVersion: String(i + 2) },
+      data: { 'app.conf': `replicas=${i}` },
+    }));
+    await writeFile(stateFile, JSON.stringify({ resourceVersion: '5', objects: configMaps }));
+    const server = await startApiServer({ stateFile });
+    await kubeConfigFor(server)
+      .makeApiClient(CoreV1Api)
+      .createNamespacedPod({ namespace: 'default', body: pod('written-after') });
+    await server.close();
+    const saved = JSON.parse(await readFile(stateFile, 'utf8')) as {
+      objects: { kind: string; metadata: { name: string } }[];
+    };
+    expect(saved.objects.filter((object) => object.kind === 'ConfigMap')).toEqual(configMaps);
+    expect(saved.objects.some((object) => object.metadata.name === 'written-after')).toBe(true);
+  });
+
+  it.each([
+    ['null', null, /state\.json: objects\[1\] is null, not an object/],
+    ['an entry without a kind', { metadata: { name: 'x' } }, /objects\[1\] has no apiVersion/],
+    ['a Pod without a name', { apiVersion: 'v1', kind: 'Pod', metadata: {} }, /objects\[1\]/],
+  ])(
+    'refuses to start on a state file with %s, naming the file and the entry',
+    async (_, entry, message) => {
+      const stateFile = join(await workDir(), 'state.json');
+      const kept = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'kept', namespace: 'default' },
+      };
+      const text = JSON.stringify({ resourceVersion: '3', objects: [kept, entry] });
+      await writeFile(stateFile, text);
+      await expect(startApiServer({ stateFile })).rejects.toThrow(message);
+      // Refused, not rewritten: the operator's file is as it was.
+      expect(await readFile(stateFile, 'utf8')).toBe(text);
+    },
+  );
+
   it('ends a watch after timeoutSeconds', async () => {
     const server = await startApiServer({});
     cleanups.push(() => server.close());

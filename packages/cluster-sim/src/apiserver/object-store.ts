@@ -52,6 +52,8 @@ export class ObjectStore {
   private readonly byUid = new Map<string, { definition: ResourceDefinition; key: string }>();
   private readonly dependents = new Map<string, Set<string>>();
   private readonly finalizing = new Set<string>();
+  /** Restored objects of kinds this server does not serve, written back unchanged. */
+  private readonly unserved: KubeObject[] = [];
   /** Called after every commit, e.g. to schedule a state-file write. */
   onChange: (() => void) | undefined;
 
@@ -202,12 +204,25 @@ export class ObjectStore {
         objects.push({ ...object, apiVersion, kind: state.definition.kind });
       }
     }
+    objects.push(...this.unserved);
     return { resourceVersion: String(this.counter), objects };
+  }
+
+  /** `Kind apiVersion` of each kind kept unserved from the state file, with how many of it. */
+  unservedKinds(): Map<string, number> {
+    const kinds = new Map<string, number>();
+    for (const object of this.unserved) {
+      const kind = `${object.kind} ${object.apiVersion}`;
+      kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    }
+    return kinds;
   }
 
   /**
    * Loads a snapshot as the store's starting state. No events survive a restart, so watches
    * and continue tokens from before it are answered with 410, as after an etcd compaction.
+   * Objects of kinds without a definition are kept aside as they are (a real cluster's
+   * ConfigMaps in a copied file must survive the next write).
    */
   restore(
     snapshot: StoreSnapshot,
@@ -216,20 +231,23 @@ export class ObjectStore {
     const counter = Number(snapshot.resourceVersion);
     if (Number.isFinite(counter) && counter > this.counter) this.counter = counter;
     for (const object of snapshot.objects) {
+      const objectVersion = Number(object.metadata.resourceVersion);
+      if (Number.isFinite(objectVersion) && objectVersion > this.counter)
+        this.counter = objectVersion;
       const definition = findDefinition(object);
-      if (!definition || !object.metadata?.name) continue;
+      if (!definition) {
+        this.unserved.push(object);
+        continue;
+      }
       const key = objectKey(
         definition.namespaced ? object.metadata.namespace : undefined,
-        object.metadata.name,
+        object.metadata.name ?? '',
       );
       const state = this.state(definition);
       const replaced = state.objects.get(key);
       if (replaced) this.unindex(replaced);
       state.objects.set(key, object);
       this.index(definition, key, object);
-      const objectVersion = Number(object.metadata.resourceVersion);
-      if (Number.isFinite(objectVersion) && objectVersion > this.counter)
-        this.counter = objectVersion;
     }
     for (const state of this.states.values()) state.compactedResourceVersion = this.counter;
   }

@@ -25,7 +25,12 @@ export async function loadStateFile(path: string): Promise<StoreSnapshot | undef
     if (isRecord(error) && error.code === 'ENOENT') return undefined;
     throw error;
   }
-  const parsed: unknown = JSON.parse(text);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${path} is not a cluster state file: ${errorText(error)}`);
+  }
   if (
     !isRecord(parsed) ||
     typeof parsed.resourceVersion !== 'string' ||
@@ -33,9 +38,30 @@ export async function loadStateFile(path: string): Promise<StoreSnapshot | undef
   ) {
     throw new Error(`${path} is not a cluster state file`);
   }
+  // One bad entry refuses the start: dropping it would lose it at the next write.
+  parsed.objects.forEach((entry: unknown, index) => {
+    const problem = entryProblem(entry);
+    if (problem) throw new Error(`${path}: objects[${index}] ${problem}`);
+  });
   // Files from before 0600 was the rule: the state holds Secrets.
   await chmod(path, 0o600);
   return parsed as unknown as StoreSnapshot;
+}
+
+/** Why a state-file entry is not an object the store can keep, or undefined when it is. */
+function entryProblem(entry: unknown): string | undefined {
+  if (!isRecord(entry))
+    return `is ${entry === null ? 'null' : Array.isArray(entry) ? 'an array' : `a ${typeof entry}`}, not an object`;
+  if (typeof entry.apiVersion !== 'string' || typeof entry.kind !== 'string')
+    return 'has no apiVersion or kind';
+  const metadata = entry.metadata;
+  if (!isRecord(metadata) || typeof metadata.name !== 'string' || metadata.name === '')
+    return `(${entry.kind}) has no metadata.name`;
+  return undefined;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 export async function writeStateFile(path: string, snapshot: StoreSnapshot): Promise<void> {
