@@ -169,7 +169,7 @@ export const PreviewInputSchema = z.preprocess(
 );
 
 /**
- * `workload.delete`: only Deployments labelled as made by the console (spec §8) unless `force`
+ * `workload.delete`: only workloads labelled as made by the console (spec §8) unless `force`
  * says the operator confirmed deleting someone else's.
  */
 export const DeleteInputSchema = WorkloadRefSchema.extend({
@@ -188,6 +188,9 @@ export const CreateResultSchema = WorkloadRefSchema.extend({
   kind: z.enum(CREATABLE_KINDS),
 });
 
+/** The longest resourceVersion an edit may send back. */
+export const MAX_RESOURCE_VERSION = 128;
+
 /**
  * A workload by namespace and name, optionally with its kind; without one the console looks
  * for a Deployment, then a StatefulSet, then a Job of that name (the order of `CREATABLE_KINDS`).
@@ -201,8 +204,11 @@ export const WorkloadLookupSchema = WorkloadRefSchema.extend({
  * `resourceVersion` the form read. A stale one is refused with rule `conflict` (409).
  */
 export const UpdateInputSchema = WorkloadRefSchema.extend({
-  resourceVersion: z.string().min(1),
+  // etcd's are decimal revisions (≤ 20 digits): opaque, yet never this long.
+  resourceVersion: z.string().min(1).max(MAX_RESOURCE_VERSION),
   request: WorkloadRequestSchema,
+  /** The operator confirmed changing a workload the console did not make (rule `not-managed`). */
+  force: z.boolean().default(false),
   lang: LangSchema.default('zh-CN'),
 });
 
@@ -227,6 +233,8 @@ export const UpdateResultSchema = WorkloadRefSchema.extend({
  */
 export const ScaleInputSchema = WorkloadLookupSchema.extend({
   replicas: z.number().int().min(0).max(MAX_REPLICAS),
+  /** As `workload.update`'s: a workload the console did not make is scaled only with it. */
+  force: z.boolean().default(false),
   lang: LangSchema.default('zh-CN'),
 });
 
@@ -474,55 +482,6 @@ export const WorkloadProgressSchema = z.object({
   rollout: WorkloadRolloutSchema.optional(),
 });
 
-/**
- * One mGPU pod the scheduler has not placed (spec §8 `cluster.pending`): since when it waits, its
- * workload, and the placement asked again now — why each node group turns it down (codes the
- * browser words in the operator's language) and, for pools that lack only room, the largest
- * request each still fits (exact: the same `largestFit` the pool overview shows).
- */
-export const PendingPodSchema = z.object({
-  namespace: z.string(),
-  pod: z.string(),
-  /** The owning workload (a Deployment's name for its pods), null for a bare pod. */
-  workload: z.string().nullable(),
-  /** When the pod was created (ISO 8601): it has waited since. */
-  since: z.string(),
-  /** What the pod asks per GPU container, as the scheduler reads it. */
-  containers: z.array(
-    z.object({
-      name: z.string(),
-      type: z.enum(['mgpu', 'nvidia']),
-      cards: z.number(),
-      perCard: CardClaimSchema,
-    }),
-  ),
-  /** Empty while some node would take it now (the scheduler has not got to it yet). */
-  rejections: z.array(RejectionSchema),
-  /** The same verdict in the scheduler's English (kube-scheduler style), empty when none. */
-  message: z.string(),
-  /**
-   * The pool of the node that would take it now, if one would; else null. Absent, like
-   * `largestFits` and the rejections' nodes, for an operator who may not list nodes (spec §8).
-   */
-  fitsNow: z.string().nullable().optional(),
-  /** Pools whose nodes turn the pod down only for lack of room, with what still fits there. */
-  largestFits: z
-    .array(z.object({ pool: z.string(), largestFit: PoolSummarySchema.shape.largestFit }))
-    .optional(),
-  /** True when node names and per-pool figures were left out: the operator may not list nodes. */
-  nodesWithheld: z.boolean().optional(),
-});
-
-export const PendingInputSchema = z.object({ namespace: z.string().optional() }).optional();
-
-export const PendingWatchInputSchema = z.object({
-  namespace: z.string().optional(),
-  /** tRPC passes the SSE `Last-Event-ID` here; the list is a state, so a reconnect gets it whole. */
-  lastEventId: z.string().nullish(),
-});
-
-export const PendingPodsSchema = z.array(PendingPodSchema);
-
 /** One pool's figures at one sample of the history (issue 18): what the dashboard charts. */
 export const PoolSampleSchema = z.object({
   pool: z.string(),
@@ -567,6 +526,5 @@ export type AllocationEvent = z.infer<typeof AllocationEventSchema>;
 export type WorkloadProgress = z.infer<typeof WorkloadProgressSchema>;
 export type ProgressStage = z.infer<typeof ProgressStageSchema>;
 export type WorkloadRolloutView = z.infer<typeof WorkloadRolloutSchema>;
-export type PendingPod = z.infer<typeof PendingPodSchema>;
 export type PoolSample = z.infer<typeof PoolSampleSchema>;
 export type ClusterHistory = z.infer<typeof ClusterHistorySchema>;

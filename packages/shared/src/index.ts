@@ -17,6 +17,7 @@ export * from './manifest-diff.js';
 export * from './messages.js';
 export * from './ownership.js';
 export * from './pending.js';
+export * from './pending-api.js';
 export * from './placement/index.js';
 export * from './pools.js';
 export * from './quantity.js';
