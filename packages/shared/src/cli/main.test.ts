@@ -265,6 +265,81 @@ describe('bounded input (issue 14)', () => {
   });
 });
 
+describe('input that reports no size (issue 25)', () => {
+  // /dev/zero never ends: finishing at all shows the limit is enforced while reading.
+  it('lint refuses /dev/zero once past the limit, with exit 2 and the limit named', {
+    timeout: 120_000,
+  }, async () => {
+    const run = await mgpu(['lint', '/dev/zero']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'mgpu lint: /dev/zero: larger than 8 MiB (the limit of mgpu lint); split it',
+    ]);
+  });
+});
+
+describe.concurrent('control characters from the input are escaped (issue 25)', () => {
+  const ESC = '\u001b';
+  const CSI = '\u009b';
+  // Anything a terminal could act on: C0, DEL and C1.
+  const rawControl = /\p{Cc}/u;
+  // Our own newlines end the lines; any other control character came from the input.
+  const printed = (run: Run) => `${run.stdout}${run.stderr}`.replace(/\n/g, '');
+
+  it('lint prints an object name that carries escape sequences as \\x escapes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mgpu-lint-'));
+    const file = join(dir, 'escapes.yaml');
+    await writeFile(
+      file,
+      `apiVersion: v1
+kind: Pod
+metadata:
+  name: "evil\\e[2J\\x7f\\u009b"
+spec:
+  containers:
+    - name: main
+      image: nginx
+      resources:
+        limits: { vke.volcengine.com/mgpu-core: "100", vke.volcengine.com/mgpu-memory: "5120" }
+`,
+    );
+    const run = await mgpu(['lint', file]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(`${file}: Pod/evil\\x1b[2J\\x7f\\x9b: `);
+    expect(printed(run)).not.toMatch(rawControl);
+
+    const json = await mgpu(['lint', '--json', file]);
+    expect(printed(json)).not.toMatch(rawControl);
+    expect(JSON.parse(json.stdout)[0].name).toBe(`evil${ESC}[2J\u007f${CSI}`);
+  });
+
+  it('manifest prints the errors of an image with escape sequences escaped', async () => {
+    const run = await mgpu(
+      ['manifest'],
+      JSON.stringify({
+        ...seed,
+        containers: [{ ...seed.containers[0], image: `nginx${ESC}[31m:1.27${CSI}` }],
+      }),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('(nginx\\x1b[31m:1.27\\x9b)');
+    expect(printed(run)).not.toMatch(rawControl);
+  });
+
+  it('check and the refusal line escape them too, and keep exit code 2', async () => {
+    const check = await mgpu(
+      ['check'],
+      JSON.stringify({ ...seed, containers: [{ ...seed.containers[0], image: `a${CSI}` }] }),
+    );
+    expect(check.code).toBe(1);
+    expect(printed(check)).not.toMatch(rawControl);
+    const missing = `missing${ESC}[2J.yaml`;
+    const run = await mgpu(['lint', missing]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('mgpu lint: cannot read missing\\x1b[2J.yaml: no such file\n');
+  });
+});
+
 describe('usage', () => {
   it('exits 2 with the usage for an unknown command or option', async () => {
     expect((await mgpu(['frobnicate'])).code).toBe(2);

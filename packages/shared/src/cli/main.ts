@@ -4,7 +4,7 @@
  * the form and the BFF use. Exit 0 = valid / nothing found, 1 = invalid / something found,
  * 2 = input that cannot be read; that last case prints one line on stderr, never a trace.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { type CheckResult, checkRequest } from '../check.js';
@@ -36,6 +36,32 @@ const mib = (bytes: number) => `${bytes / 1024 / 1024} MiB`;
 /** Input the command cannot work with: reported in one line, exit 2. */
 class UnreadableInput extends Error {}
 
+/** C0 (newline and tab too), DEL and C1 (`Cc`): what a terminal may act on instead of showing. */
+const CONTROL_CHARACTER = /\p{Cc}/gu;
+/** DEL and C1, which JSON.stringify leaves raw (it escapes C0 itself). */
+const JSON_RAW_CONTROL = /[\u007f-\u009f]/g;
+
+/** `text` with every control character written as `\xHH`, so names in files cannot drive the terminal. */
+function terminalText(text: string): string {
+  return text.replace(
+    CONTROL_CHARACTER,
+    (character) => `\\x${character.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+}
+
+/** One human-readable line: its control characters escaped, one newline of our own. */
+function writeLine(stream: NodeJS.WritableStream, line: string): void {
+  stream.write(`${terminalText(line)}\n`);
+}
+
+/** JSON for stdout: the same value, with DEL and C1 as \u escapes as well. */
+function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(
+    JSON_RAW_CONTROL,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 const GpuInventorySchema = z.object({
   pools: z.array(
     z.object({
@@ -52,19 +78,33 @@ const GpuInventorySchema = z.object({
     .optional(),
 });
 
-/** Standard input, refused (one line, exit 2) as soon as it grows past `limit` bytes. */
-async function readStdin(limit: number, what = 'standard input'): Promise<string> {
+/**
+ * The stream's text, or undefined as soon as it grows past `limit` bytes: reading stops there,
+ * since pipes and devices such as /dev/zero report no size to check beforehand.
+ */
+async function readUpTo(
+  stream: NodeJS.ReadableStream & { destroy(): void },
+  limit: number,
+): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of process.stdin) {
+  for await (const chunk of stream) {
     size += (chunk as Buffer).length;
     if (size > limit) {
-      process.stdin.destroy();
-      throw new UnreadableInput(`${what} is larger than ${mib(limit)} (the limit)`);
+      stream.destroy();
+      return undefined;
     }
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Standard input, refused (one line, exit 2) as soon as it grows past `limit` bytes. */
+async function readStdin(limit: number): Promise<string> {
+  const text = await readUpTo(process.stdin, limit);
+  if (text === undefined)
+    throw new UnreadableInput(`standard input is larger than ${mib(limit)} (the limit)`);
+  return text;
 }
 
 function parseJson(text: string, what: string): unknown {
@@ -100,9 +140,15 @@ function langOption(value: string | undefined): Lang {
 
 async function readInventory(file: string | undefined): Promise<GpuInventory | undefined> {
   if (file === undefined) return undefined;
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+  // Bounded like standard input: `--inventory /dev/zero` must not fill the memory either.
+  const text = await readUpTo(
+    createReadStream(file, { end: MAX_CHECK_INPUT_BYTES }),
+    MAX_CHECK_INPUT_BYTES,
+  ).catch((error: NodeJS.ErrnoException) => {
     throw new UnreadableInput(`cannot read ${file}: ${error.code ?? error.message}`);
   });
+  if (text === undefined)
+    throw new UnreadableInput(`${file} is larger than ${mib(MAX_CHECK_INPUT_BYTES)} (the limit)`);
   const parsed = GpuInventorySchema.safeParse(parseJson(text, file));
   if (!parsed.success) {
     throw new UnreadableInput(
@@ -133,15 +179,16 @@ async function check(args: string[]): Promise<number> {
   } else {
     output = checkRequest(parseRequest(input, ''), options);
   }
-  process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+  process.stdout.write(`${jsonText(output)}\n`);
   const results = Array.isArray(output) ? output : [output];
   return results.every((result) => result.valid) ? 0 : 1;
 }
 
 function printErrors(result: CheckResult): void {
   for (const error of result.errors) {
-    process.stderr.write(
-      `${error.path}: [${error.rule}] ${error.message}${error.fix ? ` ${error.fix}` : ''}\n`,
+    writeLine(
+      process.stderr,
+      `${error.path}: [${error.rule}] ${error.message}${error.fix ? ` ${error.fix}` : ''}`,
     );
   }
 }
@@ -194,18 +241,16 @@ async function lint(args: string[]): Promise<number> {
         `cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : (error.code ?? error.message)}`,
       );
     };
-    if (file !== '-') {
-      const { size } = await stat(file).catch(cannotRead);
-      if (size > MAX_LINT_FILE_BYTES) {
-        throw new UnreadableInput(
-          `${file}: larger than ${mib(MAX_LINT_FILE_BYTES)} (the limit of mgpu lint); split it`,
-        );
-      }
+    // `end` is inclusive: at most one byte past the limit is read, enough to know it is over.
+    const text = await readUpTo(
+      file === '-' ? process.stdin : createReadStream(file, { end: MAX_LINT_FILE_BYTES }),
+      MAX_LINT_FILE_BYTES,
+    ).catch(cannotRead);
+    if (text === undefined) {
+      throw new UnreadableInput(
+        `${file}: larger than ${mib(MAX_LINT_FILE_BYTES)} (the limit of mgpu lint); split it`,
+      );
     }
-    const text =
-      file === '-'
-        ? await readStdin(MAX_LINT_FILE_BYTES)
-        : await readFile(file, 'utf8').catch(cannotRead);
     try {
       findings.push(...lintManifests(text, file, { lang, ...(modelLabel ? { modelLabel } : {}) }));
     } catch (error) {
@@ -215,14 +260,15 @@ async function lint(args: string[]): Promise<number> {
     }
   }
   if (values.json) {
-    process.stdout.write(`${JSON.stringify(findings, null, 2)}\n`);
+    process.stdout.write(`${jsonText(findings)}\n`);
   } else {
     for (const finding of findings) {
-      process.stdout.write(
-        `${finding.file}: ${finding.kind}/${finding.name}: ${finding.path}: [${finding.rule}] ${finding.message}${finding.fix ? ` ${finding.fix}` : ''}\n`,
+      writeLine(
+        process.stdout,
+        `${finding.file}: ${finding.kind}/${finding.name}: ${finding.path}: [${finding.rule}] ${finding.message}${finding.fix ? ` ${finding.fix}` : ''}`,
       );
     }
-    if (findings.length > 0) process.stderr.write(`${findings.length} problem(s) found\n`);
+    if (findings.length > 0) writeLine(process.stderr, `${findings.length} problem(s) found`);
   }
   return findings.length === 0 ? 0 : 1;
 }
@@ -237,9 +283,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const run = command === undefined ? undefined : COMMANDS[command];
   if (run === undefined) {
-    process.stderr.write(
-      `mgpu: ${command ? `unknown command "${command}"` : 'no command'}\n${USAGE}\n`,
-    );
+    writeLine(process.stderr, `mgpu: ${command ? `unknown command "${command}"` : 'no command'}`);
+    process.stderr.write(`${USAGE}\n`);
     return 2;
   }
   try {
@@ -253,7 +298,7 @@ async function main(argv: string[]): Promise<number> {
             String(error.code).startsWith('ERR_PARSE_ARGS')
           ? error.message.split('\n')[0]
           : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
-    process.stderr.write(`mgpu ${command}: ${message}\n`);
+    writeLine(process.stderr, `mgpu ${command}: ${message}`);
     return 2;
   }
 }
