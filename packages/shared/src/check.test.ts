@@ -1134,10 +1134,16 @@ describe('the manifest (spec §4)', () => {
     expect((result.manifest as DeploymentManifest | undefined)?.spec.replicas).toBe(0);
   });
 
-  it('mgpu-core is c × 100 exactly (or the request is refused), however large c is', () => {
-    // §3: "All arithmetic is exact decimal arithmetic"; §4: mgpu-core is "<c × 100>".
-    const result = checkRequest(requestOf(single('100000000000000000001')));
-    if (result.valid) expect(limitsOf(result)?.[CORE]).toBe('10000000000000000000100');
+  // §3: "All arithmetic is exact decimal arithmetic"; §4: mgpu-core is "<c × 100>". Each c is
+  // accepted (1000 cards is the largest compute-format takes), so the limit is always read; in
+  // binary floats 1.1 × 100 is 110.00000000000001 (0.29 has its own case above).
+  it.each([
+    ['the largest whole-card compute', single('1000'), '100000'],
+    ['1.1 over 2 cards', multi('1.1', 2, '8'), '110'],
+  ])('mgpu-core is c × 100 exactly: %s', (_, gpu, core) => {
+    const result = checkRequest(requestOf(gpu));
+    expectErrors(result, []);
+    expect(limitsOf(result)?.[CORE]).toBe(core);
   });
 });
 
