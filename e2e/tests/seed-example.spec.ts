@@ -47,8 +47,10 @@ test('the seed example: 1.2 compute on 2 cards with 8 GiB runs at 60 / 60 on two
   const nativeBurst = headers.indexOf('compute_weight_native_burst');
   const online = headers.indexOf('compute_weight_online');
   const device = headers.indexOf('device_id');
+  // A missing column is -1, and nth(-1) is the last cell (container_id): each must be found.
   expect(nativeBurst).toBeGreaterThanOrEqual(0);
   expect(online).toBeGreaterThanOrEqual(0);
+  expect(device).toBeGreaterThanOrEqual(0);
   const rows = page.getByRole('row').filter({ has: page.getByRole('cell') });
   await expect(rows).toHaveCount(2);
   const devices = new Set<string>();
@@ -56,7 +58,10 @@ test('the seed example: 1.2 compute on 2 cards with 8 GiB runs at 60 / 60 on two
     const cells = row.getByRole('cell');
     await expect(cells.nth(nativeBurst)).toHaveText('60');
     await expect(cells.nth(online)).toHaveText('60');
-    devices.add((await cells.nth(device).textContent()) ?? '');
+    // The device_id column's own cell: a card the node agent reported, not a placeholder.
+    const deviceId = (await cells.nth(device).textContent())?.trim() ?? '';
+    expect(deviceId).toMatch(/\w/);
+    devices.add(deviceId);
     await expect(row.getByText('一致')).toBeVisible();
   }
   expect(devices.size).toBe(2);
