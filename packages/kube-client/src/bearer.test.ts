@@ -10,6 +10,17 @@ describe('bearerCheck', () => {
     expect(bearerCheck(token)(right)).toBe(true);
   });
 
+  it('accepts the scheme in any case, as kube-apiserver does (RFC 9110: case-insensitive)', () => {
+    const admits = bearerCheck(token);
+    expect(admits(`bearer ${token}`)).toBe(true);
+    expect(admits(`BEARER ${token}`)).toBe(true);
+    expect(admits(`bEaReR ${token}`)).toBe(true);
+    // Only the scheme folds: the token itself is compared byte for byte.
+    expect(
+      admits(`bearer ${token.toUpperCase() === token ? token.toLowerCase() : token.toUpperCase()}`),
+    ).toBe(false);
+  });
+
   it.each([
     ['absent', undefined],
     ['empty', ''],
@@ -25,6 +36,7 @@ describe('bearerCheck', () => {
       `${right.slice(0, -1)}${right.endsWith('A') ? 'B' : 'A'}`,
     ],
     ['another scheme', `Basic ${token}`],
+    ['a scheme that folds to bearer only by bit tricks', `Be@rer ${token}`],
     ['the token without its scheme', token],
   ])('refuses a header that is %s', (_, header) => {
     expect(bearerCheck(token)(header)).toBe(false);
