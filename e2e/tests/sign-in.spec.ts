@@ -10,7 +10,7 @@ test('a console started with --token asks for it once; then queries and live str
   test.setTimeout(120_000);
   const port = await freePort();
   const stateDir = mkdtempSync(join(tmpdir(), 'mgpu-e2e-token-'));
-  const bff = await startConsole(port, join(stateDir, 'cluster.json'), ['--token', 'e2e-s3cret']);
+  const bff = await startConsole(port, join(stateDir, 'cluster.json'), ['--token', 'e2e-s3cret-console-token']);
   try {
     await page.goto(`http://127.0.0.1:${port}/allocations`);
     await expect(page.getByRole('heading', { name: '登录控制台' })).toBeVisible();
@@ -20,7 +20,7 @@ test('a console started with --token asks for it once; then queries and live str
     await expect(page.getByRole('alert')).toContainText('令牌不正确');
     await expect(token).toHaveAttribute('aria-invalid', 'true');
 
-    await token.fill('e2e-s3cret');
+    await token.fill('e2e-s3cret-console-token');
     await page.getByRole('button', { name: '登录' }).click();
     // The dashboard's stream (EventSource: no Authorization header) opens with the cookie.
     await expect(page.getByTestId('stream-status')).toHaveAttribute('data-status', 'live');

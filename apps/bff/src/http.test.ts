@@ -250,11 +250,11 @@ describe('the web app', () => {
 
 describe('the bearer token', () => {
   it('guards all of /trpc when set', async () => {
-    const guarded = await startHarness({ token: 's3cret' });
+    const guarded = await startHarness({ token: 's3cret-console-token' });
     try {
       expect((await fetch(`${guarded.url}/trpc/gpu.models`)).status).toBe(401);
       const allowed = await fetch(`${guarded.url}/trpc/gpu.models`, {
-        headers: { authorization: 'Bearer s3cret' },
+        headers: { authorization: 'Bearer s3cret-console-token' },
       });
       expect(allowed.status).toBe(200);
       expect((await fetch(`${guarded.url}/%74rpc/gpu.models`)).status).toBe(401);
@@ -265,7 +265,7 @@ describe('the bearer token', () => {
   });
 
   it('signs a browser in at /session with a cookie that opens queries and streams, and signs it out', async () => {
-    const guarded = await startHarness({ token: 's3cret' });
+    const guarded = await startHarness({ token: 's3cret-console-token' });
     const session = (method: string, body?: unknown, headers: Record<string, string> = {}) =>
       fetch(`${guarded.url}/session`, {
         method,
@@ -283,15 +283,15 @@ describe('the bearer token', () => {
       });
       expect((await session('POST', { token: 'guess' })).status).toBe(401);
       expect(
-        (await session('POST', { token: 's3cret' }, { origin: 'http://evil.test' })).status,
+        (await session('POST', { token: 's3cret-console-token' }, { origin: 'http://evil.test' })).status,
       ).toBe(403);
-      const signedIn = await session('POST', { token: 's3cret' });
+      const signedIn = await session('POST', { token: 's3cret-console-token' });
       expect(signedIn.status).toBe(200);
       const setCookie = signedIn.headers.get('set-cookie') ?? '';
       expect(setCookie).toMatch(/HttpOnly/i);
       expect(setCookie).toMatch(/SameSite=Strict/i);
       // The cookie carries a derivative of the token, never the token itself.
-      expect(setCookie).not.toContain('s3cret');
+      expect(setCookie).not.toContain('s3cret-console-token');
       const cookie = setCookie.split(';')[0] ?? '';
 
       expect((await fetch(`${guarded.url}/trpc/gpu.models`, { headers: { cookie } })).status).toBe(
@@ -398,7 +398,7 @@ describe('hardening of sign-in, timeouts and logs', () => {
     });
 
   it('answers 429 with Retry-After after too many wrong tokens from one address', async () => {
-    const guarded = await startHarness({ token: 's3cret' });
+    const guarded = await startHarness({ token: 's3cret-console-token' });
     try {
       for (let attempt = 0; attempt < 10; attempt++)
         expect((await signIn(guarded.url, 'guess')).status).toBe(401);
@@ -406,19 +406,19 @@ describe('hardening of sign-in, timeouts and logs', () => {
       expect(throttled.status).toBe(429);
       expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
       // The right token waits out the window too: a guesser learns nothing from the answer.
-      expect((await signIn(guarded.url, 's3cret')).status).toBe(429);
+      expect((await signIn(guarded.url, 's3cret-console-token')).status).toBe(429);
     } finally {
       await guarded.close();
     }
   });
 
   it('gives each sign-in a fresh cookie with an expiry, and refuses it once expired', async () => {
-    const guarded = await startHarness({ token: 's3cret', sessionMaxAgeSeconds: 1 });
+    const guarded = await startHarness({ token: 's3cret-console-token', sessionMaxAgeSeconds: 1 });
     try {
-      const first = (await signIn(guarded.url, 's3cret')).headers.get('set-cookie') ?? '';
+      const first = (await signIn(guarded.url, 's3cret-console-token')).headers.get('set-cookie') ?? '';
       expect(first).toMatch(/Max-Age=1/);
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const second = (await signIn(guarded.url, 's3cret')).headers.get('set-cookie') ?? '';
+      const second = (await signIn(guarded.url, 's3cret-console-token')).headers.get('set-cookie') ?? '';
       const cookie = second.split(';')[0] ?? '';
       expect(cookie).not.toBe(first.split(';')[0]);
       expect((await fetch(`${guarded.url}/trpc/gpu.models`, { headers: { cookie } })).status).toBe(
@@ -481,18 +481,18 @@ describe('hardening of sign-in, timeouts and logs', () => {
   it('never logs a token from the query string', async () => {
     const lines: string[] = [];
     const logged = await startHarness({
-      token: 's3cret',
+      token: 's3cret-console-token',
       logger: {
         level: 'info',
         stream: { write: (line: string) => void lines.push(line) },
       },
     });
     try {
-      await fetch(`${logged.url}/trpc/gpu.models?token=s3cret&access_token=s3cret`, {
-        headers: { authorization: 'Bearer s3cret', cookie: 'mgpu_console_session=x' },
+      await fetch(`${logged.url}/trpc/gpu.models?token=s3cret-console-token&access_token=s3cret-console-token`, {
+        headers: { authorization: 'Bearer s3cret-console-token', cookie: 'mgpu_console_session=x' },
       });
       expect(lines.some((line) => line.includes('/trpc/gpu.models'))).toBe(true);
-      expect(lines.join('\n')).not.toContain('s3cret');
+      expect(lines.join('\n')).not.toContain('s3cret-console-token');
     } finally {
       await logged.close();
     }

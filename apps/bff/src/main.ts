@@ -8,9 +8,12 @@ import { parseArgs } from 'node:util';
 import type { CardPolicy } from '@mgpu/shared';
 import { pino } from 'pino';
 import { connectCluster, describeSource } from './cluster/connection.js';
+import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
+import { consoleTokenProblem } from './identity/console-token.js';
+import { USAGE } from './main-usage.js';
 import { startBff } from './server.js';
 
-const { values } = parseArgs({
+const flags = {
   options: {
     port: { type: 'string' },
     host: { type: 'string' },
@@ -36,8 +39,25 @@ const { values } = parseArgs({
     'session-idle-minutes': { type: 'string' },
     'session-max-hours': { type: 'string' },
     'access-review-ttl': { type: 'string' },
+    'trust-proxy': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   },
-});
+} as const;
+
+/** The flags read, or the usage: `--help` prints it (exit 0), a wrong flag one line and it (exit 2). */
+function readFlags() {
+  try {
+    return parseArgs(flags).values;
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+const values = readFlags();
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 
 const log = pino({ name: 'mgpu-console' });
 const cardPolicy = (values['card-policy'] ??
@@ -81,7 +101,23 @@ if (auth === 'oidc' && (!oidcIssuer || !oidcClientId)) {
   log.fatal('--auth oidc needs --oidc-issuer URL and --oidc-client-id ID');
   process.exit(2);
 }
-if (auth !== undefined && (values.token ?? process.env.MGPU_CONSOLE_TOKEN)) {
+// An empty `--token=` (or a Secret whose key is empty) must never start a console without sign-in.
+const token = values.token ?? process.env.MGPU_CONSOLE_TOKEN;
+const tokenProblem = token === undefined ? undefined : consoleTokenProblem(token);
+if (tokenProblem !== undefined) {
+  log.fatal(`--token (or MGPU_CONSOLE_TOKEN) ${tokenProblem}`);
+  process.exit(2);
+}
+// Whose X-Forwarded-* headers are believed: none unless named (the chart names its Ingress).
+const trustProxyText = values['trust-proxy'] ?? process.env.MGPU_TRUST_PROXY;
+let trustProxy: TrustProxy | undefined;
+try {
+  trustProxy = trustProxyText ? parseTrustProxy(trustProxyText) : undefined;
+} catch (error) {
+  log.fatal(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+}
+if (auth !== undefined && token !== undefined) {
   log.fatal(
     '--auth and --token exclude each other: with --auth each operator brings their own token',
   );
@@ -147,7 +183,6 @@ try {
     log.warn(
       `--auth ${auth} needs a real cluster (its API server reviews the tokens); the embedded one cannot, so no sign-in will succeed`,
     );
-  const token = values.token ?? process.env.MGPU_CONSOLE_TOKEN;
   const modelLabel = values['model-label'] ?? process.env.MGPU_MODEL_LABEL;
   // Passed as CheckOptions.reservedNamespaces; unset, the rule keeps its own defaults.
   const reservedNamespaces = [
@@ -166,7 +201,8 @@ try {
       ...(values['allowed-origin'] ?? []),
       ...(process.env.MGPU_ALLOWED_ORIGINS?.split(',').filter(Boolean) ?? []),
     ],
-    ...(token ? { token } : {}),
+    ...(token !== undefined ? { token } : {}),
+    ...(trustProxy !== undefined ? { trustProxy } : {}),
     ...(auth !== undefined ? { auth, sessionLimits } : {}),
     ...(accessReviewTtlMs !== undefined ? { accessReviewTtlMs } : {}),
     ...(auth === 'oidc' && oidcIssuer && oidcClientId

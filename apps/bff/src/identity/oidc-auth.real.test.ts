@@ -9,7 +9,6 @@
 import { readFileSync } from 'node:fs';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_COOKIE } from '../server.js';
 import {
   type BffHarness,
   seedRequest,
@@ -19,6 +18,7 @@ import {
 import { capturedLog } from '../test-support/captured-log.js';
 import { SigningInBrowser } from '../test-support/issuer-sign-in.js';
 import { OIDC_STATE_COOKIE } from './oidc-routes.js';
+import { SESSION_COOKIE } from './session-cookie.js';
 
 const env = process.env;
 if (!env.MGPU_TEST_KUBECONFIG || !env.MGPU_TEST_OIDC_ISSUER)

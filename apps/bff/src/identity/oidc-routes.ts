@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { sessionCookieOptions } from '../server.js';
+import { tooManyWrongTokens } from '../http/replies.js';
 import type { AuditEntry } from './audit.js';
 import { type OidcSignIn, OidcSignInError, sameOriginPath } from './oidc-sign-in.js';
 import { operatorToken } from './operator.js';
 import type { OperatorAccess } from './operator-access.js';
+import type { sessionCookieOptions } from './session-cookie.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
 
 /** Binds a sign-in to the browser that started it (login CSRF): its `state`, for the callback only. */
 export const OIDC_STATE_COOKIE = 'mgpu_console_oidc_state';
@@ -12,10 +14,12 @@ export interface OidcRoutesOptions {
   signIn: OidcSignIn;
   operators: OperatorAccess;
   sessionCookie: string;
-  /** The session cookie's attributes for this request (server.ts `sessionCookieOptions`). */
+  /** The session cookie's attributes for this request (`sessionCookieOptions`). */
   cookieOptions: typeof sessionCookieOptions;
   /** Whether the request's Host is one this console answers as (no DNS rebinding). */
   knownHost: (host: string | undefined) => boolean;
+  /** Refused callbacks count against the address like wrong tokens at `/session`. */
+  throttle: SignInThrottle;
   audit: (entry: AuditEntry) => void;
 }
 
@@ -45,7 +49,7 @@ const page = (reply: FastifyReply, status: number, message: string) =>
  * session only, as in every mode.
  */
 export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOptions): void {
-  const { signIn, operators, sessionCookie, cookieOptions, knownHost, audit } = options;
+  const { signIn, operators, sessionCookie, cookieOptions, knownHost, throttle, audit } = options;
   const misdirected = (request: FastifyRequest, reply: FastifyReply) =>
     knownHost(request.headers.host)
       ? undefined
@@ -72,6 +76,9 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
 
   app.get('/auth/callback', async (request, reply) => {
     if (misdirected(request, reply)) return reply;
+    // A callback carries a credential (a code, an ID token to come): guessed ones are throttled.
+    const wait = throttle.retryAfterSeconds(request.ip);
+    if (wait > 0) return tooManyWrongTokens(reply, wait);
     const secure = cookieOptions(request).secure;
     reply.clearCookie(OIDC_STATE_COOKIE, { path: '/auth/callback', secure });
     const current = new URL(request.url, callbackUrlOf(request, secure));
@@ -84,6 +91,7 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
         { reason: error instanceof Error ? error.message : String(error) },
         'OIDC sign-in refused',
       );
+      throttle.failed(request.ip);
       audit({ user: null, groups: [], procedure: 'session.sign-in', outcome: '401', status: 401 });
       return page(
         reply,
@@ -103,6 +111,7 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
         unavailable ? { reason: review.message } : {},
         'OIDC sign-in refused by the API server',
       );
+      if (!unavailable) throttle.failed(request.ip);
       audit({
         user: null,
         groups: [],

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BffHarness, startHarness } from '../test-support/bff-harness.js';
-import { serveMetrics } from './metrics.js';
+import { serveMetrics } from './metrics-server.js';
 
 /** A GET with the `Host` header a client chose (fetch always sends the URL's own). */
 function getWithHost(url: string, host: string): Promise<{ status: number; body: string }> {

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import type { ClusterClient } from '../cluster/cluster-client.js';
+import { type ClusterConnection, describeSource } from '../cluster/connection.js';
+
+/** `/healthz` (the process answers) and `/readyz` (the cluster answers within 2 s). */
+export function registerHealth(
+  app: FastifyInstance,
+  cluster: ClusterClient,
+  source: ClusterConnection['source'],
+): void {
+  app.get('/healthz', async () => ({ ok: true }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      const version = await Promise.race([
+        cluster.version(),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('timed out after 2 s')), 2000),
+        ),
+      ]);
+      return { ready: true, cluster: describeSource(source), version: version.gitVersion };
+    } catch (error) {
+      return reply
+        .code(503)
+        .send({ ready: false, reason: error instanceof Error ? error.message : String(error) });
+    }
+  });
+}

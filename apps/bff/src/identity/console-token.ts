@@ -1,0 +1,164 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { bearerCheck } from '@mgpu/kube-client';
+import type { FastifyRequest } from 'fastify';
+import type { Operator } from './operator.js';
+import type { OperatorAccess } from './operator-access.js';
+import { SESSION_COOKIE } from './session-cookie.js';
+
+/** Per-user sign-in modes (spec §8): a Kubernetes token typed in, or through an OIDC issuer. */
+export type AuthMode = 'kubernetes' | 'oidc';
+
+/**
+ * The shortest `--token` the console accepts (spec §9): an empty one must never mean "no
+ * sign-in", and a short one is guessed in an afternoon even at the throttle's ten a minute.
+ */
+export const MIN_CONSOLE_TOKEN_LENGTH = 16;
+
+/** Why `token` cannot be the console's token, or undefined when it can. */
+export function consoleTokenProblem(token: string): string | undefined {
+  if (token.length === 0) return 'is empty (an empty token would turn sign-in off)';
+  if (token.length < MIN_CONSOLE_TOKEN_LENGTH)
+    return `has ${token.length} characters; it needs at least ${MIN_CONSOLE_TOKEN_LENGTH} (e.g. openssl rand -hex 24)`;
+  return undefined;
+}
+
+/**
+ * The token typed at `/session` (a string decoded from JSON, any length and script), compared as
+ * HMACs under a per-process key: equal lengths, so no early return tells a length. Sign-ins are
+ * few and throttled; the per-request checks compare bytes made once instead.
+ */
+const COMPARISON_KEY = randomBytes(32);
+const digestOf = (value: string) => createHmac('sha256', COMPARISON_KEY).update(value).digest();
+const sameSecret = (given: string | undefined, expected: string) =>
+  timingSafeEqual(digestOf(given ?? ''), digestOf(expected));
+
+/** A session cookie's MAC (base64url of a SHA-256, always 43 characters: no secret length). */
+const sameMac = (given: string, expected: string) =>
+  given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+
+/** Who an admitted request is: `operator` is set with per-user auth only. */
+export type Admission =
+  | { readonly operator?: Operator; readonly unavailable?: undefined }
+  | { readonly unavailable: string; readonly operator?: undefined };
+const NO_OPERATOR: Admission = Object.freeze({});
+
+/**
+ * What is needed to call `/trpc`: nothing, the console's `--token`, or (with `--auth`) the
+ * operator's own identity through `OperatorAccess`.
+ *
+ * With `--token`, scripts send `Authorization: Bearer <token>` and a browser signs in once at
+ * `/session` for a cookie (EventSource sends no headers). The cookie holds its issue time, a
+ * random nonce and an HMAC of both under a key made from the token and a per-process secret —
+ * never the token. It stops working when the token changes, when the process restarts, after
+ * `maxAgeSeconds`, and at once when it is signed out (`signOut` keeps the value refused until it
+ * would have expired anyway, so memory holds only signed-out values still young).
+ */
+export class ConsoleAccess {
+  /** `Authorization: Bearer <token>`, checked on bytes made once (a request allocates nothing). */
+  private readonly bearer: ((authorization: string | undefined) => boolean) | undefined;
+  private readonly sessionKey: Buffer;
+  /** Signed-out cookie values → when they would have expired (epoch ms). */
+  private readonly signedOut = new Map<string, number>();
+  private readonly signOutListeners = new Set<(cookieValue: string) => void>();
+
+  constructor(
+    readonly token: string | undefined,
+    readonly maxAgeSeconds: number,
+    /** `--auth kubernetes` or `oidc`: operators' own tokens instead of the console's one token. */
+    readonly operators?: OperatorAccess,
+    readonly authMode: AuthMode = 'kubernetes',
+  ) {
+    const problem = token === undefined ? undefined : consoleTokenProblem(token);
+    if (problem !== undefined) throw new Error(`--token ${problem}`);
+    this.bearer = token === undefined ? undefined : bearerCheck(token);
+    this.sessionKey = createHmac('sha256', randomBytes(32))
+      .update(token ?? '')
+      .digest();
+  }
+
+  get required(): boolean {
+    return this.token !== undefined || this.operators !== undefined;
+  }
+
+  /**
+   * What `/session` adds for the sign-in page with per-user auth: which sign-in this console
+   * wants. Without it the answer stays `{ required, signedIn }` (a required one is the token).
+   */
+  get mode(): { mode?: AuthMode } {
+    return this.operators ? { mode: this.authMode } : {};
+  }
+
+  /**
+   * Whether the request may call `/trpc`, and as whom: `operator` is set with per-user auth.
+   * Absent per-user auth this is the token check, answered synchronously: a request then costs
+   * no promise, no operator and no review. `unavailable`: a bearer token the API server could
+   * not be asked about (neither admitted nor refused).
+   */
+  admit(request: FastifyRequest): Admission | undefined | Promise<Admission | undefined> {
+    if (this.operators === undefined) return this.grants(request) ? NO_OPERATOR : undefined;
+    return this.operators
+      .operatorOf(request, SESSION_COOKIE)
+      .then((operator) =>
+        operator === undefined ? undefined : 'unavailable' in operator ? operator : { operator },
+      );
+  }
+
+  /** Whether `token` is the console's token (`POST /session`), in constant time. */
+  isConsoleToken(token: string): boolean {
+    return this.token !== undefined && sameSecret(token, this.token);
+  }
+
+  private sign(issuedAt: string, nonce: string): string {
+    return createHmac('sha256', this.sessionKey)
+      .update(`mgpu-console session v3 ${issuedAt} ${nonce}`)
+      .digest('base64url');
+  }
+
+  /** A new session cookie value, issued now; undefined when no token is needed. */
+  newSession(now = Date.now()): string | undefined {
+    if (this.token === undefined) return undefined;
+    const issuedAt = String(now);
+    const nonce = randomBytes(16).toString('base64url');
+    return `${issuedAt}.${nonce}.${this.sign(issuedAt, nonce)}`;
+  }
+
+  /** When a well-formed, correctly signed cookie value was issued (epoch ms), else undefined. */
+  private issuedAtOf(value: string | undefined): number | undefined {
+    const [issuedAt = '', nonce = '', mac = ''] = (value ?? '').split('.', 3);
+    const issued = /^\d{1,15}$/.test(issuedAt) ? Number(issuedAt) : Number.NaN;
+    // Compared even when malformed, so the answer takes the same time either way.
+    const signed = sameMac(mac, this.sign(issuedAt, nonce));
+    return signed && /^[\w-]{22}$/.test(nonce) && Number.isFinite(issued) ? issued : undefined;
+  }
+
+  /** Whether a `--token` session cookie is good now: signed here, young, not signed out. */
+  validSession(value: string | undefined, now = Date.now()): boolean {
+    const issued = this.issuedAtOf(value);
+    if (issued === undefined || value === undefined) return false;
+    const fresh = issued <= now + 60_000 && now - issued < this.maxAgeSeconds * 1000;
+    return fresh && !this.signedOut.has(value);
+  }
+
+  /** `DELETE /session` with `--token`: the cookie value is refused from now on, here. */
+  signOut(value: string | undefined, now = Date.now()): void {
+    const issued = this.issuedAtOf(value);
+    if (issued === undefined || value === undefined) return;
+    for (const [old, expiresAt] of this.signedOut) if (expiresAt <= now) this.signedOut.delete(old);
+    this.signedOut.set(value, issued + this.maxAgeSeconds * 1000);
+    for (const listener of this.signOutListeners) listener(value);
+  }
+
+  /** Called with a cookie value as it is signed out (its open streams end). */
+  onSignOut(listener: (cookieValue: string) => void): () => void {
+    this.signOutListeners.add(listener);
+    return () => this.signOutListeners.delete(listener);
+  }
+
+  grants(request: FastifyRequest): boolean {
+    if (this.bearer === undefined) return true;
+    return (
+      this.bearer(request.headers.authorization) ||
+      this.validSession(request.cookies[SESSION_COOKIE])
+    );
+  }
+}

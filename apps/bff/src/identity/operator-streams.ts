@@ -1,0 +1,89 @@
+import type { FastifyRequest } from 'fastify';
+import type { BffOptions } from '../bff-options.js';
+import type { AppRouter } from '../router.js';
+import type { SseTransport } from '../trpc/sse-transport.js';
+import type { ConsoleAccess } from './console-token.js';
+import { BEARER_REVIEW_SECONDS, bearerTokenOf, OperatorAccess } from './operator-access.js';
+import { SESSION_COOKIE } from './session-cookie.js';
+import { bearerKey, DEFAULT_SESSION_LIMITS, SessionStore } from './sessions.js';
+
+/** With `--auth`: the operators' browser sessions (idle and absolute limits from the options). */
+export function sessionStoreFor(options: BffOptions): SessionStore | undefined {
+  if (!options.auth) return undefined;
+  return new SessionStore(options.connection.kubeConfig, {
+    ...DEFAULT_SESSION_LIMITS,
+    ...(options.sessionMaxAgeSeconds ? { absoluteSeconds: options.sessionMaxAgeSeconds } : {}),
+    ...options.sessionLimits,
+  });
+}
+
+/** With `--auth`: operators' sessions, and scripts' bearer tokens reviewed once a minute. */
+export function operatorAccessFor(
+  options: BffOptions,
+  sessions: SessionStore | undefined,
+): OperatorAccess | undefined {
+  if (sessions === undefined) return undefined;
+  const reviewSeconds = options.bearerReviewSeconds ?? BEARER_REVIEW_SECONDS;
+  return new OperatorAccess(
+    options.connection.kubeConfig,
+    sessions,
+    new SessionStore(options.connection.kubeConfig, {
+      idleSeconds: reviewSeconds,
+      absoluteSeconds: reviewSeconds,
+    }),
+  );
+}
+
+/** The browser session a stream was let in on (a script's bearer token is no session). */
+const sessionOfStream = (request: FastifyRequest) =>
+  bearerTokenOf(request) === undefined ? request.cookies[SESSION_COOKIE] : undefined;
+
+/**
+ * Whether an open stream is still let in, asked at each tick of the SSE transport: a session's
+ * streams end with it (signed out, idle, too old) and the client reconnects into a 401. With
+ * `--auth` a script's token is reviewed again once its minute is up (a refusal ends its streams
+ * through `endStreamsOnSignOut`); with `--token` the header never changes, the cookie may.
+ */
+export function streamAdmission(
+  access: ConsoleAccess,
+  sessions: SessionStore | undefined,
+): { stillAdmitted?: (request: FastifyRequest) => boolean } {
+  if (sessions)
+    return {
+      stillAdmitted: (request) => {
+        const bearer = bearerTokenOf(request);
+        if (bearer !== undefined) {
+          access.operators?.recheckBearer(bearer);
+          return true;
+        }
+        const id = request.cookies[SESSION_COOKIE];
+        return id === undefined || sessions.live(id);
+      },
+    };
+  if (access.token !== undefined)
+    return {
+      stillAdmitted: (request) => {
+        const cookie = sessionOfStream(request);
+        return cookie === undefined || access.validSession(cookie);
+      },
+    };
+  return {};
+}
+
+/** Signed out (any mode), or a script's token refused on its review: its streams end at once. */
+export function endStreamsOnSignOut(
+  access: ConsoleAccess,
+  sessions: SessionStore | undefined,
+  subscriptions: SseTransport<AppRouter>,
+): void {
+  const endSession = (id: string) =>
+    subscriptions.endStreams((request) => sessionOfStream(request) === id);
+  sessions?.onEnd(endSession);
+  access.onSignOut(endSession);
+  access.operators?.onBearerRefused((key) =>
+    subscriptions.endStreams((request) => {
+      const bearer = bearerTokenOf(request);
+      return bearer !== undefined && bearerKey(bearer) === key;
+    }),
+  );
+}

@@ -1,0 +1,115 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { refuse, tokenNotChecked, tooManyWrongTokens } from '../http/replies.js';
+import type { AllowedOrigins } from '../http/trpc-guard.js';
+import { originCheck } from '../http/trpc-guard.js';
+import type { AuditEntry } from './audit.js';
+import type { ConsoleAccess } from './console-token.js';
+import type { Operator } from './operator.js';
+import { SESSION_COOKIE, sessionCookieOptions } from './session-cookie.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
+
+const SessionInputSchema = z.object({ token: z.string().min(1).max(4096) });
+
+/**
+ * `/session`: how the browser signs in. GET says which sign-in the console wants (`mode`), whether
+ * this browser has signed in and, with per-user auth, as whom; POST `{ token }` sets the session
+ * cookie (HttpOnly, SameSite=Strict: scripts on other sites can neither read nor send it) — with
+ * `--auth kubernetes` only once the API server said who the token is; DELETE signs out, on the
+ * server too (the cookie's value is refused from then on and its open streams end). The Host
+ * and Origin checks are the same as for `/trpc`.
+ */
+export function registerSessionRoutes(
+  app: FastifyInstance,
+  access: ConsoleAccess,
+  allowed: () => AllowedOrigins,
+  throttle: SignInThrottle,
+  audit: (entry: AuditEntry) => void,
+) {
+  const checkOrigin = originCheck(allowed);
+  const misdirected = (request: FastifyRequest, reply: FastifyReply) =>
+    allowed().hosts.has(request.headers.host ?? '')
+      ? undefined
+      : refuse(reply, 421, 'MISDIRECTED', 'This console does not answer under that name.');
+  const signInAudit = (
+    procedure: 'session.sign-in' | 'session.sign-out',
+    operator: Pick<Operator, 'username' | 'groups'> | undefined,
+    status: number,
+  ) =>
+    audit({
+      user: operator?.username ?? null,
+      groups: operator?.groups ?? [],
+      procedure,
+      outcome: status === 200 ? 'ok' : String(status),
+      status,
+    });
+  app.get('/session', async (request, reply) => {
+    if (misdirected(request, reply)) return reply;
+    reply.header('cache-control', 'no-store');
+    const admission = access.admit(request);
+    const admitted = admission instanceof Promise ? await admission : admission;
+    const operator = admitted?.unavailable === undefined ? admitted?.operator : undefined;
+    return {
+      required: access.required,
+      ...access.mode,
+      signedIn: admitted !== undefined && admitted.unavailable === undefined,
+      ...(operator ? { username: operator.username, groups: operator.groups } : {}),
+    };
+  });
+  app.post('/session', async (request, reply) => {
+    if (misdirected(request, reply) || checkOrigin(request, reply)) return reply;
+    const parsed = SessionInputSchema.safeParse(request.body);
+    if (!parsed.success)
+      return refuse(reply, 400, 'BAD_REQUEST', 'Send the token as JSON: { "token": "…" }.');
+    if (!access.required) return { required: false, ...access.mode, signedIn: true };
+    const wait = throttle.retryAfterSeconds(request.ip);
+    if (wait > 0) return tooManyWrongTokens(reply, wait);
+    if (access.operators) {
+      const { review, session } = await access.operators.signIn(parsed.data.token);
+      if (!review.ok && review.reason === 'unavailable') {
+        request.log.warn({ reason: review.message }, 'sign-in not checked: API server unavailable');
+        signInAudit('session.sign-in', undefined, 503);
+        return tokenNotChecked(reply, review.message);
+      }
+      if (session === undefined) {
+        throttle.failed(request.ip);
+        request.log.warn('sign-in refused: the API server did not accept the token');
+        signInAudit('session.sign-in', undefined, 401);
+        return refuse(
+          reply,
+          401,
+          'UNAUTHORIZED',
+          'The Kubernetes API server did not accept that token (unknown, expired or revoked).',
+        );
+      }
+      reply.setCookie(SESSION_COOKIE, session.id, {
+        ...sessionCookieOptions(request),
+        maxAge: access.operators.sessions.limits.absoluteSeconds,
+      });
+      signInAudit('session.sign-in', session.operator, 200);
+      const { username, groups } = session.operator;
+      return { required: true, ...access.mode, signedIn: true, username, groups };
+    }
+    if (!access.isConsoleToken(parsed.data.token)) {
+      throttle.failed(request.ip);
+      request.log.warn('sign-in refused: wrong token');
+      return refuse(reply, 401, 'UNAUTHORIZED', "That is not this console's token.");
+    }
+    reply.setCookie(SESSION_COOKIE, access.newSession() ?? '', {
+      ...sessionCookieOptions(request),
+      maxAge: access.maxAgeSeconds,
+    });
+    return { required: true, ...access.mode, signedIn: true };
+  });
+  app.delete('/session', async (request, reply) => {
+    if (misdirected(request, reply) || checkOrigin(request, reply)) return reply;
+    const cookieValue = request.cookies[SESSION_COOKIE];
+    if (access.operators) {
+      const session = await access.operators.sessions.resume(cookieValue);
+      access.operators.sessions.end(cookieValue);
+      signInAudit('session.sign-out', session?.operator, 200);
+    } else access.signOut(cookieValue);
+    reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(request));
+    return { required: access.required, ...access.mode, signedIn: !access.required };
+  });
+}

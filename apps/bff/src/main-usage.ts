@@ -1,0 +1,32 @@
+/** `npm start -- --help`: every flag of the console, with the variable that sets it too. */
+export const USAGE = `Usage: npm start -- [flags]        (the mGPU console; no cluster configured: the embedded one)
+
+Cluster
+  --kubeconfig FILE          a kubeconfig (else KUBECONFIG, the in-cluster account, or embedded)
+  --context NAME             the kubeconfig context
+  --embedded                 the embedded mGPU cluster even when a kubeconfig is found
+  --topology FILE            the embedded cluster's nodes and cards (JSON)
+  --state-file FILE          where the embedded cluster keeps its objects across restarts
+  --card-policy binpack|spread   the card policy the preview assumes   (MGPU_CARD_POLICY)
+  --model-label KEY          the node label naming the GPU model       (MGPU_MODEL_LABEL)
+  --reserved-namespace NS    never written into (repeatable)           (MGPU_RESERVED_NAMESPACES)
+
+Serving
+  --port P                   default 8080                               (PORT)
+  --host ADDR                default 127.0.0.1                          (HOST)
+  --allowed-origin URL       another name the console answers as (repeatable) (MGPU_ALLOWED_ORIGINS)
+  --trust-proxy HOPS|CIDRS   proxies whose X-Forwarded-* are believed; default none (MGPU_TRUST_PROXY)
+  --metrics-port P           Prometheus /metrics on its own port        (MGPU_METRICS_PORT)
+  --metrics-host ADDR        where /metrics listens, default 127.0.0.1  (MGPU_METRICS_HOST)
+  --history-minutes M        how far back pool history reaches, default 60 (MGPU_HISTORY_MINUTES)
+
+Sign-in
+  --token T                  one shared token, at least 16 characters   (MGPU_CONSOLE_TOKEN)
+  --auth kubernetes|oidc     each operator's own Kubernetes identity    (MGPU_AUTH)
+  --oidc-issuer URL  --oidc-client-id ID  --oidc-client-secret S  --oidc-ca-file FILE  --oidc-scopes S
+  --session-idle-minutes M   default 30                                 (MGPU_SESSION_IDLE_MINUTES)
+  --session-max-hours H      default 12                                 (MGPU_SESSION_MAX_HOURS)
+  --access-review-ttl S      seconds an operator's RBAC answers are kept, default 5 (MGPU_ACCESS_REVIEW_TTL)
+
+  -h, --help                 this text
+`;
