@@ -95,6 +95,13 @@ export const APP_LABEL = 'app.kubernetes.io/name';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'mgpu-console';
 
+/**
+ * Whether the console made this object (spec §8): the one test behind `not-managed`, which
+ * every mutation of an existing workload applies, and the list's `managedByConsole`.
+ */
+export const isManagedByConsole = (object: { metadata?: { labels?: Record<string, string> } }) =>
+  object.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY;
+
 /** A GPU container's requests (= limits): what the API server and a ResourceQuota count. */
 export function containerResources(share: ContainerShare): ResourceList {
   if (share.type === 'nvidia') return { [VKE.nvidiaResource]: String(share.cards) };
@@ -236,4 +243,28 @@ export function buildHeadlessService(request: WorkloadRequest): HeadlessServiceM
     metadata: objectMeta(request),
     spec: { clusterIP: 'None', selector: { [APP_LABEL]: request.name } },
   };
+}
+
+/** The parts of a live Service that decide whether a StatefulSet can use it (a V1Service fits). */
+export interface ServiceLike {
+  spec?: { clusterIP?: string; selector?: Record<string, string> };
+}
+
+/**
+ * Why an existing Service of the request's name cannot be the StatefulSet's headless Service
+ * (rule `statefulset-service`): `not-headless` (it has a cluster IP, so the pods get no DNS
+ * names) or `other-pods` (its selector is not the one the console writes, so it governs someone
+ * else's pods); undefined when it is the Service the console would make, which is then reused.
+ */
+export function statefulSetServiceProblem(
+  service: ServiceLike,
+  request: WorkloadRequest,
+): 'not-headless' | 'other-pods' | undefined {
+  if (service.spec?.clusterIP !== 'None') return 'not-headless';
+  const wanted = buildHeadlessService(request).spec.selector;
+  const selector = service.spec.selector ?? {};
+  const same =
+    Object.keys(selector).length === Object.keys(wanted).length &&
+    Object.entries(wanted).every(([key, value]) => selector[key] === value);
+  return same ? undefined : 'other-pods';
 }

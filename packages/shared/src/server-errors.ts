@@ -27,11 +27,27 @@ export const SERVER_RULES = [
   'immutable-field',
   'kind-ambiguous',
   'cluster-not-synced',
+  'statefulset-service',
 ] as const;
 export type ServerRule = (typeof SERVER_RULES)[number];
 
 export interface ServerRuleError extends Omit<RuleError, 'rule'> {
   rule: ServerRule;
+}
+
+/** The most characters of one value a client sent that an error message quotes back. */
+export const MAX_ECHOED_INPUT = 64;
+
+/**
+ * A value the client sent, as an error message quotes it: cut to MAX_ECHOED_INPUT characters
+ * with an ellipsis, so an answer never carries back a page of whatever was sent. Every server
+ * rule's text quotes client input only through this (`describeServerError`).
+ */
+export function echoInput(value: string): string {
+  const characters = Array.from(value);
+  return characters.length > MAX_ECHOED_INPUT
+    ? `${characters.slice(0, MAX_ECHOED_INPUT).join('')}…`
+    : value;
 }
 
 /** The request path of an object field (`spec.template.spec.containers[0].image` → `containers.0.image`); '' for the form as a whole. */
@@ -86,6 +102,8 @@ type ServerRuleCatalog = {
     request: WorkloadRequest;
     /** An RBAC refusal's verb, resource and namespace (rule `forbidden`). */
     action?: ForbiddenAction;
+    /** What the client sent that the text quotes back, already cut by `echoInput`. */
+    sent: string;
   }) => {
     message: string;
     fix?: string;
@@ -122,12 +140,12 @@ const english: ServerRuleCatalog = {
     message: `This submission id already made another workload (${detail}).`,
     fix: 'Submit the form again: a changed request gets a new id.',
   }),
-  'not-managed': ({ request: r }) => ({
-    message: `Deployment "${r.namespace}/${r.name}" was not created by this console (no label app.kubernetes.io/managed-by: mgpu-console).`,
-    fix: 'Delete it with kubectl, or confirm and send the delete again with "force": true.',
+  'not-managed': ({ detail, request: r }) => ({
+    message: `${detail || 'Workload'} "${r.namespace}/${r.name}" was not created by this console (no label app.kubernetes.io/managed-by: mgpu-console); nothing was changed.`,
+    fix: 'Change it with kubectl, or confirm that the console may change it and send the same request again with "force": true.',
   }),
-  conflict: ({ detail, request: r }) => ({
-    message: `"${r.namespace}/${r.name}" changed in the cluster after you opened it (${detail}); nothing was changed.`,
+  conflict: ({ detail, request: r, sent }) => ({
+    message: `"${r.namespace}/${r.name}" changed in the cluster after you opened it (${sent ? `resourceVersion ${sent} → ` : ''}${detail}); nothing was changed.`,
     fix: 'Reload the live object, check what changed, and apply your edits again.',
   }),
   'immutable-field': ({ detail }) => ({
@@ -141,6 +159,10 @@ const english: ServerRuleCatalog = {
   'cluster-not-synced': ({ detail }) => ({
     message: `The console has not read the cluster's nodes yet${detail ? ` (${detail})` : ''}, so it cannot check this against what the cluster holds; nothing was changed.`,
     fix: 'Try again in a moment.',
+  }),
+  'statefulset-service': ({ detail, request: r }) => ({
+    message: `Service "${r.namespace}/${r.name}" already exists and ${detail === 'not-headless' ? 'is not headless (it has a cluster IP)' : 'selects other pods'}: it cannot be this StatefulSet's headless Service; nothing was created.`,
+    fix: `Choose another name, or delete that Service first (kubectl delete service ${r.name} -n ${r.namespace}).`,
   }),
 };
 
@@ -172,12 +194,12 @@ const chinese: ServerRuleCatalog = {
     message: `该提交编号已经创建过另一个工作负载（${detail}）。`,
     fix: '请重新提交表单：修改后的请求会得到新的编号。',
   }),
-  'not-managed': ({ request: r }) => ({
-    message: `Deployment“${r.namespace}/${r.name}”不是由本控制台创建的（没有标签 app.kubernetes.io/managed-by: mgpu-console）。`,
-    fix: '请用 kubectl 删除它，或确认后以 "force": true 再次删除。',
+  'not-managed': ({ detail, request: r }) => ({
+    message: `${detail || '工作负载'}“${r.namespace}/${r.name}”不是由本控制台创建的（没有标签 app.kubernetes.io/managed-by: mgpu-console）；没有做任何更改。`,
+    fix: '请用 kubectl 修改它，或确认允许控制台修改后以 "force": true 再次发送同一请求。',
   }),
-  conflict: ({ detail, request: r }) => ({
-    message: `“${r.namespace}/${r.name}”在您打开后已在集群中被修改（${detail}）；没有做任何更改。`,
+  conflict: ({ detail, request: r, sent }) => ({
+    message: `“${r.namespace}/${r.name}”在您打开后已在集群中被修改（${sent ? `resourceVersion ${sent} → ` : ''}${detail}）；没有做任何更改。`,
     fix: '请重新加载集群中的最新对象，查看变化后再次应用您的修改。',
   }),
   'immutable-field': ({ detail }) => ({
@@ -192,6 +214,10 @@ const chinese: ServerRuleCatalog = {
     message: `控制台尚未读取到集群的节点${detail ? `（${detail}）` : ''}，无法按集群的容量检查该操作；没有做任何更改。`,
     fix: '请稍后重试。',
   }),
+  'statefulset-service': ({ detail, request: r }) => ({
+    message: `Service“${r.namespace}/${r.name}”已存在，且${detail === 'not-headless' ? '不是 headless Service（它有 cluster IP）' : '选择的是其他 Pod'}：不能作为该 StatefulSet 的 headless Service；没有创建任何对象。`,
+    fix: `请换一个名称，或先删除该 Service（kubectl delete service ${r.name} -n ${r.namespace}）。`,
+  }),
 };
 
 const SERVER_RULE_TEXT: Record<Lang, Translate<ServerRuleCatalog>> = {
@@ -204,11 +230,15 @@ const SERVER_RULE_TEXT: Record<Lang, Translate<ServerRuleCatalog>> = {
  * `detail` is the network error.
  */
 export const clusterUnavailableMessage = (detail: string, lang: Lang = 'en'): string =>
-  SERVER_RULE_TEXT[lang]('cluster-unavailable', { detail, request: NO_REQUEST }).message;
+  SERVER_RULE_TEXT[lang]('cluster-unavailable', { detail, request: NO_REQUEST, sent: '' }).message;
 
 /** The texts that read only their detail are given this for a request. */
 const NO_REQUEST: WorkloadRequest = { name: '', namespace: '', replicas: 1, containers: [] };
 
+/**
+ * A server rule's error in `lang`. `detail` is the cluster's side (a Kubernetes message, the
+ * live version); `sent` is what the client sent that the text quotes, cut here by `echoInput`.
+ */
 export function describeServerError(
   rule: ServerRule,
   path: string,
@@ -216,11 +246,17 @@ export function describeServerError(
   request: WorkloadRequest,
   lang: Lang,
   action?: ForbiddenAction,
+  sent = '',
 ): ServerRuleError {
   return {
     path,
     rule,
-    ...SERVER_RULE_TEXT[lang](rule, { detail, request, ...(action ? { action } : {}) }),
+    ...SERVER_RULE_TEXT[lang](rule, {
+      detail,
+      request,
+      sent: echoInput(sent),
+      ...(action ? { action } : {}),
+    }),
   };
 }
 
