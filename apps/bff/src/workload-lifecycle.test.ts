@@ -153,6 +153,8 @@ describe('workload lifecycle: list, update, conflict, scale (spec §8)', () => {
       name,
       resourceVersion: live.resourceVersion,
       request: withCompute(live.request, '1.6'),
+      // Not the console's: the operator confirmed the edit (rule not-managed otherwise).
+      force: true,
       lang: 'en',
     });
     const stored = await apps.readNamespacedDeployment({ namespace: 'default', name });

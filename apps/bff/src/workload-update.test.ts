@@ -1,7 +1,8 @@
 import { AppsV1Api } from '@kubernetes/client-node';
 import { mergePatch } from '@mgpu/kube-client';
-import { APP_LABEL, WorkloadRequestSchema } from '@mgpu/shared';
+import { APP_LABEL, MAX_ECHOED_INPUT, WorkloadRequestSchema } from '@mgpu/shared';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { mutation } from './hardening/hardening-support.js';
 import {
   type BffHarness,
   callerWithWorkloads,
@@ -120,6 +121,33 @@ describe('workload.update: a conflict means the spec or the console’s labels c
     expect(refused.errors).toMatchObject([{ rule: 'conflict' }]);
     const stored = await apps.readNamespacedDeployment({ namespace, name });
     expect(stored.spec?.replicas).toBe(2);
+    await harness.caller.workload.delete({ namespace, name });
+  });
+});
+
+describe('workload.update: what an error quotes of the client input is bounded', () => {
+  it('refuses a 100 KB resourceVersion on its field, without sending it back', async () => {
+    const { name, form } = await opened('huge');
+    const resourceVersion = '9'.repeat(100_000);
+    const body = JSON.stringify({ namespace, name, resourceVersion, request: form.request });
+    const answer = await mutation(harness.url, 'workload.update', body);
+    expect(answer.status).toBe(400);
+    expect(answer.text).toContain('resourceVersion');
+    expect(answer.text.length).toBeLessThan(2_000);
+    await harness.caller.workload.delete({ namespace, name });
+  });
+
+  it('quotes a stale resourceVersion in the conflict cut to 64 characters with an ellipsis', async () => {
+    const { name, form } = await opened('echo');
+    const sent = `${'x'.repeat(MAX_ECHOED_INPUT)}${'y'.repeat(60)}`;
+    const refused = await ruleErrorsOf(
+      applyEdit(harness.caller, name, { ...form, resourceVersion: sent }),
+    );
+    expect(refused.code).toBe('CONFLICT');
+    expect(refused.errors).toMatchObject([{ rule: 'conflict', path: 'resourceVersion' }]);
+    expect(refused.errors[0]?.message).toContain(`${'x'.repeat(MAX_ECHOED_INPUT)}…`);
+    expect(refused.errors[0]?.message).not.toContain('yy');
+    expect(refused.errors[0]?.fix).toBeTruthy();
     await harness.caller.workload.delete({ namespace, name });
   });
 });

@@ -1,20 +1,16 @@
 import { toKubeError } from '@mgpu/kube-client';
 import {
-  type CreatableKind,
   checkWorkloadTarget,
   DeleteInputSchema,
   describeServerError,
-  type Lang,
-  MANAGED_BY,
-  MANAGED_BY_LABEL,
   WorkloadRefSchema,
   type WorkloadRequest,
 } from '@mgpu/shared';
 import { z } from 'zod';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
-import type { BffContext } from '../trpc/context.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
+import { requireManaged, resolveWorkload } from './workload-target.js';
 
 /**
  * Reads again when only the object's version moved between the check and the delete: during a
@@ -46,11 +42,9 @@ export const workloadDelete = publicProcedure
     if (reserved.length > 0) throw ruleFailure('BAD_REQUEST', reserved);
     let checked: LiveWorkload | undefined;
     for (let attempt = 1; ; attempt += 1) {
-      const workload = await workloadToDelete(
+      const workload = await resolveWorkload(
         ctx,
-        namespace,
-        name,
-        checked?.kind ?? input.kind,
+        { namespace, name, kind: checked?.kind ?? input.kind },
         target,
         lang,
       );
@@ -60,10 +54,7 @@ export const workloadDelete = publicProcedure
         throw ruleFailure('CONFLICT', [describeServerError('conflict', '', detail, target, lang)]);
       }
       checked = workload;
-      if (!force && workload.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY)
-        throw ruleFailure('PRECONDITION_FAILED', [
-          describeServerError('not-managed', '', '', target, lang),
-        ]);
+      requireManaged(workload, force, target, lang);
       try {
         await ctx.cluster.workloads.delete(workload.kind, namespace, name, {
           uid,
@@ -82,29 +73,3 @@ export const workloadDelete = publicProcedure
       }
     }
   });
-
-/**
- * The object of the named kind; without a kind, the one Deployment, StatefulSet or Job of that
- * name — with several, which one goes is the operator's choice (rule `kind-ambiguous`).
- */
-async function workloadToDelete(
-  ctx: BffContext,
-  namespace: string,
-  name: string,
-  kind: CreatableKind | undefined,
-  target: WorkloadRequest,
-  lang: Lang,
-): Promise<LiveWorkload> {
-  const found = await (kind
-    ? ctx.cluster.workloads.read(kind, namespace, name).then((object) => [object])
-    : ctx.cluster.workloads.findEvery(namespace, name)
-  ).catch((error: unknown) => {
-    throw kubeFailure(error, lang);
-  });
-  const [only, ...others] = found;
-  if (only !== undefined && others.length === 0) return only;
-  const kinds = found.map((object) => object.kind).join(', ');
-  throw ruleFailure('BAD_REQUEST', [
-    describeServerError('kind-ambiguous', 'kind', kinds, target, lang),
-  ]);
-}

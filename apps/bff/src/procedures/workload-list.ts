@@ -1,8 +1,7 @@
 import {
   type AllocationRecord,
   evaluateRequest,
-  MANAGED_BY,
-  MANAGED_BY_LABEL,
+  isManagedByConsole,
   readWorkloadObject,
   type WorkloadSummary,
   WorkloadSummarySchema,
@@ -58,7 +57,7 @@ export function summarizeWorkload(
     replicas: replicas.wanted,
     readyReplicas: replicas.ready,
     availableReplicas: replicas.available,
-    managedByConsole: object.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY,
+    managedByConsole: isManagedByConsole(object),
     computePolicy: read?.computePolicy ?? null,
     containers: shares,
     // Records name their workload by the pod's owner (a Deployment through its ReplicaSet).

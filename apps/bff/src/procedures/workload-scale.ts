@@ -9,6 +9,7 @@ import {
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
 import { clusterCheckOptions, requireClusterKnown } from './workload-preview.js';
+import { requireManaged, resolveWorkload } from './workload-target.js';
 
 /**
  * `workload.scale` (spec §8): a Deployment's or StatefulSet's replicas, a Job's parallelism
@@ -16,12 +17,14 @@ import { clusterCheckOptions, requireClusterKnown } from './workload-preview.js'
  * object is sent, so a scale never overwrites anyone's edit. The count answers to the rules
  * create applies to it (`checkScale`: `namespace-reserved`, `replicas-range`,
  * `replicas-exceed-cluster` for the workload read back), never without the cluster's nodes.
+ * As delete: without `kind`, a name two kinds share is `kind-ambiguous`; a workload the console
+ * did not make is `not-managed` unless `force`.
  */
 export const workloadScale = publicProcedure
   .input(ScaleInputSchema)
   .output(ScaleResultSchema)
   .mutation(async ({ ctx, input }) => {
-    const { namespace, name, replicas, lang } = input;
+    const { namespace, name, replicas, force, lang } = input;
     const fail = (error: unknown) => {
       throw kubeFailure(error, lang);
     };
@@ -32,7 +35,8 @@ export const workloadScale = publicProcedure
     const reserved = checkWorkloadTarget(namespace, options());
     if (reserved.length > 0) throw ruleFailure('BAD_REQUEST', reserved);
     await requireClusterKnown(ctx, lang, target);
-    const live = await ctx.cluster.workloads.find(namespace, name, input.kind).catch(fail);
+    const live = await resolveWorkload(ctx, { namespace, name, kind: input.kind }, target, lang);
+    requireManaged(live, force, target, lang);
     const workload = readWorkloadObject(live, { modelLabel: ctx.modelLabel })?.request ?? target;
     const errors = checkScale(workload, replicas, options());
     if (errors.length > 0) throw ruleFailure('BAD_REQUEST', errors);

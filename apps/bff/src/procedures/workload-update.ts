@@ -3,6 +3,7 @@ import {
   applyRequestToObject,
   describeServerError,
   diffRequests,
+  echoInput,
   type Lang,
   type RuleError,
   readWorkloadObject,
@@ -16,6 +17,7 @@ import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
 import { refusal } from './workload-create.js';
 import { checkWrite } from './workload-preview.js';
+import { requireManaged } from './workload-target.js';
 
 /**
  * Writes tried when the API server's 409 came from a status write between read and PUT: during a
@@ -23,9 +25,14 @@ import { checkWrite } from './workload-preview.js';
  */
 const UPDATE_ATTEMPTS = 10;
 
-/** Rule `conflict` (spec §8): the object moved on since the form read it; nothing was written. */
-const conflict = (request: WorkloadRequest, lang: Lang, detail: string) =>
-  ruleFailure('CONFLICT', [describeServerError('conflict', '', detail, request, lang)]);
+/**
+ * Rule `conflict` (spec §8): the object moved on since the form read it; nothing was written.
+ * `sent` is the form's resourceVersion, quoted back only as far as `echoInput` allows.
+ */
+const conflict = (request: WorkloadRequest, lang: Lang, detail: string, sent = '') =>
+  ruleFailure('CONFLICT', [
+    describeServerError('conflict', 'resourceVersion', detail, request, lang, undefined, sent),
+  ]);
 
 const immutable = (request: WorkloadRequest, lang: Lang, paths: string[], detail: string) =>
   ruleFailure(
@@ -55,7 +62,7 @@ export const workloadUpdate = publicProcedure
   .input(UpdateInputSchema)
   .output(UpdateResultSchema)
   .mutation(async ({ ctx, input }) => {
-    const { namespace, name, resourceVersion, request, lang } = input;
+    const { namespace, name, resourceVersion, request, force, lang } = input;
     // A name or namespace is the object's identity: another one is a create, not an edit.
     const moved = (['namespace', 'name'] as const).filter(
       (field) => request[field] !== input[field],
@@ -65,7 +72,7 @@ export const workloadUpdate = publicProcedure
         request,
         lang,
         moved,
-        `${namespace}/${name} → ${request.namespace}/${request.name}`,
+        `${namespace}/${name} → ${echoInput(request.namespace)}/${echoInput(request.name)}`,
       );
     const kind = workloadKindOf(request);
     // Its own pods are already in the quota's used: the edit is charged as their replacement.
@@ -79,10 +86,12 @@ export const workloadUpdate = publicProcedure
           throw kubeFailure(error, lang);
         });
       const liveVersion = live.metadata?.resourceVersion ?? '';
+      // Checked on every read: an object put in its place meanwhile answers to it as well.
+      requireManaged(live, force, request, lang);
       // Stale: the spec or the console's labels moved on since the form read it (or the version
       // is unknown here). Status writes alone do not count: the edit lands on the live object.
       if (ctx.cluster.workloads.specChangedSince(live, resourceVersion))
-        throw conflict(request, lang, `resourceVersion ${resourceVersion} → ${liveVersion}`);
+        throw conflict(request, lang, liveVersion, resourceVersion);
       const before = readWorkloadObject(live, { modelLabel: ctx.modelLabel });
       const changes = before ? diffRequests(before.request, request) : [];
       if (before !== undefined && changes.length === 0) return resultOf(live, changes);
