@@ -358,6 +358,16 @@ export class WorkloadObjects {
     });
   }
 
+  /** The Service of that name, or undefined when there is none (a StatefulSet's, before create). */
+  readService(namespace: string, name: string): Promise<V1Service | undefined> {
+    return this.call(() =>
+      this.core.readNamespacedService({ namespace, name }).catch((error: unknown) => {
+        if (toKubeError(error).code === 404) return undefined;
+        throw error;
+      }),
+    );
+  }
+
   createService(namespace: string, body: V1Service, dryRun = false): Promise<V1Service> {
     return this.call(() =>
       this.core.createNamespacedService({

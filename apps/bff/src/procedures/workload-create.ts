@@ -10,6 +10,7 @@ import {
   describeServerError,
   type Lang,
   type RuleError,
+  statefulSetServiceProblem,
   type WorkloadRequest,
   workloadKindOf,
 } from '@mgpu/shared';
@@ -106,7 +107,7 @@ async function earlierAttempt(
 /**
  * A StatefulSet's headless Service (its `serviceName`), owned by it so it goes with it; without
  * an owner, the dry run made before either is created. One that exists already (a retry, or the
- * operator's own) is left as it is.
+ * operator's own identical one, `requireFitService`) is left as it is.
  */
 async function ensureHeadlessService(
   ctx: BffContext,
@@ -143,10 +144,36 @@ async function ensureHeadlessService(
 }
 
 /**
+ * Rule `statefulset-service`: a Service of the StatefulSet's name that exists already is reused
+ * only if it is the headless one the console would make; any other (a cluster IP, another
+ * selector) would leave the pods without their DNS names or govern someone else's, so the create
+ * is refused before anything is made. Read as the operator: their RBAC decides.
+ */
+async function requireFitService(
+  ctx: BffContext,
+  kind: CreatableKind,
+  request: WorkloadRequest,
+  lang: Lang,
+): Promise<void> {
+  if (kind !== 'StatefulSet') return;
+  const existing = await ctx.cluster.workloads
+    .readService(request.namespace, request.name)
+    .catch((error: unknown) => {
+      throw refusal(toKubeError(error), request, lang);
+    });
+  const problem = existing && statefulSetServiceProblem(existing, request);
+  if (problem === undefined) return;
+  throw ruleFailure('CONFLICT', [
+    describeServerError('statefulset-service', 'name', problem, request, lang),
+  ]);
+}
+
+/**
  * `workload.create`: re-validates everything (the browser is never trusted) with the
  * cluster-aware rules (waiting briefly for the nodes' first list, `checkWrite`), asks the API
  * server for a dry run of every object it will make, then creates the object of the request's
- * kind (a StatefulSet with its headless Service; if the Service is refused even so, the
+ * kind (a StatefulSet with its headless Service, refused up front when a Service of that name
+ * exists that is not that one, `statefulset-service`; if the Service is refused even so, the
  * StatefulSet is deleted again). A retry with the same client request id returns what the first
  * attempt made instead of a second one or an error.
  */
@@ -208,6 +235,7 @@ export const workloadCreate = publicProcedure
     };
     const retried = await answerRetry(false);
     if (retried) return retried;
+    await requireFitService(ctx, kind, request, lang);
     for (const dryRun of [true, false]) {
       let created: LiveWorkload;
       try {
