@@ -204,4 +204,37 @@ describe('--auth oidc on the real tier', () => {
     expect(askedPassword(await browser.signIn(login, credentials))).toBe(true);
     expect((await whoami(browser.cookieHeader(new URL(harness.url)))).username).toBe(username);
   });
+  it('throttles refused callbacks per address, as wrong tokens at /session are', async () => {
+    // A console of its own: its throttle is not the one the tests above sign in through.
+    const guessed = await startHarness({
+      auth: 'oidc',
+      oidc: {
+        issuer: env.MGPU_TEST_OIDC_ISSUER ?? '',
+        clientId: env.MGPU_TEST_OIDC_CLIENT_ID ?? '',
+        clientSecret: env.MGPU_TEST_OIDC_CLIENT_SECRET ?? '',
+        caFile: env.MGPU_TEST_OIDC_CA_FILE ?? '',
+      },
+      logger: false,
+    });
+    try {
+      const guess = (attempt: number) =>
+        fetch(`${guessed.url}/auth/callback?code=guess-${attempt}&state=guess-${attempt}`, {
+          redirect: 'manual',
+        });
+      for (let attempt = 0; attempt < 10; attempt++)
+        expect((await guess(attempt)).status).toBe(401);
+      const throttled = await guess(10);
+      expect(throttled.status).toBe(429);
+      expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+      // The same window covers every other door from that address.
+      const signIn = await fetch(`${guessed.url}/session`, {
+        method: 'POST',
+        headers: { origin: guessed.url, 'content-type': 'application/json' },
+        body: JSON.stringify({ token: 'any-token' }),
+      });
+      expect(signIn.status).toBe(429);
+    } finally {
+      await guessed.close();
+    }
+  });
 });
