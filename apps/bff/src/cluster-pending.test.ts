@@ -1,7 +1,15 @@
 import { CoreV1Api } from '@kubernetes/client-node';
-import { type PendingPod, REJECTION_CODES, ROOM_REASONS, VKE } from '@mgpu/shared';
+import {
+  type PendingGroup,
+  type PendingGroupEvent,
+  pendingPodCursor,
+  REJECTION_CODES,
+  ROOM_REASONS,
+  VKE,
+} from '@mgpu/shared';
 import { describe, expect, it } from 'vitest';
 import {
+  deleteAfterTest,
   eventually,
   PENDING_GPU,
   seedRequest,
@@ -63,20 +71,33 @@ describe('cluster.pending', () => {
         summary.pools.find((pool) => pool.pool === fit.pool)?.largestFit,
       );
 
-    // The live list carried it too.
-    for (;;) {
+    // The live groups carried it too: the same verdict, the pod listed under its group.
+    const live = new Map<string, PendingGroup>();
+    const nextEvent = async () => {
       const next = await events.next();
       if (next.done) throw new Error('the pending watch ended');
-      if (trackedData<PendingPod[]>(next.value).some((pod) => pod.pod === pending.pod)) break;
-    }
+      const event = trackedData<PendingGroupEvent>(next.value);
+      if (event.type === 'snapshot') live.clear();
+      for (const group of event.groups)
+        if (event.type === 'delete') live.delete(group.key);
+        else live.set(group.key, group);
+      return event;
+    };
+    const groupOfPod = () =>
+      [...live.values()].find((group) => group.pods.some((pod) => pod.pod === pending.pod));
+    expect((await nextEvent()).type).toBe('snapshot');
+    while (groupOfPod() === undefined) await nextEvent();
+    expect(groupOfPod()).toMatchObject({
+      namespace: 'default',
+      workload: name,
+      podCount: 1,
+      rejections: pending.rejections,
+      message: pending.message,
+    });
 
     await harness.caller.workload.delete({ namespace: 'default', name });
     await eventually(async () => (await pendingOf(name)) === undefined, 'the pod to leave');
-    for (;;) {
-      const next = await events.next();
-      if (next.done) throw new Error('the pending watch ended');
-      if (!trackedData<PendingPod[]>(next.value).some((pod) => pod.pod === pending.pod)) break;
-    }
+    while (groupOfPod() !== undefined) await nextEvent();
     await events.return?.();
   });
 
@@ -152,4 +173,109 @@ describe('cluster.pending', () => {
         .catch(() => undefined);
     }
   });
+});
+
+/** As many replicas as issue 25's stalled console had waiting: one workload, one shape. */
+const MANY = 1500;
+
+describe('many pending pods of one workload (issue 25)', () => {
+  it('answers them as one group, every pod still listed, while /healthz answers', async () => {
+    const name = uniqueName('many');
+    const other = uniqueName('other');
+    deleteAfterTest(harness, name);
+    deleteAfterTest(harness, other);
+    for (const workload of [name, other])
+      await harness.caller.workload.create({
+        request: impossibleRequest(workload),
+        clientRequestId: uniqueName('c'),
+        lang: 'en',
+      });
+    const watch = await harness.caller.cluster.pendingWatch({});
+    const events = watch[Symbol.asyncIterator]();
+    const live = new Map<string, PendingGroup>();
+    const nextEvent = async () => {
+      const next = await events.next();
+      if (next.done) throw new Error('the pending watch ended');
+      const event = trackedData<PendingGroupEvent>(next.value);
+      if (event.type === 'snapshot') live.clear();
+      for (const group of event.groups)
+        if (event.type === 'delete') live.delete(group.key);
+        else live.set(group.key, group);
+      return event;
+    };
+    const liveGroup = (workload: string) =>
+      [...live.values()].find((group) => group.workload === workload);
+    expect((await nextEvent()).type).toBe('snapshot');
+
+    // Scaled past the console's own replicas rule, as `kubectl scale` would.
+    await harness.bff.context.cluster.workloads.scale('Deployment', 'default', name, MANY - 1);
+    while ((liveGroup(name)?.podCount ?? 0) < MANY - 1 || !liveGroup(other)) await nextEvent();
+    const before = liveGroup(name) as PendingGroup;
+    expect(before.rejections.length).toBeGreaterThan(0);
+    // The stream lists the first pods of a group and counts them all.
+    expect(before.pods.length).toBeLessThan(before.podCount);
+
+    // One more pod joins: only its group is sent again, not the other, not a new snapshot.
+    await harness.bff.context.cluster.workloads.scale('Deployment', 'default', name, MANY);
+    const joined = await nextEvent();
+    expect(joined.type).toBe('upsert');
+    expect(joined.groups.map((group) => [group.key, group.podCount])).toEqual([[before.key, MANY]]);
+    await events.return?.();
+
+    // Grouped: the reasons once for all 1,500 pods, the pods counted and listed on demand.
+    const page = await harness.caller.cluster.pendingGroups({ podLimit: 5 });
+    const groups = page.groups.filter((group) => group.workload === name);
+    expect(groups).toHaveLength(1);
+    const [group] = groups as [PendingGroup];
+    expect(group.podCount).toBe(MANY);
+    expect(group.pods).toHaveLength(5);
+    expect(group.rejections).toEqual(before.rejections);
+    expect(page.podCount).toBe(MANY + 1);
+    const whole = await harness.caller.cluster.pendingGroups({ key: group.key, podLimit: 5000 });
+    const names = whole.groups[0]?.pods.map((pod) => pod.pod) ?? [];
+    expect(new Set(names).size).toBe(MANY);
+    expect(names.every((pod) => pod.startsWith(`${name}-`))).toBe(true);
+
+    // Per pod (spec §8): every pod still listed, each with its group's reasons.
+    const pods = (await harness.caller.cluster.pending()).filter((pod) => pod.workload === name);
+    expect(pods).toHaveLength(MANY);
+    expect(new Set(pods.map((pod) => pod.pod))).toEqual(new Set(names));
+    for (const pod of pods) expect(pod.rejections).toEqual(group.rejections);
+    // The grouped answer does not repeat the reasons per pod: a small part of the per-pod one.
+    expect(JSON.stringify(page).length * 20).toBeLessThan(JSON.stringify(pods).length);
+    // Paged per pod: two pages make the whole list, in order.
+    const all = await harness.caller.cluster.pending();
+    const first = await harness.caller.cluster.pending({ limit: 1000 });
+    const last = first.at(-1);
+    expect(last).toBeDefined();
+    const rest = await harness.caller.cluster.pending({
+      after: pendingPodCursor(last as (typeof first)[number]),
+    });
+    expect([...first, ...rest].map((pod) => pod.pod)).toEqual(all.map((pod) => pod.pod));
+
+    // 20 reads over HTTP at once, while the view is recomputed: all answer, and /healthz
+    // answers among them rather than after them.
+    await harness.bff.context.cluster.workloads.scale('Deployment', 'default', name, MANY - 1);
+    let finished = 0;
+    const reads = Array.from({ length: 20 }, async (_, index) => {
+      const response = await fetch(
+        index % 2 === 0
+          ? `${harness.url}/trpc/cluster.pending`
+          : `${harness.url}/trpc/cluster.pendingGroups`,
+      );
+      const body = (await response.json()) as { result?: { data: unknown } };
+      finished++;
+      return { status: response.status, data: body.result?.data };
+    });
+    const health = await fetch(`${harness.url}/healthz`);
+    const finishedBeforeHealth = finished;
+    expect(health.status).toBe(200);
+    const answers = await Promise.all(reads);
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    for (const [index, answer] of answers.entries()) {
+      if (index % 2 === 0) expect((answer.data as unknown[]).length).toBeGreaterThan(MANY - 2);
+      else expect((answer.data as { podCount: number }).podCount).toBeGreaterThan(MANY - 1);
+    }
+    expect(finishedBeforeHealth).toBeLessThan(answers.length);
+  }, 240_000);
 });

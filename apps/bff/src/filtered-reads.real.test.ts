@@ -1,5 +1,10 @@
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import type { PendingPod, WorkloadListEvent, WorkloadProgress } from '@mgpu/shared';
+import type {
+  PendingGroupEvent,
+  PendingPod,
+  WorkloadListEvent,
+  WorkloadProgress,
+} from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from './identity/operator.js';
@@ -226,11 +231,15 @@ describe('filtered reads by the operator’s RBAC (real tier)', () => {
     const watch = (await callerFor(alice.operator, watching.signal).cluster.pendingWatch({}))[
       Symbol.asyncIterator
     ]();
-    const listed = trackedData<PendingPod[]>((await watch.next()).value);
+    const snapshot = trackedData<PendingGroupEvent>((await watch.next()).value);
     watching.abort();
-    const streamed = listed.find((pod) => pod.workload === name);
+    expect(snapshot.type).toBe('snapshot');
+    const streamed = snapshot.groups.find((group) => group.workload === name);
     expect(streamed?.nodesWithheld).toBe(true);
-    expect(JSON.stringify(listed)).not.toContain('"largestFits"');
+    expect(verdicts({ ...alices, rejections: streamed?.rejections ?? [] })).toEqual(
+      verdicts(alices),
+    );
+    expect(JSON.stringify(snapshot)).not.toContain('"largestFits"');
   });
 
   it('shows shared cards whole but not other namespaces’ pods on them', async () => {

@@ -1,7 +1,9 @@
 import { allocationsWatch } from './procedures/allocations-watch.js';
 import { clusterHistory } from './procedures/cluster-history.js';
 import { clusterLayout, clusterNodes } from './procedures/cluster-nodes.js';
-import { clusterPending, clusterPendingWatch } from './procedures/cluster-pending.js';
+import { clusterPending } from './procedures/cluster-pending.js';
+import { clusterPendingGroups } from './procedures/cluster-pending-groups.js';
+import { clusterPendingWatch } from './procedures/cluster-pending-watch.js';
 import { clusterQuotas } from './procedures/cluster-quotas.js';
 import { clusterSummary } from './procedures/cluster-summary.js';
 import { gpuModels } from './procedures/gpu-models.js';
@@ -24,6 +26,7 @@ export const appRouter = router({
     nodes: clusterNodes,
     layout: clusterLayout,
     pending: clusterPending,
+    pendingGroups: clusterPendingGroups,
     pendingWatch: clusterPendingWatch,
     history: clusterHistory,
     quotas: clusterQuotas,

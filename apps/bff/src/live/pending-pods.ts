@@ -1,41 +1,207 @@
-import { isPendingGpuPod, type PendingPod, pendingPods } from '@mgpu/shared';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import {
+  comparePendingGroups,
+  comparePendingPods,
+  isPendingGpuPod,
+  type NodeState,
+  type PendingGroup,
+  PendingGroupSchema,
+  type PendingMember,
+  type PendingVerdict,
+  pendingGroupOf,
+  pendingMemberOf,
+  pendingVerdictOf,
+  placePending,
+} from '@mgpu/shared';
 import { currentNodeStates, currentPools } from '../cluster/inventory.js';
 import type { BffContext } from '../trpc/context.js';
 
-interface PendingView {
-  nodesVersion: number;
-  podsVersion: number;
-  pods: readonly PendingPod[];
+/** The pending pods at one moment: groups by shape, oldest first, each listing all its pods. */
+export interface PendingState {
+  readonly groups: readonly PendingGroup[];
+  readonly podCount: number;
 }
 
-/** One list per cluster client, redone only after its informers saw a change. */
-const views = new WeakMap<object, PendingView>();
+const NOTHING_PENDING: PendingState = { groups: [], podCount: 0 };
+
+interface KnownVerdict {
+  verdict: PendingVerdict;
+  json: string;
+  /** The node states it was reached on: the same array means the same verdict. */
+  states: readonly NodeState[];
+}
 
 /**
- * Every GPU pod no node holds yet, with the placement asked again against the informers' view
- * (`cluster.pending`, the dashboard's pending section, `mgpu_pending_pods`). Shared by every
- * caller until the caches change, so read-only. With no pending pod — the usual case — it does
- * not even build the node states.
+ * The console's one view of the GPU pods no node holds yet (`cluster.pending`, `pendingGroups`,
+ * `pendingWatch`, `mgpu_pending_pods`, the pool history), built once for every caller and every
+ * operator — operators get cuts of it (issue 25: 1,491 pods of one workload made each call redo
+ * the whole list, 0.16–0.6 s of CPU, per operator, and 20 calls held `/healthz` for 8.5 s).
+ *
+ * Kept up to date change by change: a pod is read into its group once per object the informer
+ * holds; the placement runs once per shape, again only when the node states changed; a group
+ * whose pods and verdict stayed is the same object (so a watch sends only changed groups). One
+ * computation is in flight at a time, shared by every caller, and it yields to the event loop
+ * between shapes, so health checks and other requests answer while it runs.
  */
-export function currentPendingPods(ctx: BffContext): readonly PendingPod[] {
-  const { nodes, pods } = ctx.cluster;
-  const cached = views.get(ctx.cluster);
-  if (cached?.nodesVersion === nodes.version && cached.podsVersion === pods.version)
-    return cached.pods;
-  // From the index, not the whole cache: under churn this runs up to ten times a second, and
-  // copying 30,000 pods to keep the few that wait was most of it.
-  const waiting = ctx.cluster.unscheduledPods().filter(isPendingGpuPod);
-  const view: PendingView = {
-    nodesVersion: nodes.version,
-    podsVersion: pods.version,
-    pods:
-      waiting.length === 0
-        ? []
-        : pendingPods(waiting, currentNodeStates(ctx), currentPools(ctx), {
-            cardPolicy: ctx.cardPolicy,
-            modelLabel: ctx.modelLabel,
-          }),
-  };
-  views.set(ctx.cluster, view);
-  return view.pods;
+export class PendingPodsView {
+  private state: PendingState = NOTHING_PENDING;
+  /** An informer event since the last computation began that may change the answer. */
+  private dirty = true;
+  private inFlight: Promise<PendingState> | undefined;
+  private watching = false;
+  private readonly listeners = new Set<() => void>();
+  /** Per pod object of the informer (replaced on every update): its group and shape. */
+  private readonly members = new WeakMap<object, PendingMember>();
+  /** Per shape signature: its verdict on the node states it was reached on. */
+  private verdicts = new Map<string, KnownVerdict>();
+  private readonly verdictOfGroup = new WeakMap<PendingGroup, PendingVerdict>();
+
+  /** `context`: the console's own (not an operator's); read lazily, as it is built after this. */
+  constructor(private readonly context: () => BffContext) {}
+
+  /** The last computed state, without waiting (starts a computation if one is due). */
+  latest(): PendingState {
+    void this.current().catch(() => undefined);
+    return this.state;
+  }
+
+  /**
+   * The current state: at once when nothing changed since the last computation; else the
+   * computation in flight (started now if none is), which every caller shares.
+   */
+  current(): Promise<PendingState> {
+    this.watch();
+    if (!this.dirty) return this.inFlight ?? Promise.resolve(this.state);
+    this.inFlight ??= this.compute().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  /** Calls `listener` when the state may have changed (read `current()` to see). */
+  onChange(listener: () => void): () => void {
+    this.watch();
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    this.dirty = true;
+    for (const listener of this.listeners) listener();
+  }
+
+  private watch(): void {
+    if (this.watching) return;
+    this.watching = true;
+    const { pods, nodes } = this.context().cluster;
+    // Lives as long as the console's informers: the view is made once per process.
+    pods.subscribe((event) => {
+      // A pod joins or leaves the list; while any waits (or a computation runs), any pod's
+      // change — one freeing or taking cards — may change a verdict.
+      if (
+        event.type === 'resync' ||
+        this.state.podCount > 0 ||
+        this.inFlight !== undefined ||
+        isPendingGpuPod(event.object)
+      )
+        this.changed();
+    });
+    nodes.subscribe(() => {
+      if (this.state.podCount > 0 || this.inFlight !== undefined) this.changed();
+    });
+  }
+
+  private async compute(): Promise<PendingState> {
+    this.dirty = false;
+    try {
+      this.state = await this.build();
+      return this.state;
+    } catch (error) {
+      this.dirty = true;
+      throw error;
+    }
+  }
+
+  private async build(): Promise<PendingState> {
+    const ctx = this.context();
+    const options = { cardPolicy: ctx.cardPolicy, modelLabel: ctx.modelLabel };
+    // From the index, not the whole cache: the few pods that wait among thousands.
+    const byGroup = new Map<string, PendingMember[]>();
+    for (const pod of ctx.cluster.unscheduledPods()) {
+      if (!isPendingGpuPod(pod)) continue;
+      let member = this.members.get(pod);
+      if (member === undefined) {
+        member = pendingMemberOf(pod, options);
+        this.members.set(pod, member);
+      }
+      const members = byGroup.get(member.groupKey);
+      if (members === undefined) byGroup.set(member.groupKey, [member]);
+      else members.push(member);
+    }
+    // With no pending pod — the usual case — not even the node states are built.
+    if (byGroup.size === 0) {
+      this.verdicts.clear();
+      return NOTHING_PENDING;
+    }
+    const states = currentNodeStates(ctx);
+    const pools = currentPools(ctx);
+    const before = new Map(this.state.groups.map((group) => [group.key, group]));
+    const verdicts = new Map<string, KnownVerdict>();
+    const groups: PendingGroup[] = [];
+    let podCount = 0;
+    for (const [key, members] of byGroup) {
+      members.sort(comparePendingPods);
+      const first = members[0] as PendingMember;
+      let known = verdicts.get(first.signature) ?? this.verdicts.get(first.signature);
+      if (known === undefined || known.states !== states) {
+        const verdict = pendingVerdictOf(
+          first.demand,
+          placePending(first.demand, states, options),
+          states,
+          pools,
+        );
+        const json = JSON.stringify(verdict);
+        // The same verdict on changed nodes stays the same object: its groups stay unchanged.
+        known = { verdict: known?.json === json ? known.verdict : verdict, json, states };
+        // One placement walks every node: let waiting requests in before the next shape.
+        await yieldToEventLoop();
+      }
+      verdicts.set(first.signature, known);
+      groups.push(this.groupOf(key, members, known.verdict, before.get(key)));
+      podCount += members.length;
+    }
+    this.verdicts = verdicts;
+    return { groups: groups.sort(comparePendingGroups), podCount };
+  }
+
+  /** The group as it was when neither its pods nor its verdict changed, else a new one. */
+  private groupOf(
+    key: string,
+    members: readonly PendingMember[],
+    verdict: PendingVerdict,
+    before: PendingGroup | undefined,
+  ): PendingGroup {
+    if (
+      before !== undefined &&
+      this.verdictOfGroup.get(before) === verdict &&
+      before.pods.length === members.length &&
+      before.pods.every(
+        (pod, index) => pod.pod === members[index]?.pod && pod.since === members[index]?.since,
+      )
+    )
+      return before;
+    // Validated once as it is made: every answer built from it is then valid by construction.
+    const group = PendingGroupSchema.parse(pendingGroupOf(key, members, verdict));
+    this.verdictOfGroup.set(group, verdict);
+    return group;
+  }
+}
+
+/**
+ * The pending pods as of the view's last computation, in groups (each stands for `podCount`
+ * pods; `pendingPodsPerPool` counts them so): what `/metrics` and the pool history sample without
+ * waiting. At most one computation behind, and it starts the next one when one is due.
+ */
+export function currentPendingPods(ctx: BffContext): readonly PendingGroup[] {
+  return ctx.pending.latest().groups;
 }

@@ -5,6 +5,7 @@ import type { AccessReviews } from '../identity/access-reviews.js';
 import type { AuditEntry } from '../identity/audit.js';
 import type { Operator } from '../identity/operator.js';
 import type { AllocationFeed } from '../live/allocation-feed.js';
+import type { PendingPodsView } from '../live/pending-pods.js';
 import type { PoolHistory } from '../live/pool-history.js';
 
 /** What every procedure gets: the cluster, its live state, and how the scheduler picks cards. */
@@ -14,6 +15,11 @@ export interface BffContext {
   allocations: AllocationFeed;
   /** Items per part of a subscription's snapshot (`SNAPSHOT_PART_SIZE`; tests make it small). */
   snapshotPartSize: number;
+  /**
+   * The GPU pods no node holds yet, grouped by shape: one view for the process, built in
+   * `startBff`, which every operator's answer is a cut of (`cluster.pending*`, metrics).
+   */
+  pending: PendingPodsView;
   /** The last hour (configurable) of per-pool figures (`cluster.history`). */
   history: PoolHistory;
   cardPolicy: CardPolicy;

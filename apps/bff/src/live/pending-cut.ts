@@ -1,0 +1,99 @@
+import {
+  describeRejections,
+  type PendingGroup,
+  PendingGroupSchema,
+  type PendingPod,
+  PendingPodsSchema,
+  pendingGroupCut,
+  podsOfPendingGroups,
+} from '@mgpu/shared';
+import { rejectionsWithoutNodes, seesNodes } from '../identity/cluster-view.js';
+import { visibleItems } from '../identity/filtered-reads.js';
+import type { BffContext } from '../trpc/context.js';
+import { prepareOutput } from '../trpc/prepared-output.js';
+import type { PendingState } from './pending-pods.js';
+
+/**
+ * What of the shared pending view one caller sees (spec §8): with per-user auth, the groups of
+ * the namespaces they may `list pods` in, and without node names, pools that fit or free room
+ * unless they may `list nodes` — the cut `pendingWithoutNodes` makes of a pod, made of a group.
+ * Every derived object is kept per group, so a group that did not change stays the same object
+ * for every caller (and a watch does not send it again).
+ */
+
+const withheld = new WeakMap<PendingGroup, PendingGroup>();
+const cuts = new WeakMap<PendingGroup, Map<number, PendingGroup>>();
+const podLists = new WeakMap<PendingState, PendingPod[]>();
+
+/** `group` as an operator who may not list nodes sees it: rejection codes per node group only. */
+export function pendingGroupWithoutNodes(group: PendingGroup): PendingGroup {
+  let cut = withheld.get(group);
+  if (cut === undefined) {
+    const { fitsNow: _fitsNow, largestFits: _largestFits, rejections, message, ...rest } = group;
+    const without = rejectionsWithoutNodes(rejections);
+    cut = PendingGroupSchema.parse({
+      ...rest,
+      rejections: without,
+      message: without.length > 0 ? describeRejections({ rejections: without }) : message,
+      nodesWithheld: true,
+    });
+    withheld.set(group, cut);
+  }
+  return cut;
+}
+
+/** `group` listing at most `podLimit` pods: one object per group and limit. */
+export function pendingGroupListing(group: PendingGroup, podLimit: number): PendingGroup {
+  if (group.pods.length <= podLimit) return group;
+  let byLimit = cuts.get(group);
+  if (byLimit === undefined) {
+    byLimit = new Map();
+    cuts.set(group, byLimit);
+  }
+  let cut = byLimit.get(podLimit);
+  if (cut === undefined) {
+    cut = pendingGroupCut(group, podLimit);
+    // A "show more" asks for arbitrary limits: keep the few most recent per group.
+    if (byLimit.size >= 4) byLimit.clear();
+    byLimit.set(podLimit, cut);
+  }
+  return cut;
+}
+
+/** The pending groups of `namespace` (or all) the request's operator, if any, may see. */
+export async function pendingGroupsFor(
+  ctx: BffContext,
+  namespace: string | undefined,
+): Promise<readonly PendingGroup[]> {
+  const { groups } = await ctx.pending.current();
+  const wanted = namespace ? groups.filter((group) => group.namespace === namespace) : groups;
+  if (!ctx.operator) return wanted;
+  const [visible, nodes] = await Promise.all([visibleItems(ctx, wanted), seesNodes(ctx)]);
+  return nodes ? visible : visible.map(pendingGroupWithoutNodes);
+}
+
+/**
+ * Every pending pod the caller may see, one object per pod sharing its group's verdict (spec §8
+ * `cluster.pending`). Built from validated groups, so marked as valid output: 1,500 pods are
+ * not parsed again per call. Unfiltered, one list per state serves every caller: read-only.
+ */
+export async function pendingPodsFor(
+  ctx: BffContext,
+  namespace: string | undefined,
+): Promise<PendingPod[]> {
+  if (!ctx.operator && !namespace) {
+    const state = await ctx.pending.current();
+    let pods = podLists.get(state);
+    if (pods === undefined) {
+      pods = preparedPods(podsOfPendingGroups(state.groups));
+      podLists.set(state, pods);
+    }
+    return pods;
+  }
+  return preparedPods(podsOfPendingGroups(await pendingGroupsFor(ctx, namespace)));
+}
+
+/** Marks a list made from validated groups (or a slice of one) as valid `cluster.pending` output. */
+export function preparedPods(pods: PendingPod[]): PendingPod[] {
+  return prepareOutput(PendingPodsSchema, pods, () => JSON.stringify(pods));
+}
