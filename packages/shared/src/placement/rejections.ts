@@ -1,6 +1,5 @@
 import { type ParamsOf, type Translate, translationOf, translator } from '../i18n.js';
 import type { Lang } from '../rules.js';
-import type { RejectionReason } from './types.js';
 
 /**
  * Why a node (or the pod itself) was turned down, as a language-free code with its parameters,
@@ -34,6 +33,22 @@ export const REJECTION_CODES = [
 ] as const;
 
 export type RejectionCode = (typeof REJECTION_CODES)[number];
+
+/** The coarse constraint a code belongs to; the message names the failing one exactly. */
+export type RejectionReason =
+  | 'invalid'
+  | 'unschedulable'
+  | 'resource-type'
+  | 'policy'
+  | 'model'
+  | 'node-affinity'
+  | 'pods'
+  | 'cards'
+  | 'idle-cards'
+  | 'compute'
+  | 'memory'
+  | 'instance-limit'
+  | 'fragmented';
 
 /** The values a code's message is written from; model, policy and container names stay as they are. */
 export interface RejectionParams {

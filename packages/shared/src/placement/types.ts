@@ -4,7 +4,10 @@
  * the tests build them alike.
  */
 import type { GpuClaim } from '../ledger/claim.js';
-import type { RejectionCode, RejectionParams } from './rejections.js';
+import type { RejectionCode, RejectionParams, RejectionReason } from './rejections.js';
+
+// Importers that take the placement shapes from here keep finding the reason beside them.
+export type { RejectionReason } from './rejections.js';
 
 /** Card-level policy of the public scheduler: fill fuller cards first (default) or emptier ones. */
 export type CardPolicy = 'binpack' | 'spread';
@@ -101,22 +104,6 @@ export interface PlacementOptions {
    */
   explainRejected?: boolean;
 }
-
-/** Why a node (or the pod itself) was turned down; the message names the failing constraint. */
-export type RejectionReason =
-  | 'invalid'
-  | 'unschedulable'
-  | 'resource-type'
-  | 'policy'
-  | 'model'
-  | 'node-affinity'
-  | 'pods'
-  | 'cards'
-  | 'idle-cards'
-  | 'compute'
-  | 'memory'
-  | 'instance-limit'
-  | 'fragmented';
 
 export interface Rejection {
   /** The node group (`NVIDIA-L20/fixed-share`, `Tesla-V100/nvidia`, `cpu`) or `pod`. */
