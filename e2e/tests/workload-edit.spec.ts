@@ -1,6 +1,7 @@
 import { seedRequest } from '@mgpu/shared';
 import { expect, type Page, test } from '@playwright/test';
 import { callApi } from '../support/api.js';
+import { kubectl, startReachableCluster } from '../support/cluster.js';
 
 async function verifiedAt(page: Page, percent: string) {
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'verified', {
@@ -112,5 +113,60 @@ test('/workloads: the workload listed live with kind, shares and verification; a
     await expect(page).toHaveURL(new RegExp(`/workloads/default/${name}$`));
   } finally {
     await callApi(page, 'workload.delete', { namespace: 'default', name });
+  }
+});
+
+test('edit: a workload made with kubectl says it is not the console’s, and Apply asks before sending force', async ({
+  page,
+}) => {
+  const cluster = await startReachableCluster();
+  const consoleURL = (path: string) => `${cluster.consoleURL ?? ''}${path}`;
+  const name = `kubectl-${Date.now().toString(36)}`;
+  const computeInCluster = () =>
+    kubectl(cluster.kubeconfig, [
+      'get',
+      'deployment',
+      name,
+      '-n',
+      'default',
+      '-o',
+      'jsonpath={.spec.template.spec.containers[0].resources.limits.vke\\.volcengine\\.com/mgpu-core}',
+    ]);
+  try {
+    await page.goto(consoleURL('/workloads/new'));
+    // The console's own manifest (no pods), made with kubectl without the managed-by label.
+    const input = encodeURIComponent(
+      JSON.stringify({ request: seedRequest(name, { replicas: 0 }), lang: 'zh-CN' }),
+    );
+    const preview = await page.request.get(consoleURL(`/trpc/workload.preview?input=${input}`));
+    const manifest = (await preview.json()).result.data.manifest;
+    delete manifest.metadata.labels['app.kubernetes.io/managed-by'];
+    kubectl(cluster.kubeconfig, ['create', '-f', '-'], JSON.stringify(manifest));
+
+    await page.goto(consoleURL(`/workloads/default/${name}/edit`));
+    await expect(
+      page.getByRole('alert').filter({ hasText: '该工作负载不是由本控制台管理的' }),
+    ).toBeVisible();
+    await page.getByLabel('GPU 算力', { exact: true }).fill('1.6');
+    const apply = page.getByRole('button', { name: '应用', exact: true });
+
+    // Cancel sends nothing: the object keeps its compute.
+    await apply.click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toContainText(`default/${name}`);
+    await dialog.getByRole('button', { name: /^取\s*消$/ }).click();
+    await expect(dialog).toBeHidden();
+    expect(computeInCluster()).toBe('120');
+
+    await apply.click();
+    await page.getByRole('dialog').getByRole('button', { name: '确认应用' }).click();
+    await expect(page).toHaveURL(new RegExp(`/workloads/default/${name}$`));
+    expect(computeInCluster()).toBe('160');
+  } finally {
+    await page.request.post(consoleURL('/trpc/workload.delete'), {
+      data: { namespace: 'default', name, force: true },
+      headers: { Origin: new URL(page.url()).origin },
+    });
+    await cluster.stop();
   }
 });

@@ -107,8 +107,14 @@ export const en = translationOf<typeof zhCN>()({
   'edit.conflict':
     'Someone changed this object after you opened it; nothing was applied. Your edits are still in the form.',
   'edit.reload': 'Reload the live object (drops the edits in the form)',
+  'edit.notManaged.title': 'This workload is not managed by the console',
   'edit.notManaged':
-    'This object was not created by the console: applying changes only the fields of the form; everything else (labels, volumes, env, other annotations, other resources of the containers) stays as it is.',
+    'This object was not created by the console: applying changes only the fields of the form; everything else (labels, volumes, env, other annotations, other resources of the containers) stays as it is. Applying asks you to confirm first.',
+  'edit.force.title': 'Apply your edits to {namespace}/{name}, which the console did not create?',
+  'edit.force.body':
+    'It has no label app.kubernetes.io/managed-by: mgpu-console: whoever made it (kubectl, a pipeline) may change it back. Apply only if you may change it.',
+  'edit.force.ok': 'Confirm and apply',
+  'edit.force.cancel': 'Cancel',
   'edit.jobFixed':
     "A Job's pod template cannot change after it is created: only its replicas (parallelism) can.",
   'edit.yamlDiff': 'YAML diff against the live object (the fields the form manages)',

@@ -102,8 +102,14 @@ export const zhCN = {
   'edit.empty': '（空）',
   'edit.conflict': '该对象在您打开后已被他人修改，没有应用任何更改。您的修改仍保留在表单中。',
   'edit.reload': '重新加载集群中的对象（放弃表单中的修改）',
+  'edit.notManaged.title': '该工作负载不是由本控制台管理的',
   'edit.notManaged':
-    '该对象不是由本控制台创建的：应用只修改表单中的字段，其余内容（标签、卷、环境变量、其他注解和容器的其他资源）保持不变。',
+    '该对象不是由本控制台创建的：应用只修改表单中的字段，其余内容（标签、卷、环境变量、其他注解和容器的其他资源）保持不变。应用前需要您确认。',
+  'edit.force.title': '将修改应用到不是由本控制台创建的 {namespace}/{name}？',
+  'edit.force.body':
+    '它没有标签 app.kubernetes.io/managed-by: mgpu-console：创建它的人（kubectl、流水线）可能会把它改回去。请仅在您有权修改它时应用。',
+  'edit.force.ok': '确认应用',
+  'edit.force.cancel': '取消',
   'edit.jobFixed': 'Job 创建后其 Pod 模板不可修改：只能修改副本数（parallelism）。',
   'edit.yamlDiff': 'YAML 差异（与集群中的对象对比，仅表单管理的字段）',
   'edit.yamlDiffPending': '请先修正上面的问题，再查看将要应用的 YAML。',

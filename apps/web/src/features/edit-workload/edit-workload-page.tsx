@@ -12,6 +12,7 @@ import { PlainButton } from '../../components/plain-button.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { mutationFailure, WorkloadForm } from '../create-workload/create-workload-page.js';
 import { useDraft } from '../create-workload/draft-store.js';
+import { NotManagedAlert, useNotManagedConfirmation } from './not-managed-confirmation.js';
 import { KeptFields, ReadOnlyWorkload } from './unexpressed-fields.js';
 
 // `yaml` and `diff` come with it: the edit page's own chunk, never the creation form's.
@@ -75,9 +76,13 @@ function EditForm({ live, onReload }: EditFormProps) {
   const update = useMutation(trpc.workload.update.mutationOptions());
   const [conflict, setConflict] = useState(false);
   const { namespace, name } = live;
+  // Not the console's: the server refuses without `force`, so the operator confirms it first.
+  const force = !live.managedByConsole;
+  const confirmation = useNotManagedConfirmation({ namespace, name });
   const aboveSubmit = (
     <>
-      {live.managedByConsole ? null : <p className="form-note">{t('edit.notManaged')}</p>}
+      {force ? <NotManagedAlert /> : null}
+      {confirmation.dialog}
       {live.kind === 'Job' ? <p className="form-note">{t('edit.jobFixed')}</p> : null}
       <ChangesPanel live={live.request} />
       <KeptFields fields={live.unexpressed.filter((field) => field.kept)} />
@@ -105,12 +110,14 @@ function EditForm({ live, onReload }: EditFormProps) {
       aboveSubmit={aboveSubmit}
       onSubmit={async (request) => {
         setConflict(false);
+        if (force && !(await confirmation.ask())) return undefined;
         try {
           await update.mutateAsync({
             namespace,
             name,
             resourceVersion: live.resourceVersion,
             request,
+            force,
             lang,
           });
           navigate(`/workloads/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`);
