@@ -26,7 +26,7 @@ async function pendingOf(page: Page, workload: string): Promise<PendingPod | und
   return pods.find((pod) => pod.workload === workload && pod.rejections.length > 0);
 }
 
-test('a request no node can take shows under pending pods on /allocations, with its reasons in zh-CN', async ({
+test('a request no node can take shows under pending pods on /allocations, grouped, with its reasons in zh-CN', async ({
   page,
 }) => {
   test.setTimeout(120_000);
@@ -38,9 +38,13 @@ test('a request no node can take shows under pending pods on /allocations, with 
   await expect.poll(async () => (await pendingOf(page, name)) !== undefined).toBe(true);
   const pending = (await pendingOf(page, name)) as PendingPod;
 
-  // No reload: the live list brings it, with the count in the header.
-  const item = page.locator(`[data-testid="pending-pod"][data-pod="default/${pending.pod}"]`);
+  // No reload: the live list brings it, with the count in the header — one entry per workload
+  // and request shape, its waiting pods listed by name under it.
+  const item = page.getByTestId('pending-group').filter({
+    has: page.locator(`[data-testid="pending-pod"][data-pod="default/${pending.pod}"]`),
+  });
   await expect(item).toBeVisible();
+  await expect(item.getByTestId('pending-group-count')).toContainText('1 个 Pod 在等待');
   await expect(page.getByTestId('pending-count')).toContainText('个 Pod 等待调度');
   await expect(item.getByTestId('pending-waited')).toContainText('已等待');
   await expect(item.getByRole('link', { name: `负载 ${name}` })).toHaveAttribute(

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { NO_POOL, type PendingPodLike, pendingPods, pendingPodsPerPool } from './pending.js';
+import {
+  indexAfterCursor,
+  NO_POOL,
+  type PendingPodLike,
+  pendingGroups,
+  pendingPodCursor,
+  pendingPods,
+  pendingPodsPerPool,
+} from './pending.js';
 import { buildNodeStates, type KubeNodeLike } from './placement/node-state.js';
 import { poolSummaries } from './pools.js';
 import { gpuIndexAnnotation, VKE } from './vke.js';
@@ -143,5 +151,37 @@ describe('pending pods', () => {
         ['big-abc12-a', expect.stringContaining('0/2 nodes')],
       ]),
     );
+  });
+
+  it('groups a workload’s replicas asking the same: the verdict once, every pod listed and counted', () => {
+    const pods = [
+      ...Array.from({ length: 30 }, (_, index) => mgpuPod(`big-abc12-${index}`, 50, 4096)),
+      mgpuPod('small-abc12-c', 10, 2048),
+    ];
+    const states = buildNodeStates(nodes, [bound, ...pods]);
+    const pools = poolSummaries(states);
+    const groups = pendingGroups([bound, ...pods], states, pools);
+    expect(groups.map((group) => [group.workload, group.podCount])).toEqual([
+      ['big', 30],
+      ['small', 1],
+    ]);
+    const [big] = groups;
+    expect(big?.pods.map((pod) => pod.pod)).toEqual(
+      pods
+        .slice(0, 30)
+        .map((pod) => pod.metadata?.name)
+        .sort(),
+    );
+    // Per pod, as before: each pod carries its group's verdict.
+    const perPod = pendingPods([bound, ...pods], states, pools);
+    expect(perPod).toHaveLength(31);
+    for (const pod of perPod.filter((entry) => entry.workload === 'big'))
+      expect(pod.rejections).toEqual(big?.rejections);
+    // Counted per pool by pods, whether from groups or from pods.
+    expect(pendingPodsPerPool(groups)).toEqual(pendingPodsPerPool(perPod));
+    // A cursor resumes after the pod it was made from, even once that pod has left.
+    const cursor = pendingPodCursor(perPod[9] as (typeof perPod)[number]);
+    expect(indexAfterCursor(perPod, cursor, pendingPodCursor)).toBe(10);
+    expect(indexAfterCursor(perPod.slice(10), cursor, pendingPodCursor)).toBe(0);
   });
 });

@@ -6,13 +6,14 @@ import type { PendingGroup, PendingGroupPod, PendingPod } from './pending-api.js
 import { podDemandOf, podNeedsGpu } from './placement/demand.js';
 import { isTerminalPod } from './placement/node-state.js';
 import { describeRejections, placePod } from './placement/place-pod.js';
+// From the folder's index: where each placement type is declared is the folder's business.
 import type {
   CardPolicy,
   NodeState,
   PlacementResult,
   PodDemand,
   RejectionReason,
-} from './placement/types.js';
+} from './placement/index.js';
 import { poolOf } from './pools.js';
 
 /** The parts of a Pod `cluster.pending` reads (a V1Pod fits). */

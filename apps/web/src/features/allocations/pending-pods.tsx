@@ -1,4 +1,4 @@
-import { type PendingPod, rejectionLine } from '@mgpu/shared';
+import { type PendingGroup, rejectionLine } from '@mgpu/shared';
 import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { memo, useEffect, useState } from 'react';
@@ -6,34 +6,52 @@ import { Link } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { formatCards, formatGiB, formatPercent } from './format.js';
 import { type DashboardKey, useDashboardI18n } from './i18n/dashboard-i18n.js';
+import {
+  applyPendingEvent,
+  initialPendingGroups,
+  type PendingGroupsState,
+  pendingPodCount,
+} from './pending-model.js';
 
-/** More pending pods than this are counted, not drawn: a list nobody reads to the end. */
+/** More groups than this are counted, not drawn: a list nobody reads to the end. */
 const MAX_SHOWN = 50;
+/** Pod names a "show more" adds to a group. */
+const POD_PAGE = 100;
+
+/** The subscription's key, holding the reducer's state rather than the last event. */
+const pendingKey = (key: readonly unknown[]): unknown[] => [...key];
 
 /**
- * The pending pods (one stream for the page, opened by the section): from `cluster.pendingWatch`, kept in the query cache under the subscription's
- * key (the result page's pattern): coming back to the dashboard shows the last list at once. The
- * BFF coalesces changes at the dashboard's summary pace (100 ms), so a burst is one redraw.
+ * The pending groups (one stream for the page, opened by the section): `cluster.pendingWatch`'s
+ * snapshot and per-group changes (issue 25: one entry per request shape, not per pod), applied
+ * by `applyPendingEvent` and kept in the query cache under the subscription's key (the result
+ * page's pattern): coming back to the dashboard shows the last groups at once. The BFF coalesces
+ * changes at the dashboard's summary pace (100 ms), so a burst is one redraw.
  */
-function usePendingPods(): PendingPod[] | undefined {
+function usePendingGroups(): readonly PendingGroup[] | undefined {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const options = trpc.cluster.pendingWatch.subscriptionOptions(
     {},
-    { onData: (event) => queryClient.setQueryData<PendingPod[]>(options.queryKey, event.data) },
+    {
+      onData: (event) =>
+        queryClient.setQueryData<PendingGroupsState>(pendingKey(options.queryKey), (state) =>
+          applyPendingEvent(state ?? initialPendingGroups(), event.data),
+        ),
+    },
   );
   useSubscription(options);
-  return usePendingPodsCache();
+  return usePendingGroupsCache();
 }
 
-/** The last list the subscription wrote, for parts that show it without a stream of their own. */
-function usePendingPodsCache(): PendingPod[] | undefined {
+/** The groups the subscription built, for parts that show them without a stream of their own. */
+function usePendingGroupsCache(): readonly PendingGroup[] | undefined {
   const trpc = useTRPC();
-  return useQuery<PendingPod[]>({
-    queryKey: trpc.cluster.pendingWatch.subscriptionOptions({}).queryKey,
+  return useQuery<PendingGroupsState>({
+    queryKey: pendingKey(trpc.cluster.pendingWatch.subscriptionOptions({}).queryKey),
     queryFn: skipToken,
     staleTime: Number.POSITIVE_INFINITY,
-  }).data;
+  }).data?.groups;
 }
 
 /** Seconds since `since`, ticking once a second while something waits. */
@@ -62,40 +80,64 @@ export function waitedText(t: Translate, seconds: number): string {
   });
 }
 
-const PendingPodItem = memo(function PendingPodItem({
-  pod,
+/**
+ * A group's waiting pods: the first ones the stream lists, and on "show more" the next ones
+ * from `cluster.pendingGroups` (asked again whenever the stream says the group changed).
+ */
+function useGroupPods(group: PendingGroup) {
+  const trpc = useTRPC();
+  const [wanted, setWanted] = useState(group.pods.length);
+  const extended = wanted > group.pods.length;
+  const more = useQuery({
+    ...trpc.cluster.pendingGroups.queryOptions({
+      namespace: group.namespace,
+      key: group.key,
+      podLimit: wanted,
+    }),
+    enabled: extended,
+  });
+  const { refetch } = more;
+  useEffect(() => {
+    // A new group object from the stream: pods joined or left.
+    if (extended && group) void refetch();
+  }, [extended, group, refetch]);
+  const pods = extended ? (more.data?.groups[0]?.pods ?? group.pods) : group.pods;
+  return { pods, showMore: () => setWanted(pods.length + POD_PAGE) };
+}
+
+const PendingGroupItem = memo(function PendingGroupItem({
+  group,
   now,
 }: {
-  pod: PendingPod;
+  group: PendingGroup;
   now: number;
 }) {
   const { t, lang } = useDashboardI18n();
-  const seconds = Math.max(0, Math.floor((now - Date.parse(pod.since)) / 1000));
+  const { pods, showMore } = useGroupPods(group);
+  const seconds = Math.max(0, Math.floor((now - Date.parse(group.since)) / 1000));
+  const hidden = group.podCount - pods.length;
   return (
-    <li
-      className="alloc-pending-pod"
-      data-testid="pending-pod"
-      data-pod={`${pod.namespace}/${pod.pod}`}
-    >
+    <li className="alloc-pending-pod" data-testid="pending-group" data-group={group.key}>
       <div className="alloc-pending-head">
         <strong>
-          {pod.namespace}/{pod.pod}
-        </strong>
-        <span className="muted">
-          {pod.workload ? (
-            <Link to={`/workloads/${pod.namespace}/${pod.workload}`}>
-              {t('allocations.pending.workload', { workload: pod.workload })}
+          {group.workload ? (
+            <Link to={`/workloads/${group.namespace}/${group.workload}`}>
+              {t('allocations.pending.workload', { workload: group.workload })}
             </Link>
           ) : (
             t('allocations.pending.bare')
           )}
+        </strong>
+        <span className="muted">{group.namespace}</span>
+        <span data-testid="pending-group-count">
+          {t('allocations.pending.groupPods', { count: group.podCount })}
         </span>
         <span className="muted" data-testid="pending-waited">
           {t('allocations.pending.waited', { duration: waitedText(t, seconds) })}
         </span>
       </div>
       <ul className="alloc-small muted alloc-pending-asks">
-        {pod.containers.map((container) => (
+        {group.containers.map((container) => (
           <li key={container.name}>
             {container.perCard.memoryMiB === null
               ? t('allocations.pending.asksWhole', {
@@ -111,13 +153,13 @@ const PendingPodItem = memo(function PendingPodItem({
           </li>
         ))}
       </ul>
-      {pod.fitsNow ? (
-        <p className="alloc-small">{t('allocations.pending.fitsNow', { pool: pod.fitsNow })}</p>
-      ) : pod.rejections.length === 0 ? (
+      {group.fitsNow ? (
+        <p className="alloc-small">{t('allocations.pending.fitsNow', { pool: group.fitsNow })}</p>
+      ) : group.rejections.length === 0 ? (
         <p className="alloc-small">
           {/* Withheld, no rejection means some node would take it; the pool is not named. */}
           {t(
-            pod.nodesWithheld
+            group.nodesWithheld
               ? 'allocations.pending.fitsSomewhere'
               : 'allocations.pending.noReasons',
           )}
@@ -126,13 +168,13 @@ const PendingPodItem = memo(function PendingPodItem({
         <>
           <p className="alloc-small">{t('allocations.pending.reasons')}</p>
           <ul className="alloc-pending-reasons" data-testid="pending-reasons">
-            {pod.rejections.map((rejection) => (
+            {group.rejections.map((rejection) => (
               <li key={`${rejection.group}-${rejection.code}-${rejection.nodes?.[0] ?? ''}`}>
                 {rejectionLine(rejection, lang)}
               </li>
             ))}
           </ul>
-          {pod.largestFits?.map((fit) => (
+          {group.largestFits?.map((fit) => (
             <p key={fit.pool} className="alloc-small" data-testid="pending-largest-fit">
               {t('allocations.pending.largestFit', {
                 pool: fit.pool,
@@ -144,6 +186,24 @@ const PendingPodItem = memo(function PendingPodItem({
           ))}
         </>
       )}
+      <p className="alloc-small">{t('allocations.pending.podsTitle')}</p>
+      <ul className="alloc-small alloc-pending-pods" data-testid="pending-group-pods">
+        {pods.map((pod) => (
+          <li key={pod.pod} data-testid="pending-pod" data-pod={`${group.namespace}/${pod.pod}`}>
+            {pod.pod}
+          </li>
+        ))}
+      </ul>
+      {hidden > 0 ? (
+        <button
+          type="button"
+          className="alloc-pending-show-more"
+          data-testid="pending-show-more"
+          onClick={showMore}
+        >
+          {t('allocations.pending.showMore', { count: Math.min(POD_PAGE, hidden), hidden })}
+        </button>
+      ) : null}
     </li>
   );
 });
@@ -151,45 +211,50 @@ const PendingPodItem = memo(function PendingPodItem({
 /** The header's count: how many GPU pods wait, a link down to the list. */
 export function PendingCount() {
   const { t } = useDashboardI18n();
-  const pods = usePendingPodsCache();
-  if (pods === undefined || pods.length === 0) return null;
+  const groups = usePendingGroupsCache();
+  const count = groups === undefined ? 0 : pendingPodCount(groups);
+  if (count === 0) return null;
   return (
     <a href="#alloc-pending-title" className="alloc-pending-count" data-testid="pending-count">
-      {t('allocations.pending.count', { count: pods.length })}
+      {t('allocations.pending.count', { count })}
     </a>
   );
 }
 
-/** Every GPU pod no node holds: how long it waited, its workload, and why, per node group. */
+/**
+ * Every GPU pod no node holds, one entry per workload and request shape: how long its oldest
+ * waited, why no node takes it (once per node group), and its waiting pods by name.
+ */
 export function PendingPods() {
   const { t } = useDashboardI18n();
-  const pods = usePendingPods();
-  const now = useNow((pods?.length ?? 0) > 0);
+  const groups = usePendingGroups();
+  const count = groups === undefined ? 0 : pendingPodCount(groups);
+  const now = useNow(count > 0);
   return (
     <section className="alloc-panel" aria-labelledby="alloc-pending-title">
       <h2 id="alloc-pending-title" className="section-title">
         {t('allocations.pending.title')}
-        {pods && pods.length > 0 ? ` (${pods.length})` : ''}
+        {count > 0 ? ` (${count})` : ''}
       </h2>
-      {pods === undefined ? (
+      {groups === undefined ? (
         <p className="loading">{t('allocations.loading')}</p>
-      ) : pods.length === 0 ? (
+      ) : groups.length === 0 ? (
         <p className="muted">{t('allocations.pending.none')}</p>
       ) : (
         <>
-          {pods.some((pod) => pod.nodesWithheld) ? (
+          {groups.some((group) => group.nodesWithheld) ? (
             <p className="muted alloc-small" data-testid="pending-nodes-withheld">
               {t('allocations.pending.nodesWithheld')}
             </p>
           ) : null}
           <ul className="alloc-pending">
-            {pods.slice(0, MAX_SHOWN).map((pod) => (
-              <PendingPodItem key={`${pod.namespace}/${pod.pod}`} pod={pod} now={now} />
+            {groups.slice(0, MAX_SHOWN).map((group) => (
+              <PendingGroupItem key={group.key} group={group} now={now} />
             ))}
           </ul>
-          {pods.length > MAX_SHOWN ? (
+          {groups.length > MAX_SHOWN ? (
             <p className="muted alloc-small">
-              {t('allocations.pending.more', { count: pods.length - MAX_SHOWN })}
+              {t('allocations.pending.moreGroups', { count: groups.length - MAX_SHOWN })}
             </p>
           ) : null}
         </>
