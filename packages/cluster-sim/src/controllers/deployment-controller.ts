@@ -15,6 +15,7 @@ import {
 } from '@mgpu/shared';
 import type { RunningController, StartControllerOptions } from './controller.js';
 import { Controller, controllerInformers } from './controller.js';
+import { patchStatusIfChanged } from './status-patch.js';
 
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 const DESIRED_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/desired-replicas';
@@ -290,31 +291,20 @@ export async function startDeploymentController(
       readyReplicas,
       availableReplicas,
       unavailableReplicas: Math.max(0, replicas - availableReplicas, desired - availableReplicas),
-      conditions,
     };
-    const current = deployment.status;
     const conditionKey = (list: V1DeploymentCondition[] | undefined) =>
       JSON.stringify(
         (list ?? []).map((item) => [item.type, item.status, item.reason, item.message]),
       );
-    const changed =
-      (current?.observedGeneration ?? 0) !== status.observedGeneration ||
-      (current?.replicas ?? 0) !== status.replicas ||
-      (current?.updatedReplicas ?? 0) !== status.updatedReplicas ||
-      (current?.readyReplicas ?? 0) !== status.readyReplicas ||
-      (current?.availableReplicas ?? 0) !== status.availableReplicas ||
-      (current?.unavailableReplicas ?? 0) !== status.unavailableReplicas ||
-      conditionKey(current?.conditions) !== conditionKey(conditions);
-    if (changed) {
-      try {
-        await clients.apps.patchNamespacedDeploymentStatus(
-          { name, namespace, body: { status } },
-          mergePatch(),
-        );
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-      }
-    }
+    await patchStatusIfChanged({
+      current: deployment.status,
+      desired: status,
+      extra: { conditions },
+      // Conditions compare by what they say, not by their probe times.
+      changed: conditionKey(deployment.status?.conditions) !== conditionKey(conditions),
+      write: (body) =>
+        clients.apps.patchNamespacedDeploymentStatus({ name, namespace, body }, mergePatch()),
+    });
     const revision = newRS?.metadata?.annotations?.[REVISION_ANNOTATION];
     if (
       revision !== undefined &&

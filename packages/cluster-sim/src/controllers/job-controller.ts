@@ -4,6 +4,7 @@ import type { RunningController, StartControllerOptions } from './controller.js'
 import { Controller, controllerInformers, podFromTemplate } from './controller.js';
 import { isPodReady } from './replicaset-controller.js';
 import { BURST_REPLICAS, createBurst } from './slow-start.js';
+import { patchStatusIfChanged } from './status-patch.js';
 
 /** Created pods not seen within this long are forgotten (the watch lost them). */
 const EXPECTATION_TTL_MS = 10_000;
@@ -138,33 +139,21 @@ export async function startJobController(
       failed,
     };
     const current = job.status;
-    const changed =
-      conditions.length !== (current?.conditions?.length ?? 0) ||
-      current?.startTime === undefined ||
-      (Object.keys(status) as (keyof typeof status)[]).some(
-        (field) => (current?.[field] ?? 0) !== status[field],
-      );
-    if (changed) {
-      try {
-        await clients.batch.patchNamespacedJobStatus(
-          {
-            name,
-            namespace,
-            body: {
-              status: {
-                ...status,
-                startTime: current?.startTime ?? at,
-                ...(conditions.length > 0 ? { conditions } : {}),
-                ...(complete && !finished ? { completionTime: at } : {}),
-              },
-            },
-          },
-          mergePatch(),
-        );
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-      }
-    }
+    await patchStatusIfChanged({
+      current,
+      desired: status,
+      extra: {
+        startTime: current?.startTime ?? at,
+        ...(conditions.length > 0 ? { conditions } : {}),
+        ...(complete && !finished ? { completionTime: at } : {}),
+      },
+      // A condition added or no start time yet is a change the counts do not show.
+      changed:
+        conditions.length !== (current?.conditions?.length ?? 0) ||
+        current?.startTime === undefined,
+      write: (body) =>
+        clients.batch.patchNamespacedJobStatus({ name, namespace, body }, mergePatch()),
+    });
   }
 
   await controller.run(reconcile);

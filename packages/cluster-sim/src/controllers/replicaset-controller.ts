@@ -4,6 +4,7 @@ import { isTerminalPod } from '@mgpu/shared';
 import type { RunningController, StartControllerOptions } from './controller.js';
 import { Controller, controllerInformers, podFromTemplate } from './controller.js';
 import { BURST_REPLICAS, createBurst } from './slow-start.js';
+import { patchStatusIfChanged } from './status-patch.js';
 
 /** Expected creations/deletions not seen within this long are forgotten (the watch lost them). */
 const EXPECTATION_TTL_MS = 10_000;
@@ -124,23 +125,14 @@ export async function startReplicaSetController(
       availableReplicas: ready,
       observedGeneration: rs.metadata?.generation ?? 0,
     };
-    const current = rs.status;
-    if (
-      current?.replicas !== status.replicas ||
-      (current.readyReplicas ?? 0) !== status.readyReplicas ||
-      (current.availableReplicas ?? 0) !== status.availableReplicas ||
-      (current.fullyLabeledReplicas ?? 0) !== status.fullyLabeledReplicas ||
-      (current.observedGeneration ?? 0) !== status.observedGeneration
-    ) {
-      try {
-        await clients.apps.patchNamespacedReplicaSetStatus(
-          { name, namespace, body: { status } },
-          mergePatch(),
-        );
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-      }
-    }
+    await patchStatusIfChanged({
+      current: rs.status,
+      desired: status,
+      // A set without a replica count yet gets its first status even when every field is 0.
+      changed: rs.status?.replicas === undefined,
+      write: (body) =>
+        clients.apps.patchNamespacedReplicaSetStatus({ name, namespace, body }, mergePatch()),
+    });
   }
 
   await controller.run(reconcileReplicaSet);

@@ -5,6 +5,7 @@ import type { RunningController, StartControllerOptions } from './controller.js'
 import { Controller, controllerInformers, podFromTemplate } from './controller.js';
 import { podTemplateHash } from './deployment-controller.js';
 import { isPodReady } from './replicaset-controller.js';
+import { patchStatusIfChanged } from './status-patch.js';
 
 export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
 export const STATEFULSET_POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
@@ -147,20 +148,12 @@ export async function startStatefulSetController(
         updated === active.length ? revision : (set.status?.currentRevision ?? revision),
       updateRevision: revision,
     };
-    const current = set.status;
-    const changed = (Object.keys(status) as (keyof typeof status)[]).some(
-      (field) => (current?.[field] ?? 0) !== status[field],
-    );
-    if (changed) {
-      try {
-        await clients.apps.patchNamespacedStatefulSetStatus(
-          { name, namespace, body: { status } },
-          mergePatch(),
-        );
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-      }
-    }
+    await patchStatusIfChanged({
+      current: set.status,
+      desired: status,
+      write: (body) =>
+        clients.apps.patchNamespacedStatefulSetStatus({ name, namespace, body }, mergePatch()),
+    });
   }
 
   await controller.run(reconcile);
