@@ -6,7 +6,7 @@
  */
 import { isRecord } from './kube-object.js';
 import { PROTO_MESSAGES, PROTO_ROOTS } from './proto-schema.generated.js';
-import type { ProtoField } from './protobuf.js';
+import type { ProtoField } from './proto-schema-types.js';
 
 /** Types whose JSON form is a scalar or free-form: nothing inside them to check. */
 const LEAF_TYPES = new Set(['time', 'microtime', 'quantity', 'intorstring', 'raw']);

@@ -95,7 +95,8 @@ def tname(t):
     return short[t]
 out=[]
 out.append('/**\n * Protobuf field tables of the Kubernetes kinds kubectl may send as protobuf, generated from\n * k8s.io/api and k8s.io/apimachinery '+API_VERSION+' `generated.proto` (field numbers are stable API).\n * Regenerate with proto-schema.generate.py; do not edit by hand.\n */\n')
-out.append("import type { ProtoMessage } from './protobuf.js';\n")
+# The table's type comes from a module that imports nothing back, so the reader and the tables form no circle.
+out.append("import type { ProtoMessage } from './proto-schema-types.js';\n")
 out.append('export const PROTO_MESSAGES: Readonly<Record<string, ProtoMessage>> = {')
 for n in order:
     entries=[]

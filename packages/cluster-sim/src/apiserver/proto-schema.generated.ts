@@ -4,7 +4,7 @@
  * Regenerate with proto-schema.generate.py; do not edit by hand.
  */
 
-import type { ProtoMessage } from './protobuf.js';
+import type { ProtoMessage } from './proto-schema-types.js';
 
 export const PROTO_MESSAGES: Readonly<Record<string, ProtoMessage>> = {
   Namespace: {

@@ -6,19 +6,8 @@
  */
 import { isRecord, type JsonRecord } from './kube-object.js';
 import { PROTO_MESSAGES, PROTO_ROOTS } from './proto-schema.generated.js';
+import type { ProtoMessage } from './proto-schema-types.js';
 import { badRequest } from './status.js';
-
-/**
- * [JSON field name, type, 1 = repeated / 2 = map<string, type>, 1 = keep a zero value (a Go
- * pointer or a field without omitempty)].
- */
-export type ProtoField = readonly [
-  name: string,
-  type: string,
-  repetition?: 0 | 1 | 2,
-  keepZero?: 1,
-];
-export type ProtoMessage = Readonly<Record<number, ProtoField>>;
 
 const MAGIC = [0x6b, 0x38, 0x73, 0x00]; // "k8s\0"
 /** Go's zero time.Time, which gogo-protobuf writes for unset non-pointer timestamps. */
