@@ -10,7 +10,10 @@ test('a console started with --token asks for it once; then queries and live str
   test.setTimeout(120_000);
   const port = await freePort();
   const stateDir = mkdtempSync(join(tmpdir(), 'mgpu-e2e-token-'));
-  const bff = await startConsole(port, join(stateDir, 'cluster.json'), ['--token', 'e2e-s3cret-console-token']);
+  const bff = await startConsole(port, join(stateDir, 'cluster.json'), [
+    '--token',
+    'e2e-s3cret-console-token',
+  ]);
   try {
     await page.goto(`http://127.0.0.1:${port}/allocations`);
     await expect(page.getByRole('heading', { name: '登录控制台' })).toBeVisible();

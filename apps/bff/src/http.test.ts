@@ -283,7 +283,8 @@ describe('the bearer token', () => {
       });
       expect((await session('POST', { token: 'guess' })).status).toBe(401);
       expect(
-        (await session('POST', { token: 's3cret-console-token' }, { origin: 'http://evil.test' })).status,
+        (await session('POST', { token: 's3cret-console-token' }, { origin: 'http://evil.test' }))
+          .status,
       ).toBe(403);
       const signedIn = await session('POST', { token: 's3cret-console-token' });
       expect(signedIn.status).toBe(200);
@@ -415,10 +416,12 @@ describe('hardening of sign-in, timeouts and logs', () => {
   it('gives each sign-in a fresh cookie with an expiry, and refuses it once expired', async () => {
     const guarded = await startHarness({ token: 's3cret-console-token', sessionMaxAgeSeconds: 1 });
     try {
-      const first = (await signIn(guarded.url, 's3cret-console-token')).headers.get('set-cookie') ?? '';
+      const first =
+        (await signIn(guarded.url, 's3cret-console-token')).headers.get('set-cookie') ?? '';
       expect(first).toMatch(/Max-Age=1/);
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const second = (await signIn(guarded.url, 's3cret-console-token')).headers.get('set-cookie') ?? '';
+      const second =
+        (await signIn(guarded.url, 's3cret-console-token')).headers.get('set-cookie') ?? '';
       const cookie = second.split(';')[0] ?? '';
       expect(cookie).not.toBe(first.split(';')[0]);
       expect((await fetch(`${guarded.url}/trpc/gpu.models`, { headers: { cookie } })).status).toBe(
@@ -488,9 +491,15 @@ describe('hardening of sign-in, timeouts and logs', () => {
       },
     });
     try {
-      await fetch(`${logged.url}/trpc/gpu.models?token=s3cret-console-token&access_token=s3cret-console-token`, {
-        headers: { authorization: 'Bearer s3cret-console-token', cookie: 'mgpu_console_session=x' },
-      });
+      await fetch(
+        `${logged.url}/trpc/gpu.models?token=s3cret-console-token&access_token=s3cret-console-token`,
+        {
+          headers: {
+            authorization: 'Bearer s3cret-console-token',
+            cookie: 'mgpu_console_session=x',
+          },
+        },
+      );
       expect(lines.some((line) => line.includes('/trpc/gpu.models'))).toBe(true);
       expect(lines.join('\n')).not.toContain('s3cret-console-token');
     } finally {

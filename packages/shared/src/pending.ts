@@ -4,8 +4,6 @@ import type { KubeContainerLike } from './ledger/read-pod.js';
 import { workloadOfPod } from './ownership.js';
 import type { PendingGroup, PendingGroupPod, PendingPod } from './pending-api.js';
 import { podDemandOf, podNeedsGpu } from './placement/demand.js';
-import { isTerminalPod } from './placement/node-state.js';
-import { describeRejections, placePod } from './placement/place-pod.js';
 // From the folder's index: where each placement type is declared is the folder's business.
 import type {
   CardPolicy,
@@ -14,6 +12,8 @@ import type {
   PodDemand,
   RejectionReason,
 } from './placement/index.js';
+import { isTerminalPod } from './placement/node-state.js';
+import { describeRejections, placePod } from './placement/place-pod.js';
 import { poolOf } from './pools.js';
 
 /** The parts of a Pod `cluster.pending` reads (a V1Pod fits). */
