@@ -52,7 +52,7 @@ const bff = await startBff({
   logger: false,
 });
 try {
-  const history = new PoolHistory(() => bff.context, {
+  const history = new PoolHistory(bff.context.views, {
     intervalMs: INTERVAL_MS,
     retentionMs: RETENTION_MS,
   });

@@ -201,7 +201,8 @@ async function main() {
       // machine): a second ConsoleMetrics on the same context, asked 200 ms apart under the churn,
       // so each answer follows changes and pays the node states', pools' and pending pods' rebuild.
       const probe = new ConsoleMetrics({
-        context: bff.context,
+        views: bff.context.views,
+        allocations: bff.context.allocations,
         router: appRouter,
         sseSubscribers: () => 0,
       });

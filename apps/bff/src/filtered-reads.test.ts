@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventually } from './test-support/bff-harness.js';
+import { eventually, seedRequest, uniqueName } from './test-support/bff-harness.js';
 import { operatorWithToken, startOperatorTest } from './test-support/operators.js';
 
 /**
@@ -31,6 +31,38 @@ describe.runIf(!onReal)('filtered reads on the embedded cluster (one token, no R
     await eventually(
       () => [...all].every((ns) => watched.namespaces().has(ns)),
       'every namespace on the operator’s stream',
+    );
+  });
+
+  it('builds node states once for all operators: a new operator’s first preview builds none', async () => {
+    const { views, cluster } = harness.bff.context;
+    const request = seedRequest(uniqueName('shared-views'));
+    // A quiet moment (the informers unchanged across the previews); retried if the cluster moved.
+    await eventually(
+      async () => {
+        views.nodeStates();
+        const before = {
+          builds: views.builds,
+          nodes: cluster.nodes.version,
+          pods: cluster.pods.version,
+        };
+        for (let index = 0; index < 3; index++) {
+          // Each a new sign-in: a new operator with a cluster client of its own.
+          const operator = operatorWithToken(
+            harness.connection.kubeConfig,
+            harness.embedded?.token ?? '',
+            uniqueName('operator'),
+          );
+          const preview = await callerFor(operator).workload.preview({ request, lang: 'en' });
+          expect(preview.valid).toBe(true);
+        }
+        if (cluster.nodes.version !== before.nodes || cluster.pods.version !== before.pods)
+          return undefined;
+        expect(views.builds).toBe(before.builds);
+        return true;
+      },
+      'three operators’ first previews on unchanged informers',
+      50,
     );
   });
 });

@@ -6,6 +6,7 @@ import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/a
 import Fastify, { type FastifyRequest } from 'fastify';
 import type { BffOptions, RunningBff } from './bff-options.js';
 import { ClusterClient } from './cluster/cluster-client.js';
+import { ClusterViews } from './cluster/cluster-views.js';
 import { registerHealth } from './http/health.js';
 import { withRedaction } from './http/logging.js';
 import { type AllowedOrigins, allowedOrigins, guardTrpc } from './http/trpc-guard.js';
@@ -26,7 +27,6 @@ import { SESSION_COOKIE, sessionCookieOptions } from './identity/session-cookie.
 import { registerSessionRoutes } from './identity/session-routes.js';
 import { SignInThrottle } from './identity/sign-in-throttle.js';
 import { AllocationFeed } from './live/allocation-feed.js';
-import { PendingPodsView } from './live/pending-pods.js';
 import { PoolHistory } from './live/pool-history.js';
 import { ConsoleMetrics } from './observability/metrics.js';
 import { serveMetrics } from './observability/metrics-server.js';
@@ -51,15 +51,17 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     onInvalidRecord: (id, error) =>
       app.log.error({ record: id, issues: error.issues }, 'allocation record left out: invalid'),
   });
-  const history = new PoolHistory(() => context, options.history);
+  const cardPolicy = options.cardPolicy ?? 'binpack';
+  const views = new ClusterViews(cluster, { modelLabel, cardPolicy });
+  const history = new PoolHistory(views, options.history);
   const context: BffContext = {
     cluster,
     source: options.connection.source,
     allocations,
-    pending: new PendingPodsView(() => context),
+    views,
     snapshotPartSize: options.snapshotPartSize ?? SNAPSHOT_PART_SIZE,
     history,
-    cardPolicy: options.cardPolicy ?? 'binpack',
+    cardPolicy,
     accessReviews: new AccessReviews(
       options.accessReviewTtlMs !== undefined ? { ttlMs: options.accessReviewTtlMs } : {},
     ),
@@ -160,7 +162,8 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     options.metricsPort === undefined
       ? undefined
       : new ConsoleMetrics({
-          context,
+          views,
+          allocations,
           router: appRouter,
           sseSubscribers: () => subscriptions.streams,
         });

@@ -65,7 +65,7 @@ export async function pendingGroupsFor(
   ctx: BffContext,
   namespace: string | undefined,
 ): Promise<readonly PendingGroup[]> {
-  const { groups } = await ctx.pending.current();
+  const { groups } = await ctx.views.pending.current();
   const wanted = namespace ? groups.filter((group) => group.namespace === namespace) : groups;
   if (!ctx.operator) return wanted;
   const [visible, nodes] = await Promise.all([visibleItems(ctx, wanted), seesNodes(ctx)]);
@@ -82,7 +82,7 @@ export async function pendingPodsFor(
   namespace: string | undefined,
 ): Promise<PendingPod[]> {
   if (!ctx.operator && !namespace) {
-    const state = await ctx.pending.current();
+    const state = await ctx.views.pending.current();
     let pods = podLists.get(state);
     if (pods === undefined) {
       pods = preparedPods(podsOfPendingGroups(state.groups));

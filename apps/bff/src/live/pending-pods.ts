@@ -1,5 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import {
+  type CardPolicy,
   comparePendingGroups,
   comparePendingPods,
   isPendingGpuPod,
@@ -8,13 +9,22 @@ import {
   PendingGroupSchema,
   type PendingMember,
   type PendingVerdict,
+  type PoolSummary,
   pendingGroupOf,
   pendingMemberOf,
   pendingVerdictOf,
   placePending,
 } from '@mgpu/shared';
-import { currentNodeStates, currentPools } from '../cluster/inventory.js';
-import type { BffContext } from '../trpc/context.js';
+import type { ClusterClient } from '../cluster/cluster-client.js';
+
+/** What the view reads: the console's informers and the node states and pools built from them. */
+export interface PendingSource {
+  readonly cluster: Pick<ClusterClient, 'pods' | 'nodes' | 'unscheduledPods'>;
+  readonly cardPolicy: CardPolicy;
+  readonly modelLabel: string;
+  nodeStates(): readonly NodeState[];
+  pools(): PoolSummary[];
+}
 
 /** The pending pods at one moment: groups by shape, oldest first, each listing all its pods. */
 export interface PendingState {
@@ -56,8 +66,8 @@ export class PendingPodsView {
   private verdicts = new Map<string, KnownVerdict>();
   private readonly verdictOfGroup = new WeakMap<PendingGroup, PendingVerdict>();
 
-  /** `context`: the console's own (not an operator's); read lazily, as it is built after this. */
-  constructor(private readonly context: () => BffContext) {}
+  /** `source`: the console's own views (`ClusterViews`), never an operator's. */
+  constructor(private readonly source: PendingSource) {}
 
   /** The last computed state, without waiting (starts a computation if one is due). */
   latest(): PendingState {
@@ -93,7 +103,7 @@ export class PendingPodsView {
   private watch(): void {
     if (this.watching) return;
     this.watching = true;
-    const { pods, nodes } = this.context().cluster;
+    const { pods, nodes } = this.source.cluster;
     // Lives as long as the console's informers: the view is made once per process.
     pods.subscribe((event) => {
       // A pod joins or leaves the list; while any waits (or a computation runs), any pod's
@@ -123,11 +133,11 @@ export class PendingPodsView {
   }
 
   private async build(): Promise<PendingState> {
-    const ctx = this.context();
-    const options = { cardPolicy: ctx.cardPolicy, modelLabel: ctx.modelLabel };
+    const { source } = this;
+    const options = { cardPolicy: source.cardPolicy, modelLabel: source.modelLabel };
     // From the index, not the whole cache: the few pods that wait among thousands.
     const byGroup = new Map<string, PendingMember[]>();
-    for (const pod of ctx.cluster.unscheduledPods()) {
+    for (const pod of source.cluster.unscheduledPods()) {
       if (!isPendingGpuPod(pod)) continue;
       let member = this.members.get(pod);
       if (member === undefined) {
@@ -143,8 +153,8 @@ export class PendingPodsView {
       this.verdicts.clear();
       return NOTHING_PENDING;
     }
-    const states = currentNodeStates(ctx);
-    const pools = currentPools(ctx);
+    const states = source.nodeStates();
+    const pools = source.pools();
     const before = new Map(this.state.groups.map((group) => [group.key, group]));
     const verdicts = new Map<string, KnownVerdict>();
     const groups: PendingGroup[] = [];
@@ -195,13 +205,4 @@ export class PendingPodsView {
     this.verdictOfGroup.set(group, verdict);
     return group;
   }
-}
-
-/**
- * The pending pods as of the view's last computation, in groups (each stands for `podCount`
- * pods; `pendingPodsPerPool` counts them so): what `/metrics` and the pool history sample without
- * waiting. At most one computation behind, and it starts the next one when one is due.
- */
-export function currentPendingPods(ctx: BffContext): readonly PendingGroup[] {
-  return ctx.pending.latest().groups;
 }

@@ -6,7 +6,7 @@ const harness = startBffTest();
 
 describe('the per-pool history', () => {
   it('keeps retention / interval samples, oldest first, with the pools the dashboard shows', async () => {
-    const history = new PoolHistory(() => harness.bff.context, {
+    const history = new PoolHistory(harness.bff.context.views, {
       intervalMs: 10_000,
       retentionMs: 30_000,
     });

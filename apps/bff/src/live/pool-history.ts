@@ -1,7 +1,5 @@
 import { type ClusterHistory, type PoolSample, pendingPodsPerPool } from '@mgpu/shared';
-import { currentPools } from '../cluster/inventory.js';
-import type { BffContext } from '../trpc/context.js';
-import { currentPendingPods } from './pending-pods.js';
+import type { ClusterViews } from '../cluster/cluster-views.js';
 
 export interface PoolHistoryOptions {
   /** Between samples (default 10 s). */
@@ -30,7 +28,8 @@ export class PoolHistory {
   private startedAt = Date.now();
 
   constructor(
-    private readonly context: () => BffContext,
+    /** The console's shared views: the same pools and pending pods as the dashboard. */
+    private readonly views: ClusterViews,
     options: PoolHistoryOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 10_000;
@@ -51,11 +50,12 @@ export class PoolHistory {
 
   /** Takes one sample now (the timer's work; tests call it to not wait 10 s). */
   sample(at = Date.now()): void {
-    const ctx = this.context();
+    const { views } = this;
     // Until the nodes were listed once the cluster is unknown, not empty: no sample.
-    if (!ctx.cluster.nodes.health.synced) return;
-    const pending = pendingPodsPerPool(currentPendingPods(ctx));
-    const pools = currentPools(ctx).map(
+    if (!views.synced) return;
+    // The pending view's last result: at most one computation behind, never waited for here.
+    const pending = pendingPodsPerPool(views.pending.latest().groups);
+    const pools = views.pools().map(
       (pool): PoolSample => ({
         pool: pool.pool,
         computeAllocatedPercent: pool.compute.allocated,

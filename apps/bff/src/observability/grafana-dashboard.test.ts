@@ -2,8 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { appRouter } from '../router.js';
-import type { BffContext } from '../trpc/context.js';
-import { ConsoleMetrics } from './metrics.js';
+import { ConsoleMetrics, type MetricsSources } from './metrics.js';
 
 const GRAFANA_DIR = fileURLToPath(new URL('../../../../deploy/grafana/', import.meta.url));
 
@@ -86,7 +85,8 @@ describe('deploy/grafana dashboards', () => {
   // The registry alone names the metrics; nothing is scraped, so no cluster is needed.
   const exported = new Set(
     new ConsoleMetrics({
-      context: {} as BffContext,
+      views: {} as MetricsSources['views'],
+      allocations: {} as MetricsSources['allocations'],
       router: appRouter,
       sseSubscribers: () => 0,
     }).names(),

@@ -202,13 +202,15 @@ describe('/metrics', () => {
 
   it('answers after a change what a fresh build from the same cluster answers', async () => {
     const kept = new ConsoleMetrics({
-      context: harness.bff.context,
+      views: harness.bff.context.views,
+      allocations: harness.bff.context.allocations,
       router: appRouter,
       sseSubscribers: () => 0,
     });
     const fresh = () =>
       new ConsoleMetrics({
-        context: harness.bff.context,
+        views: harness.bff.context.views,
+        allocations: harness.bff.context.allocations,
         router: appRouter,
         sseSubscribers: () => 0,
       });

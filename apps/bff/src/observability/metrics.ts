@@ -8,9 +8,8 @@ import {
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { currentNodeStates, currentPools } from '../cluster/inventory.js';
-import { currentPendingPods } from '../live/pending-pods.js';
-import type { BffContext } from '../trpc/context.js';
+import type { ClusterViews } from '../cluster/cluster-views.js';
+import type { AllocationFeed } from '../live/allocation-feed.js';
 import { SseTransport } from '../trpc/sse-transport.js';
 import {
   labelsText,
@@ -22,7 +21,10 @@ import {
 
 /** What the figures are read from at scrape time: the dashboard's own model, nothing else. */
 export interface MetricsSources {
-  context: BffContext;
+  /** The console's shared views (node states, pools, pending pods). */
+  views: ClusterViews;
+  /** The allocation records, for `mgpu_instance_*`. */
+  allocations: AllocationFeed;
   /** Open SSE streams (every subscription: dashboards, result pages, pending lists). */
   sseSubscribers(): number;
   /** The router, so HTTP metrics name tRPC procedures (a bounded set) rather than raw paths. */
@@ -70,9 +72,9 @@ const INSTANCE_BLOCKS = new SeriesBlocks(INSTANCE_FAMILIES);
 
 /**
  * The console's Prometheus metrics (spec §8). Every cluster figure is read, when scraped, from
- * the same shared model the dashboard shows — `currentNodeStates` (cards as the scheduler books
- * them), `currentPools` (`poolSummaries`: stranded capacity, largest fit) and
- * `currentPendingPods`, and the allocation records for `mgpu_instance_*` — so /metrics and
+ * the same shared model the dashboard shows — `ClusterViews`' node states (cards as the
+ * scheduler books them), pools (`poolSummaries`: stranded capacity, largest fit) and pending
+ * pods, and the allocation records for `mgpu_instance_*` — so /metrics and
  * /allocations cannot disagree. Cardinality: one series per GPU card for `mgpu_card_*`, one per
  * pool for `mgpu_pool_*` and `mgpu_pending_pods`, one per mGPU instance for `mgpu_instance_*`
  * (at most 16 per card, the scheduler's limit); nothing else per pod (README, "Metrics").
@@ -95,7 +97,8 @@ export class ConsoleMetrics {
     // At run time `_def.procedures` is flat (`'cluster.pending'`), whatever its declared type.
     this.procedures = new Set(Object.keys(sources.router._def.procedures as object));
     this.subscriptions = SseTransport.subscriptionPaths(sources.router);
-    const pools = () => currentPools(this.sources.context);
+    const { views } = sources;
+    const pools = () => views.pools();
 
     const perPool = (name: string, help: string, value: (pool: PoolFigures) => number) =>
       new Gauge({
@@ -149,15 +152,15 @@ export class ConsoleMetrics {
       (pool) => pool.memoryMiB.allocated,
     );
 
-    const context = () => this.sources.context;
     new Gauge({
       name: 'mgpu_pending_pods',
       help: `GPU pods no node holds yet, per pool that lacks only room for them (or would take them now); pool="${NO_POOL}": no pool could take them at all.`,
       labelNames: ['pool'],
       registers,
-      collect() {
+      // Waits for the pending view's computation in flight, so a scrape never reads one behind.
+      async collect() {
+        const counts = pendingPodsPerPool((await views.pending.current()).groups);
         this.reset();
-        const counts = pendingPodsPerPool(currentPendingPods(context()));
         // Every pool (and NO_POOL) has a series, 0 when nothing waits, so a panel shows no gaps.
         const known = new Set([...pools().map((pool) => pool.pool), NO_POOL]);
         for (const pool of known) this.set({ pool }, counts.get(pool) ?? 0);
@@ -239,9 +242,9 @@ export class ConsoleMetrics {
     ];
   }
 
-  /** Cards as the scheduler books them (`currentNodeStates`, the dashboard's and preview's view). */
+  /** Cards as the scheduler books them (`ClusterViews.nodeStates`, the dashboard's and preview's view). */
   private cardBlocks(): Buffer[] {
-    const states = currentNodeStates(this.sources.context);
+    const states = this.sources.views.nodeStates();
     if (this.cards?.states === states) return this.cards.blocks;
     const parts: SeriesPart[] = [];
     for (const state of states) {
@@ -260,7 +263,7 @@ export class ConsoleMetrics {
 
   /** Each mGPU instance's own ask, from the allocation records the dashboard lists, per node. */
   private instanceBlocks(): Buffer[] {
-    const feed = this.sources.context.allocations;
+    const feed = this.sources.allocations;
     const feedId = feed.currentId;
     if (this.instances?.feedId === feedId) return this.instances.blocks;
     const onNode = new Map<string, AllocationRecord[]>();
@@ -328,4 +331,4 @@ interface InstanceLines {
   part: SeriesPart;
 }
 
-type PoolFigures = ReturnType<typeof currentPools>[number];
+type PoolFigures = ReturnType<ClusterViews['pools']>[number];

@@ -6,7 +6,7 @@ import {
   strandedOnCard,
 } from '@mgpu/shared';
 import { z } from 'zod';
-import { currentNodeStates, poolOf } from '../cluster/inventory.js';
+import { poolOf } from '../cluster/inventory.js';
 import { requireListNodes, visibleItems } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
 
@@ -57,7 +57,8 @@ export const clusterNodes = publicProcedure
         memoryMiB: record.requested.memoryMiB,
       });
     }
-    return currentNodeStates(ctx)
+    return ctx.views
+      .nodeStates()
       .filter((state) => state.resourceType !== undefined)
       .filter((state) => !input?.node || state.name === input.node)
       .filter((state) => !input?.pool || poolOf(state) === input.pool)
@@ -91,7 +92,7 @@ export const clusterLayout = publicProcedure
   .output(z.array(NodeLayoutSchema))
   .query(async ({ ctx }) => {
     await requireListNodes(ctx);
-    const states = currentNodeStates(ctx);
+    const states = ctx.views.nodeStates();
     let layout = layouts.get(states);
     if (layout === undefined) {
       layout = states

@@ -40,7 +40,7 @@ export const clusterPendingWatch = publicProcedure
   .output(trackedStream(PendingGroupEventSchema))
   .subscription(async function* ({ ctx, input, signal }) {
     const changes = new ChangeSignal(PENDING_COALESCE_MS);
-    const stop = ctx.pending.onChange(() => changes.notify());
+    const stop = ctx.views.pending.onChange(() => changes.notify());
     // A signed-in operator's groups are cut again every cache TTL too, so a revoked
     // namespace's groups leave (and a granted one's join) within that time.
     const recheck = ctx.operator

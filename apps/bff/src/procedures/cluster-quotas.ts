@@ -1,6 +1,5 @@
 import { mgpuQuotaUsage, QuotasInputSchema, QuotaUsageSchema } from '@mgpu/shared';
 import { z } from 'zod';
-import { currentQuotas } from '../cluster/inventory.js';
 import { visibleItems } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
 
@@ -17,7 +16,7 @@ export const clusterQuotas = publicProcedure
     (
       await visibleItems(
         ctx,
-        (currentQuotas(ctx) ?? [])
+        (ctx.views.quotas() ?? [])
           .filter((quota) => input?.namespace === undefined || quota.namespace === input.namespace)
           .flatMap((quota) => mgpuQuotaUsage(quota) ?? []),
       )

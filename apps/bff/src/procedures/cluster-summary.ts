@@ -1,7 +1,6 @@
 import { ClusterSummarySchema } from '@mgpu/shared';
 import { z } from 'zod';
 import { describeSource } from '../cluster/connection.js';
-import { currentPools } from '../cluster/inventory.js';
 import { requireListNodes } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
@@ -20,6 +19,6 @@ export const clusterSummary = publicProcedure
       version: version.gitVersion,
       source: describeSource(ctx.source),
       nodes: nodes.length,
-      pools: currentPools(ctx),
+      pools: ctx.views.pools(),
     };
   });

@@ -1,6 +1,6 @@
 import { GpuModelSchema } from '@mgpu/shared';
 import { z } from 'zod';
-import { currentPools, gpuModels as modelsOf } from '../cluster/inventory.js';
+import { gpuModels as modelsOf } from '../cluster/inventory.js';
 import { modelsWithoutFigures, seesNodes } from '../identity/cluster-view.js';
 import { publicProcedure } from '../trpc/init.js';
 
@@ -12,6 +12,6 @@ export const gpuModels = publicProcedure
   .input(z.object({}).optional())
   .output(z.array(GpuModelSchema))
   .query(async ({ ctx }) => {
-    const models = modelsOf(currentPools(ctx));
+    const models = modelsOf(ctx.views.pools());
     return (await seesNodes(ctx)) ? models : modelsWithoutFigures(models);
   });

@@ -26,13 +26,7 @@ import {
   resolveFenceposts,
   type WorkloadRequest,
 } from '@mgpu/shared';
-import {
-  currentNodeStates,
-  currentPodSlots,
-  currentPools,
-  currentQuotas,
-  inventoryOf,
-} from '../cluster/inventory.js';
+import { inventoryOf } from '../cluster/inventory.js';
 import { previewWithoutNodes, seesNodes } from '../identity/cluster-view.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
@@ -106,8 +100,8 @@ export function checkWithCluster(
   lang: Lang,
   replacing?: Replacing,
 ) {
-  const states = currentNodeStates(ctx);
-  const listed = currentQuotas(ctx);
+  const states = ctx.views.nodeStates();
+  const listed = ctx.views.quotas();
   const now = Date.now();
   const own = listed !== undefined && replacing !== undefined ? ownPods(ctx, replacing) : undefined;
   const quotas =
@@ -138,7 +132,7 @@ export function clusterCheckOptions(
     lang,
     modelLabel: ctx.modelLabel,
     ...(known
-      ? { inventory: inventoryOf(currentPools(ctx), currentPodSlots(ctx), quotas, rollout) }
+      ? { inventory: inventoryOf(ctx.views.pools(), ctx.views.podSlots(), quotas, rollout) }
       : {}),
     ...(ctx.reservedNamespaces ? { reservedNamespaces: ctx.reservedNamespaces } : {}),
   };

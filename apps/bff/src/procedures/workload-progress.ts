@@ -16,7 +16,6 @@ import {
 } from '@mgpu/shared';
 import { tracked } from '@trpc/server';
 import { z } from 'zod';
-import { currentNodeStates, currentQuotas } from '../cluster/inventory.js';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
 import { progressWithoutNodes, seesNodes } from '../identity/cluster-view.js';
 import { requireListPods } from '../identity/filtered-reads.js';
@@ -45,7 +44,7 @@ const unschedulableReason = (pod: V1Pod) =>
 /** The same placement the scheduler ran, asked again now: why no node takes the pod. */
 function rejectionsOf(ctx: BffContext, pod: V1Pod): { rejections?: Rejection[] } {
   const { modelLabel, cardPolicy } = ctx;
-  const result = placePod(podDemandOf(pod, { modelLabel }), currentNodeStates(ctx), {
+  const result = placePod(podDemandOf(pod, { modelLabel }), ctx.views.nodeStates(), {
     cardPolicy,
     modelLabel,
   });
@@ -59,7 +58,7 @@ function rejectionsOf(ctx: BffContext, pod: V1Pod): { rejections?: Rejection[] }
 function quotaRefusesNewPod(ctx: BffContext, workload: LiveWorkload): boolean {
   const namespace = workload.metadata?.namespace;
   const charge = podQuotaUsage(workload.spec?.template?.spec ?? {});
-  return (currentQuotas(ctx) ?? []).some(
+  return (ctx.views.quotas() ?? []).some(
     (quota) =>
       quota.namespace === namespace &&
       Object.entries(charge).some(

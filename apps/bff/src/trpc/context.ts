@@ -1,11 +1,11 @@
 import type { CardPolicy } from '@mgpu/shared';
 import type { ClusterClient } from '../cluster/cluster-client.js';
+import type { ClusterViews } from '../cluster/cluster-views.js';
 import type { ClusterSource } from '../cluster/connection.js';
 import type { AccessReviews } from '../identity/access-reviews.js';
 import type { AuditEntry } from '../identity/audit.js';
 import type { Operator } from '../identity/operator.js';
 import type { AllocationFeed } from '../live/allocation-feed.js';
-import type { PendingPodsView } from '../live/pending-pods.js';
 import type { PoolHistory } from '../live/pool-history.js';
 
 /** What every procedure gets: the cluster, its live state, and how the scheduler picks cards. */
@@ -16,10 +16,11 @@ export interface BffContext {
   /** Items per part of a subscription's snapshot (`SNAPSHOT_PART_SIZE`; tests make it small). */
   snapshotPartSize: number;
   /**
-   * The GPU pods no node holds yet, grouped by shape: one view for the process, built in
-   * `startBff`, which every operator's answer is a cut of (`cluster.pending*`, metrics).
+   * What the informers show, derived once for the process (node states, pools, pod slots,
+   * quotas, pending pods): built in `startBff`, shared by every operator, whose answers are cuts
+   * of it (`identity/filtered-reads.ts`), and by `PoolHistory` and the metrics.
    */
-  pending: PendingPodsView;
+  views: ClusterViews;
   /** The last hour (configurable) of per-pool figures (`cluster.history`). */
   history: PoolHistory;
   cardPolicy: CardPolicy;
