@@ -1,0 +1,139 @@
+/**
+ * What a signed-in operator's first preview costs (issue 26): the node states, pools and pending
+ * pods are one `ClusterViews` per console, so the tenth operator's first preview should cost what
+ * the first's does, with no node-state build of its own. Beside them, in the same run, the
+ * baseline that every new operator paid before: a full node-state build from the informers
+ * (the old per-client cache started empty for each operator's `ClusterClient`).
+ *
+ * Operators are made as `--auth` makes them (their own token on the console's cluster); the
+ * embedded API allows every access review. Each round changes the cluster first (one pod), so
+ * operator 1's preview meets changed informers, as after any churn.
+ *
+ * `pnpm bench operator-preview [--nodes 1000] [--pods 1000] [--rounds 15]`
+ */
+import { parseArgs } from 'node:util';
+import { appRouter, embeddedConnection, startBff } from '@mgpu/bff';
+import { kubeConfigWithToken } from '@mgpu/kube-client';
+import { NodeStatesBuilder, seedRequest } from '@mgpu/shared';
+import { startBenchCluster } from '../lib/cluster.js';
+import { loadShapeOf, mgpuPod } from '../lib/mgpu-pod.js';
+import { heading, machineLoad, median, percentile } from '../lib/report.js';
+
+const { values } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '1000' },
+    pods: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '15' },
+  },
+  // Other benchmarks' flags (`pnpm bench --minutes 10`) reach this file too: ignored.
+  strict: false,
+  allowPositionals: true,
+});
+const NODES = Number(values.nodes);
+const PODS = Number(values.pods);
+const ROUNDS = Number(values.rounds);
+const OPERATORS = 10;
+const NAMESPACE = 'bench';
+if (!(NODES > 0) || !(PODS >= 0) || !(ROUNDS > 0))
+  throw new Error('--nodes, --pods, --rounds: numbers');
+
+heading(
+  `a signed-in operator's first preview, ${NODES} nodes × 8 cards, ${PODS} pods`,
+  "the 10th operator's first preview costs no node-state build (≈ the 1st's, far below a full build)",
+);
+const cluster = await startBenchCluster({
+  nodes: NODES,
+  cardsPerNode: 8,
+  namespace: NAMESPACE,
+  log: () => {},
+});
+await cluster.createPods(PODS, (index) =>
+  mgpuPod(`filler-${index}`, NAMESPACE, 'filler', loadShapeOf(index)),
+);
+await cluster.settle();
+const server = cluster.kubeConfig.getCurrentCluster();
+const token = cluster.kubeConfig.getCurrentUser()?.token ?? '';
+if (!server) throw new Error('the bench cluster has no current cluster');
+/** The console's cluster as an operator's kubeconfig names it (`operatorKubeConfig`). */
+const consoleCluster = { ...server, name: 'console-cluster' };
+const bff = await startBff({
+  connection: embeddedConnection({ url: server.server, token }),
+  port: 0,
+  logger: false,
+});
+const { context } = bff;
+const waitFor = async (done: () => boolean) => {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
+};
+await waitFor(() => context.cluster.nodes.list().length === NODES);
+const request = seedRequest('operator-preview', { namespace: NAMESPACE });
+
+let nextOperator = 0;
+/** A new operator, as a new sign-in makes one: their token, their own cluster client. */
+function newOperatorCaller() {
+  const index = nextOperator++;
+  const operator = {
+    username: `operator-${index}`,
+    groups: ['bench'],
+    kubeConfig: kubeConfigWithToken(consoleCluster, token, {
+      context: 'operator',
+      user: 'operator',
+    }),
+  };
+  const operatorClient = context.cluster.forOperator(operator.kubeConfig);
+  return appRouter.createCaller({ ...context, cluster: operatorClient, operator });
+}
+
+const fullBuild: number[] = [];
+const first: number[] = [];
+const tenth: number[] = [];
+let buildsByLaterOperators = 0;
+for (let round = 0; round < ROUNDS + 2; round++) {
+  // A change of the informers: operator 1 meets it, as after any churn.
+  const podsVersion = context.cluster.pods.version;
+  await cluster.core.createNamespacedPod({
+    namespace: NAMESPACE,
+    body: mgpuPod(`round-${round}`, NAMESPACE, 'round', loadShapeOf(round)),
+  });
+  await waitFor(() => context.cluster.pods.version !== podsVersion);
+  let start = performance.now();
+  new NodeStatesBuilder({ modelLabel: context.modelLabel }).build(
+    context.cluster.nodes.list(),
+    context.cluster.pods.list(),
+  );
+  const build = performance.now() - start;
+  const times: number[] = [];
+  let buildsAfterFirst = 0;
+  for (let operator = 0; operator < OPERATORS; operator++) {
+    const caller = newOperatorCaller();
+    const builds = context.views.builds;
+    start = performance.now();
+    await caller.workload.preview({ request, lang: 'en' });
+    times.push(performance.now() - start);
+    if (operator > 0) buildsAfterFirst += context.views.builds - builds;
+  }
+  // The first two rounds warm the code paths up.
+  if (round < 2) continue;
+  fullBuild.push(build);
+  first.push(times[0] ?? Number.NaN);
+  tenth.push(times[OPERATORS - 1] ?? Number.NaN);
+  buildsByLaterOperators += buildsAfterFirst;
+}
+
+const row = (samples: number[]) => ({
+  'median ms': Number(median(samples).toFixed(2)),
+  'p95 ms': Number(percentile(samples, 95).toFixed(2)),
+  'x baseline (median)': Number((median(samples) / median(fullBuild)).toFixed(3)),
+  samples: samples.length,
+});
+console.table({
+  "baseline: one operator's own full node-state build (before issue 26)": row(fullBuild),
+  "operator 1's first preview (after a change)": row(first),
+  "operator 10's first preview": row(tenth),
+});
+console.log(
+  `node-state builds made by operators 2–10, all rounds: ${buildsByLaterOperators} (0: the views are shared)`,
+);
+console.log(machineLoad());
+await bff.close();
+await cluster.stop();
