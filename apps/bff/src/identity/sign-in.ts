@@ -1,0 +1,39 @@
+import cookie from '@fastify/cookie';
+import type { FastifyInstance } from 'fastify';
+import type { BffOptions } from '../bff-options.js';
+import type { AllowedOrigins } from '../http/trpc-guard.js';
+import type { AuditEntry } from './audit.js';
+import type { ConsoleAccess } from './console-token.js';
+import { registerOidcRoutes } from './oidc-routes.js';
+import { OidcSignIn } from './oidc-sign-in.js';
+import { SESSION_COOKIE, sessionCookieOptions } from './session-cookie.js';
+import { registerSessionRoutes } from './session-routes.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
+
+/** Every way in: cookies, `/session` in every mode, and `--auth oidc`'s login and callback. */
+export async function registerSignIn(
+  app: FastifyInstance,
+  options: BffOptions,
+  parts: {
+    access: ConsoleAccess;
+    allowed: () => AllowedOrigins;
+    throttle: SignInThrottle;
+    audit: (entry: AuditEntry) => void;
+  },
+): Promise<void> {
+  const { access, allowed, throttle, audit } = parts;
+  await app.register(cookie);
+  registerSessionRoutes(app, access, allowed, throttle, audit);
+  if (options.auth !== 'oidc' || !access.operators) return;
+  if (!options.oidc) throw new Error('--auth oidc needs --oidc-issuer and --oidc-client-id');
+  registerOidcRoutes(app, {
+    // Before listening: a console no operator could sign in to says so at start.
+    signIn: await OidcSignIn.discover(options.oidc),
+    operators: access.operators,
+    sessionCookie: SESSION_COOKIE,
+    cookieOptions: sessionCookieOptions,
+    knownHost: (host) => allowed().hosts.has(host ?? ''),
+    throttle,
+    audit,
+  });
+}

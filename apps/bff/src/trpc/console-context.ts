@@ -1,0 +1,66 @@
+import { SNAPSHOT_PART_SIZE, VKE } from '@mgpu/shared';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { BffOptions } from '../bff-options.js';
+import { ClusterClient } from '../cluster/cluster-client.js';
+import { ClusterViews } from '../cluster/cluster-views.js';
+import { AccessReviews } from '../identity/access-reviews.js';
+import type { Operator } from '../identity/operator.js';
+import { AllocationFeed } from '../live/allocation-feed.js';
+import { PoolHistory } from '../live/pool-history.js';
+import type { BffContext } from './context.js';
+
+/**
+ * The console's context, built once at start (create-t3-turbo's `createTRPCContext` shape): the
+ * cluster client with its informers, the shared views, the allocation feed and the history —
+ * every operator's context is this one with their own client and identity (`contextOfRequest`).
+ */
+export function createConsoleContext(
+  options: BffOptions,
+  log: () => Pick<FastifyBaseLogger, 'info' | 'error'>,
+): BffContext {
+  const modelLabel = options.modelLabel ?? VKE.defaultModelLabel;
+  const cardPolicy = options.cardPolicy ?? 'binpack';
+  const cluster = new ClusterClient(options.connection.kubeConfig, { modelLabel });
+  const views = new ClusterViews(cluster, { modelLabel, cardPolicy });
+  return {
+    cluster,
+    source: options.connection.source,
+    allocations: new AllocationFeed(cluster, {
+      onInvalidRecord: (id, error) =>
+        log().error({ record: id, issues: error.issues }, 'allocation record left out: invalid'),
+    }),
+    views,
+    snapshotPartSize: options.snapshotPartSize ?? SNAPSHOT_PART_SIZE,
+    history: new PoolHistory(views, options.history),
+    cardPolicy,
+    accessReviews: new AccessReviews(
+      options.accessReviewTtlMs !== undefined ? { ttlMs: options.accessReviewTtlMs } : {},
+    ),
+    modelLabel,
+    ...(options.reservedNamespaces ? { reservedNamespaces: options.reservedNamespaces } : {}),
+    // One JSON line per mutation, sign-in and sign-out (spec §8), as `{ audit: … }`.
+    audit: (entry) => log().info({ audit: entry }, 'audit'),
+  };
+}
+
+/**
+ * A request's context: the console's own, or with per-user auth the operator the guard admitted
+ * (`operators`) with a cluster client of their own — one per operator (per session), not per
+ * request, so its keep-alive connections are reused; its informers are the console's.
+ */
+export function contextOfRequest(
+  context: BffContext,
+  operators: WeakMap<FastifyRequest, Operator>,
+): (request: FastifyRequest) => BffContext {
+  const operatorClients = new WeakMap<Operator, ClusterClient>();
+  return (request) => {
+    const operator = operators.get(request);
+    if (operator === undefined) return context;
+    let client = operatorClients.get(operator);
+    if (client === undefined) {
+      client = context.cluster.forOperator(operator.kubeConfig);
+      operatorClients.set(operator, client);
+    }
+    return { ...context, cluster: client, operator };
+  };
+}
