@@ -44,10 +44,12 @@ failure_report() {
 part "tools/kube: server, nodes, CRD, kube-controller-manager, RBAC" \
   bash -c 'cd tools/kube && exec pnpm exec vitest run --no-file-parallelism'
 
-# Every workspace package with a test helper or test that switches on MGPU_TEST_KUBECONFIG runs
-# its whole vitest suite: the switching ones use the real cluster, the rest are unaffected.
-mapfile -t packages < <(grep -rl --include='*.ts' --exclude-dir=node_modules --exclude-dir=dist \
-  MGPU_TEST_KUBECONFIG apps packages e2e 2>/dev/null \
+# Every workspace package with a test helper or test that asks the test-cluster switch
+# (@mgpu/shared/test-tier, or a file still reading MGPU_TEST_KUBECONFIG itself) runs its whole
+# vitest suite: the switching ones use the real cluster, the rest are unaffected. The switch's
+# own file is not a user: shared's suite never touches a cluster.
+mapfile -t packages < <(grep -rlE --include='*.ts' --exclude-dir=node_modules --exclude-dir=dist \
+  --exclude=test-tier.ts '@mgpu/shared/test-tier|MGPU_TEST_KUBECONFIG' apps packages e2e 2>/dev/null \
   | sed -E 's#^((apps|packages)/[^/]+|e2e)/.*#\1#' | sort -u)
 
 known="$root/tools/kube/known-differences.txt"
