@@ -9,6 +9,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkRequest, seedRequest, VKE, WorkloadRequestSchema } from '@mgpu/shared';
+import { onRealTier, testTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { eventually } from './test-support/controller-cluster.js';
@@ -65,8 +66,9 @@ const accepts = (port: number) =>
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mgpu-sim-kubectl-'));
-  if (process.env.MGPU_TEST_KUBECONFIG) {
-    kubeconfig = process.env.MGPU_TEST_KUBECONFIG;
+  const tier = testTier();
+  if (tier.kind === 'real') {
+    kubeconfig = tier.kubeconfig;
   } else {
     simPort = await freePort();
     kubeconfig = join(dir, 'kubeconfig.yaml');
@@ -205,16 +207,13 @@ describe('pnpm sim with kubectl', { timeout: 60_000 }, () => {
     }, 30_000);
   });
 
-  it.skipIf(process.env.MGPU_TEST_KUBECONFIG !== undefined)(
-    'stops cleanly when its launcher is terminated',
-    async () => {
-      expect(await accepts(simPort)).toBe(true);
-      sim?.stop();
-      await eventually(
-        async () => ((await accepts(simPort)) ? undefined : true),
-        15_000,
-        'the sim to stop',
-      );
-    },
-  );
+  it.skipIf(onRealTier())('stops cleanly when its launcher is terminated', async () => {
+    expect(await accepts(simPort)).toBe(true);
+    sim?.stop();
+    await eventually(
+      async () => ((await accepts(simPort)) ? undefined : true),
+      15_000,
+      'the sim to stop',
+    );
+  });
 });

@@ -5,6 +5,7 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizationFrom, startSimProcess } from './test-support/sim-process.js';
 
@@ -42,7 +43,7 @@ async function names(url: string): Promise<Set<string>> {
   return new Set(list.items.map((item) => item.metadata.name));
 }
 
-describe.skipIf(process.env.MGPU_TEST_KUBECONFIG)(
+describe.skipIf(onRealTier())(
   'pnpm sim --state-file, killed',
   {
     timeout: 120_000,

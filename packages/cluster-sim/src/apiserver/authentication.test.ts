@@ -11,6 +11,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
+import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { authorizationFor, type EmbeddedCluster, startEmbeddedCluster } from '../embedded.js';
@@ -89,7 +90,7 @@ function kubectl(config: string, args: string[]): Promise<{ code: number; output
 
 const PODS = '/api/v1/namespaces/default/pods';
 
-describe.skipIf(process.env.MGPU_TEST_KUBECONFIG)('bearer token authentication', () => {
+describe.skipIf(onRealTier())('bearer token authentication', () => {
   describe.each(['http', 'https'] as const)('over %s', (scheme) => {
     it.each([
       ['no token', () => ({})],

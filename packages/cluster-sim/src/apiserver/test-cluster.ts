@@ -12,6 +12,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiException, KubeConfig } from '@kubernetes/client-node';
+import { testTier } from '@mgpu/shared/test-tier';
 import { kubeConfigForClients } from '../embedded.js';
 import { type ApiServerOptions, startApiServer } from './api-server.js';
 import type { StatusObject } from './status.js';
@@ -63,12 +64,12 @@ export const KUBECTL = process.env.MGPU_TEST_KUBECTL ?? '/usr/bin/kubectl';
 
 export async function startTestCluster(simOptions: ApiServerOptions = {}): Promise<TestCluster> {
   const workDir = await mkdtemp(join(tmpdir(), 'mgpu-apiserver-test-'));
-  const external = process.env.MGPU_TEST_KUBECONFIG;
+  const tier = testTier();
   let server: Awaited<ReturnType<typeof startApiServer>> | undefined;
   let kubeconfigPath: string;
   const stateFile = simOptions.stateFile ?? join(workDir, 'state.json');
-  if (external) {
-    kubeconfigPath = external;
+  if (tier.kind === 'real') {
+    kubeconfigPath = tier.kubeconfig;
   } else {
     server = await startApiServer({ ...simOptions, stateFile });
     kubeconfigPath = join(workDir, 'kubeconfig');

@@ -1,4 +1,5 @@
 import { BatchV1Api, type V1Job, type V1ReplicaSet } from '@kubernetes/client-node';
+import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ControllerCluster,
@@ -45,7 +46,7 @@ describe('slow start arithmetic', () => {
 
 // The embedded controllers' own batching: on the real tier kube-controller-manager, the
 // reference this copies, would be the one creating the pods.
-describe.skipIf(process.env.MGPU_TEST_KUBECONFIG)('slow start on the embedded cluster', () => {
+describe.skipIf(onRealTier())('slow start on the embedded cluster', () => {
   let cluster: ControllerCluster;
   let namespace: string;
 

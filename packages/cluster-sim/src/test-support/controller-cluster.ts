@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { testTier } from '@mgpu/shared/test-tier';
 import { type EmbeddedCluster, startEmbeddedCluster } from '../embedded.js';
 
 export interface ControllerCluster {
@@ -32,14 +33,14 @@ const KUBECTL = process.env.MGPU_TEST_KUBECTL ?? '/usr/bin/kubectl';
 
 export async function startControllerCluster(): Promise<ControllerCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'mgpu-controllers-'));
-  const external = process.env.MGPU_TEST_KUBECONFIG;
+  const tier = testTier();
   let embedded: EmbeddedCluster | undefined;
   let kubeConfig: KubeConfig;
   let kubeconfigPath: string;
-  if (external) {
+  if (tier.kind === 'real') {
     kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(external);
-    kubeconfigPath = external;
+    kubeConfig.loadFromFile(tier.kubeconfig);
+    kubeconfigPath = tier.kubeconfig;
   } else {
     embedded = await startEmbeddedCluster({ log: () => undefined });
     kubeConfig = embedded.kubeConfig;
