@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CARD_TYPES } from './ledger/claim.js';
 
 /** The three mGPU compute policies (算力分配策略) a pod or a node pool can carry. */
 export const COMPUTE_POLICIES = [
@@ -6,12 +7,14 @@ export const COMPUTE_POLICIES = [
   'fixed-share',
   'guaranteed-burst-share',
 ] as const;
-export type ComputePolicy = (typeof COMPUTE_POLICIES)[number];
+export const ComputePolicySchema = z.enum(COMPUTE_POLICIES);
+export type ComputePolicy = z.infer<typeof ComputePolicySchema>;
 
 /** A node without the policy label belongs to a `fixed-share` pool (spec §5). */
 export const DEFAULT_NODE_POLICY: ComputePolicy = 'fixed-share';
 
-export const GPU_TYPES = ['mgpu', 'nvidia', 'none'] as const;
+/** A container's GPU in a request: a card type, or none. */
+export const GPU_TYPES = [...CARD_TYPES, 'none'] as const;
 export type GpuType = (typeof GPU_TYPES)[number];
 
 export const MAX_CARDS = 8;
@@ -21,7 +24,8 @@ export const MAX_CARDS = 8;
  * (`workloadKindOf`), so a request of §7 without the field keeps its meaning.
  */
 export const CREATABLE_KINDS = ['Deployment', 'StatefulSet', 'Job'] as const;
-export type CreatableKind = (typeof CREATABLE_KINDS)[number];
+export const CreatableKindSchema = z.enum(CREATABLE_KINDS);
+export type CreatableKind = z.infer<typeof CreatableKindSchema>;
 
 /**
  * Compute and memory are kept as the operator typed them: the rules judge the text exactly
@@ -59,7 +63,7 @@ export const ContainerRequestSchema = z.object({
 export type ContainerRequest = z.output<typeof ContainerRequestSchema>;
 
 export const WorkloadRequestSchema = z.object({
-  kind: nullAsAbsent(z.enum(CREATABLE_KINDS)),
+  kind: nullAsAbsent(CreatableKindSchema),
   name: z.string(),
   namespace: z.string().default('default'),
   replicas: z.number().default(1),

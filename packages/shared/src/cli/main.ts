@@ -9,10 +9,11 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { type CheckResult, checkRequest } from '../check.js';
 import type { GpuInventory } from '../inventory.js';
+import { CardTypeSchema } from '../ledger/claim.js';
 import { type LintFinding, lintManifests, ManifestParseError } from '../lint.js';
 import { buildHeadlessService } from '../manifest.js';
 import { manifestYaml } from '../manifest-diff.js';
-import { type WorkloadRequest, WorkloadRequestSchema } from '../request.js';
+import { ComputePolicySchema, type WorkloadRequest, WorkloadRequestSchema } from '../request.js';
 import { isLang, type Lang } from '../rules.js';
 
 const USAGE = `Usage:
@@ -66,8 +67,8 @@ const GpuInventorySchema = z.object({
   pools: z.array(
     z.object({
       model: z.string(),
-      resourceType: z.enum(['mgpu', 'nvidia']),
-      policy: z.enum(['native-burst-share', 'fixed-share', 'guaranteed-burst-share']),
+      resourceType: CardTypeSchema,
+      policy: ComputePolicySchema,
       cardsPerNode: z.number().int().positive(),
       memoryMiBPerCard: z.number().int().positive(),
       nodes: z.number().int().nonnegative(),

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 
 /** The two kinds of card a GPU container takes: mGPU instances, or whole `nvidia.com/gpu` cards. */
-export type CardType = 'mgpu' | 'nvidia';
+export const CARD_TYPES = ['mgpu', 'nvidia'] as const;
+/** The one schema of a card type: every API, report and CLI schema uses this one. */
+export const CardTypeSchema = z.enum(CARD_TYPES);
+export type CardType = z.infer<typeof CardTypeSchema>;
 
 /**
  * The ledger's unit: what one container takes on each of its cards (spec §5), spelled as the

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CardTypeSchema } from './claim.js';
 
 /**
  * The node agents' report resource: one cluster-scoped `MgpuNode` per GPU node, named after the
@@ -76,7 +77,7 @@ export type MgpuCardReport = z.infer<typeof MgpuCardReportSchema>;
 
 export const MgpuNodeStatusSchema = z.looseObject({
   nodeName: z.string().optional(),
-  resourceType: z.enum(['mgpu', 'nvidia']).optional(),
+  resourceType: CardTypeSchema.optional(),
   model: z.string().optional(),
   /** The pool's compute policy, or `nvidia` for whole-card nodes. */
   policy: z.string().optional(),
@@ -89,7 +90,7 @@ export type MgpuNodeStatus = z.infer<typeof MgpuNodeStatusSchema>;
 
 export const MgpuNodeSpecSchema = z.looseObject({
   nodeName: z.string(),
-  resourceType: z.enum(['mgpu', 'nvidia']).optional(),
+  resourceType: CardTypeSchema.optional(),
   model: z.string().optional(),
   /** How many cards the node has. */
   cards: z.number().optional(),
