@@ -1,5 +1,5 @@
 export * from './allocations.js';
-export * from './api.js';
+export * from './api/index.js';
 export * from './capacity.js';
 export { type ContainerShare, parseCards } from './card-shares.js';
 export * from './check.js';
@@ -14,10 +14,9 @@ export * from './ledger/index.js';
 export * from './lint.js';
 export * from './manifest.js';
 export * from './manifest-diff.js';
-export * from './messages.js';
+export * from './messages/index.js';
 export * from './ownership.js';
 export * from './pending.js';
-export * from './pending-api.js';
 export * from './placement/index.js';
 export * from './pools.js';
 export * from './quantity.js';

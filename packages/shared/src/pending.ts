@@ -1,8 +1,8 @@
 import type { PodLike } from './allocations.js';
-import type { PoolSummary } from './api.js';
+import type { PendingGroup, PendingGroupPod, PendingPod } from './api/cluster-pending.js';
+import type { PoolSummary } from './api/cluster-summary.js';
 import type { KubeContainerLike } from './ledger/read-pod.js';
 import { workloadOfPod } from './ownership.js';
-import type { PendingGroup, PendingGroupPod, PendingPod } from './pending-api.js';
 import { podDemandOf, podNeedsGpu } from './placement/demand.js';
 // From the folder's index: where each placement type is declared is the folder's business.
 import type {

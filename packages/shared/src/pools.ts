@@ -1,4 +1,4 @@
-import type { PoolSummary } from './api.js';
+import type { PoolSummary } from './api/cluster-summary.js';
 import { largestFit, strandedCapacity } from './capacity.js';
 import type { NodeState } from './placement/types.js';
 

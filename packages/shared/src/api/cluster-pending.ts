@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import { PoolSummarySchema, RejectionSchema } from './api.js';
-import { CardClaimSchema } from './ledger/claim.js';
-import { SnapshotPartSchema } from './snapshot-parts.js';
+import { CardClaimSchema, CardTypeSchema } from '../ledger/claim.js';
+import { SnapshotPartSchema } from '../snapshot-parts.js';
+import { ListEventTypeSchema, RejectionSchema } from './building-blocks.js';
+import { PoolSummarySchema } from './cluster-summary.js';
+
+/** The schemas of `cluster.pending`, `cluster.pendingGroups` and `cluster.pendingWatch`. */
 
 /**
  * One mGPU pod the scheduler has not placed (spec §8 `cluster.pending`): since when it waits, its
@@ -20,7 +23,7 @@ export const PendingPodSchema = z.object({
   containers: z.array(
     z.object({
       name: z.string(),
-      type: z.enum(['mgpu', 'nvidia']),
+      type: CardTypeSchema,
       cards: z.number(),
       perCard: CardClaimSchema,
     }),
@@ -116,7 +119,7 @@ export const PendingGroupsSchema = z.object({
  * Groups list their first `PENDING_GROUP_PODS` pods; `cluster.pendingGroups` gives the rest.
  */
 export const PendingGroupEventSchema = z.object({
-  type: z.enum(['snapshot', 'upsert', 'delete']),
+  type: ListEventTypeSchema,
   groups: z.array(PendingGroupSchema),
   ...SnapshotPartSchema.shape,
 });

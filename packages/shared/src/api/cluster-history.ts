@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+/** One pool's figures at one sample of the history (issue 18): what the dashboard charts. */
+export const PoolSampleSchema = z.object({
+  pool: z.string(),
+  computeAllocatedPercent: z.number(),
+  computeAllocatablePercent: z.number(),
+  memoryAllocatedMiB: z.number(),
+  memoryAllocatableMiB: z.number(),
+  strandedComputePercent: z.number(),
+  strandedMemoryMiB: z.number(),
+  largestFitComputePercent: z.number(),
+  pendingPods: z.number(),
+});
+
+/**
+ * `cluster.history` (no input, `NoInputSchema`): per-pool figures sampled every `intervalMs`,
+ * the newest last, kept for `retentionMs` in the BFF's memory. `startedAt` is when this BFF began
+ * sampling: a restart empties the history (Prometheus, with `--metrics-port`, keeps the long one).
+ */
+export const ClusterHistorySchema = z.object({
+  startedAt: z.string(),
+  intervalMs: z.number(),
+  retentionMs: z.number(),
+  samples: z.array(z.object({ at: z.string(), pools: z.array(PoolSampleSchema) })),
+});
+
+export type PoolSample = z.infer<typeof PoolSampleSchema>;
+export type ClusterHistory = z.infer<typeof ClusterHistorySchema>;
