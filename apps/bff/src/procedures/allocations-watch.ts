@@ -3,8 +3,8 @@ import {
   type AllocationEvent,
   AllocationEventSchema,
   type AllocationFilter,
-  AllocationFilterSchema,
   type AllocationRecord,
+  AllocationsWatchInputSchema,
 } from '@mgpu/shared';
 import { tracked } from '@trpc/server';
 import { OperatorView } from '../identity/filtered-reads.js';
@@ -30,8 +30,6 @@ const sequenceOf = (id: string) => Number(id.split('-')[1]);
  * exactly the changes it missed, or a fresh snapshot when it is too far behind. A snapshot of
  * more than `ctx.snapshotPartSize` records comes in parts (`SnapshotPartSchema`).
  */
-export const AllocationsWatchInputSchema = AllocationFilterSchema.optional();
-
 export const allocationsWatch = publicProcedure
   .input(AllocationsWatchInputSchema)
   .output(trackedStream(AllocationEventSchema))

@@ -1,11 +1,10 @@
-import { ClusterHistorySchema } from '@mgpu/shared';
-import { z } from 'zod';
+import { ClusterHistorySchema, NoInputSchema } from '@mgpu/shared';
 import { requireListNodes } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
 
 /** `cluster.history`: the last hour (configurable) of per-pool figures, sampled every 10 s. */
 export const clusterHistory = publicProcedure
-  .input(z.object({}).optional())
+  .input(NoInputSchema)
   .output(ClusterHistorySchema)
   .query(async ({ ctx }) => {
     await requireListNodes(ctx);

@@ -1,11 +1,12 @@
 import {
+  ClusterLayoutSchema,
+  ClusterNodesInputSchema,
+  ClusterNodesSchema,
   type NodeLayout,
-  NodeLayoutSchema,
   type NodeState,
-  NodeViewSchema,
+  type NodeView,
   strandedOnCard,
 } from '@mgpu/shared';
-import { z } from 'zod';
 import { poolOf } from '../cluster/inventory.js';
 import { requireListNodes, visibleItems } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
@@ -31,11 +32,11 @@ const shapeOf = (state: NodeState): Omit<NodeLayout, 'cards'> => ({
  * list pods in: another team's pod, container and workload names are not theirs to see.
  */
 export const clusterNodes = publicProcedure
-  .input(z.object({ pool: z.string().optional(), node: z.string().optional() }).optional())
-  .output(z.array(NodeViewSchema))
+  .input(ClusterNodesInputSchema)
+  .output(ClusterNodesSchema)
   .query(async ({ ctx, input }) => {
     await requireListNodes(ctx);
-    const holders = new Map<string, z.infer<typeof NodeViewSchema>['cards'][number]['holders']>();
+    const holders = new Map<string, NodeView['cards'][number]['holders']>();
     const records = await visibleItems(
       ctx,
       ctx.allocations.snapshot(input?.node ? { node: input.node } : {}),
@@ -88,21 +89,19 @@ const layouts = new WeakMap<readonly NodeState[], NodeLayout[]>();
  * needs no record.
  * Same rule: a signed-in operator needs `list nodes`.
  */
-export const clusterLayout = publicProcedure
-  .output(z.array(NodeLayoutSchema))
-  .query(async ({ ctx }) => {
-    await requireListNodes(ctx);
-    const states = ctx.views.nodeStates();
-    let layout = layouts.get(states);
-    if (layout === undefined) {
-      layout = states
-        .filter((state) => state.resourceType !== undefined)
-        .map((state) => ({
-          ...shapeOf(state),
-          cards: state.cards.map((card) => ({ index: card.index, wholeNvidia: card.wholeNvidia })),
-        }))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      layouts.set(states, layout);
-    }
-    return layout;
-  });
+export const clusterLayout = publicProcedure.output(ClusterLayoutSchema).query(async ({ ctx }) => {
+  await requireListNodes(ctx);
+  const states = ctx.views.nodeStates();
+  let layout = layouts.get(states);
+  if (layout === undefined) {
+    layout = states
+      .filter((state) => state.resourceType !== undefined)
+      .map((state) => ({
+        ...shapeOf(state),
+        cards: state.cards.map((card) => ({ index: card.index, wholeNvidia: card.wholeNvidia })),
+      }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    layouts.set(states, layout);
+  }
+  return layout;
+});

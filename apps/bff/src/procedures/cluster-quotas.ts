@@ -1,5 +1,4 @@
-import { mgpuQuotaUsage, QuotasInputSchema, QuotaUsageSchema } from '@mgpu/shared';
-import { z } from 'zod';
+import { ClusterQuotasSchema, mgpuQuotaUsage, QuotasInputSchema } from '@mgpu/shared';
 import { visibleItems } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
 
@@ -10,7 +9,7 @@ import { publicProcedure } from '../trpc/init.js';
  */
 export const clusterQuotas = publicProcedure
   .input(QuotasInputSchema)
-  .output(z.array(QuotaUsageSchema))
+  .output(ClusterQuotasSchema)
   .query(async ({ ctx, input }) =>
     // A signed-in operator sees the quotas of the namespaces they may list pods in.
     (

@@ -1,5 +1,4 @@
-import { ClusterSummarySchema } from '@mgpu/shared';
-import { z } from 'zod';
+import { ClusterSummarySchema, NoInputSchema } from '@mgpu/shared';
 import { describeSource } from '../cluster/connection.js';
 import { requireListNodes } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
@@ -7,7 +6,7 @@ import { kubeFailure } from './kube-failure.js';
 
 /** `cluster.summary`: server version and, per pool (model × policy), cards, compute and memory. */
 export const clusterSummary = publicProcedure
-  .input(z.object({}).optional())
+  .input(NoInputSchema)
   .output(ClusterSummarySchema)
   .query(async ({ ctx }) => {
     await requireListNodes(ctx);

@@ -1,5 +1,4 @@
-import { GpuModelSchema } from '@mgpu/shared';
-import { z } from 'zod';
+import { GpuModelsSchema, NoInputSchema } from '@mgpu/shared';
 import { gpuModels as modelsOf } from '../cluster/inventory.js';
 import { modelsWithoutFigures, seesNodes } from '../identity/cluster-view.js';
 import { publicProcedure } from '../trpc/init.js';
@@ -9,8 +8,8 @@ import { publicProcedure } from '../trpc/init.js';
  * may list nodes — node counts and free room.
  */
 export const gpuModels = publicProcedure
-  .input(z.object({}).optional())
-  .output(z.array(GpuModelSchema))
+  .input(NoInputSchema)
+  .output(GpuModelsSchema)
   .query(async ({ ctx }) => {
     const models = modelsOf(ctx.views.pools());
     return (await seesNodes(ctx)) ? models : modelsWithoutFigures(models);

@@ -1,8 +1,6 @@
+import { WhoamiSchema } from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
-import { z } from 'zod';
 import { publicProcedure } from '../trpc/init.js';
-
-export const WhoamiSchema = z.object({ username: z.string(), groups: z.array(z.string()) });
 
 /**
  * `session.whoami` (spec §8): the signed-in operator as the API server named them at sign-in.

@@ -2,11 +2,10 @@ import { toKubeError } from '@mgpu/kube-client';
 import {
   checkWorkloadTarget,
   DeleteInputSchema,
+  DeleteResultSchema,
   describeServerError,
-  WorkloadRefSchema,
   type WorkloadRequest,
 } from '@mgpu/shared';
-import { z } from 'zod';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
@@ -29,7 +28,7 @@ const DELETE_ATTEMPTS = 10;
  */
 export const workloadDelete = publicProcedure
   .input(DeleteInputSchema)
-  .output(WorkloadRefSchema.extend({ deleted: z.literal(true) }))
+  .output(DeleteResultSchema)
   .mutation(async ({ ctx, input }) => {
     const { namespace, name, force, lang } = input;
     // The server rules' texts name the workload; a delete has no form beyond that.

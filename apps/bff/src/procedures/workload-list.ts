@@ -3,11 +3,11 @@ import {
   evaluateRequest,
   isManagedByConsole,
   readWorkloadObject,
+  WorkloadListInputSchema,
+  WorkloadListSchema,
   type WorkloadSummary,
-  WorkloadSummarySchema,
   type WorkloadVerification,
 } from '@mgpu/shared';
-import { z } from 'zod';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
 import { visibleItems } from '../identity/filtered-reads.js';
 import type { BffContext } from '../trpc/context.js';
@@ -97,8 +97,8 @@ export function listWorkloads(ctx: BffContext, namespace?: string): WorkloadSumm
 
 /** `workload.list` (spec §8): the operator's mGPU workloads now; `workload.watch` keeps them live. */
 export const workloadList = publicProcedure
-  .input(z.object({ namespace: z.string().optional() }).optional())
-  .output(z.array(WorkloadSummarySchema))
+  .input(WorkloadListInputSchema)
+  .output(WorkloadListSchema)
   // A signed-in operator sees the workloads of the namespaces they may list pods in.
   .query(async ({ ctx, input }) => [
     ...(await visibleItems(ctx, listWorkloads(ctx, input?.namespace))),

@@ -10,12 +10,11 @@ import {
   readRollout,
   schedulerCards,
   type WorkloadProgress,
+  WorkloadProgressInputSchema,
   WorkloadProgressSchema,
-  WorkloadRefSchema,
   workloadOfPod,
 } from '@mgpu/shared';
 import { tracked } from '@trpc/server';
-import { z } from 'zod';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
 import { progressWithoutNodes, seesNodes } from '../identity/cluster-view.js';
 import { requireListPods } from '../identity/filtered-reads.js';
@@ -193,10 +192,6 @@ export function workloadProgress(
  * `workload.progress`: the timeline of one workload, sent again whenever it changes. It is a
  * state, not a log: a reconnect (whatever its `lastEventId`) gets the current state first.
  */
-export const WorkloadProgressInputSchema = WorkloadRefSchema.extend({
-  lastEventId: z.string().nullish(),
-});
-
 export const workloadProgressSubscription = publicProcedure
   .input(WorkloadProgressInputSchema)
   .output(trackedStream(WorkloadProgressSchema))
