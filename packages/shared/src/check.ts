@@ -8,7 +8,7 @@ import { evaluateAgainstCluster } from './cluster-rules.js';
 import { evaluateContainers } from './container-rules.js';
 import type { GpuInventory } from './inventory.js';
 import { buildWorkload, type ManifestOptions, type WorkloadManifest } from './manifest.js';
-import { describeViolation } from './messages.js';
+import { describeViolation } from './messages/index.js';
 import type { WorkloadRequest } from './request.js';
 import {
   evaluateMultiCardPolicy,

@@ -1,6 +1,6 @@
 import { parseAllDocuments } from 'yaml';
 import { evaluateRequest } from './check.js';
-import { describeViolation } from './messages.js';
+import { describeViolation } from './messages/index.js';
 import { readWorkloadObject } from './read-workload.js';
 import { type Lang, MGPU_RULES, type RuleId, type Violation } from './rules.js';
 
