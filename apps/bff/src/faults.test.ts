@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { AppsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { kubeConfigForServer } from '@mgpu/kube-client';
 import type { AllocationEvent } from '@mgpu/shared';
+import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClusterClient } from './cluster/cluster-client.js';
 import { embeddedConnection } from './cluster/connection.js';
@@ -37,7 +38,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
 
-const onSim = !process.env.MGPU_TEST_KUBECONFIG;
+const onSim = !onRealTier();
 
 describe.runIf(onSim)('the API server restarts while dashboards watch', () => {
   it('keeps the allocation stream going: changes before and after the restart all arrive', {

@@ -5,6 +5,7 @@ import type {
   WorkloadListEvent,
   WorkloadProgress,
 } from '@mgpu/shared';
+import { onRealTier } from '@mgpu/shared/test-tier';
 import { TRPCError } from '@trpc/server';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Operator } from './identity/operator.js';
@@ -27,7 +28,7 @@ import {
  * RoleBindings of the test's own, tokens from the TokenRequest API. The embedded cluster allows
  * every review (filtered-reads.test.ts).
  */
-if (!process.env.MGPU_TEST_KUBECONFIG)
+if (!onRealTier())
   throw new Error(
     'filtered-reads.real.test.ts runs on the real tier: tools/kube/with-real-cluster.sh',
   );

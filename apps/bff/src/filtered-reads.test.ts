@@ -1,3 +1,4 @@
+import { onRealTier } from '@mgpu/shared/test-tier';
 import { describe, expect, it } from 'vitest';
 import { eventually, seedRequest, uniqueName } from './test-support/bff-harness.js';
 import { operatorWithToken, startOperatorTest } from './test-support/operators.js';
@@ -8,11 +9,9 @@ import { operatorWithToken, startOperatorTest } from './test-support/operators.j
  * console sees. The denials, and a revocation on an open stream, are in
  * filtered-reads.real.test.ts (upstream kube-apiserver's RBAC).
  */
-const onReal = Boolean(process.env.MGPU_TEST_KUBECONFIG);
-
 const { harness, callerFor, watchAllocations } = startOperatorTest();
 
-describe.runIf(!onReal)('filtered reads on the embedded cluster (one token, no RBAC)', () => {
+describe.skipIf(onRealTier())('filtered reads on the embedded cluster (one token, no RBAC)', () => {
   it('show an operator holding the cluster’s token what the console shows', async () => {
     const operator = operatorWithToken(
       harness.connection.kubeConfig,

@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BffHarness,
@@ -21,7 +22,7 @@ import { OIDC_STATE_COOKIE } from './oidc-routes.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 
 const env = process.env;
-if (!env.MGPU_TEST_KUBECONFIG || !env.MGPU_TEST_OIDC_ISSUER)
+if (!onRealTier() || !env.MGPU_TEST_OIDC_ISSUER)
   throw new Error('oidc-auth.real.test.ts runs on the real tier: tools/kube/with-real-cluster.sh');
 
 const credentials = {

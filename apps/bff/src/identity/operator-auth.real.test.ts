@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import { AppsV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BffHarness,
@@ -15,7 +16,7 @@ import {
 } from '../test-support/bff-harness.js';
 import { capturedLog } from '../test-support/captured-log.js';
 
-if (!process.env.MGPU_TEST_KUBECONFIG)
+if (!onRealTier())
   throw new Error(
     'operator-auth.real.test.ts runs on the real tier: tools/kube/with-real-cluster.sh',
   );

@@ -20,6 +20,7 @@ import {
   type WorkloadRequest,
   type WorkloadRequestInput,
 } from '@mgpu/shared';
+import { type TestTier, testTier } from '@mgpu/shared/test-tier';
 import { TRPCError } from '@trpc/server';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, expect, onTestFinished } from 'vitest';
@@ -55,17 +56,17 @@ export interface BffHarness {
 export async function startHarness(
   options: Omit<Partial<BffOptions>, 'connection' | 'port'> = {},
 ): Promise<BffHarness> {
-  const external = process.env.MGPU_TEST_KUBECONFIG;
+  const tier = testTier();
   let embedded: EmbeddedCluster | undefined;
   let connection: ClusterConnection;
-  if (external) {
+  if (tier.kind === 'real') {
     const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(external);
+    kubeConfig.loadFromFile(tier.kubeconfig);
     connection = {
       kubeConfig,
       source: {
         kind: 'kubeconfig',
-        file: external,
+        file: tier.kubeconfig,
         context: kubeConfig.getCurrentContext(),
         server: kubeConfig.getCurrentCluster()?.server ?? '',
       },
@@ -76,8 +77,8 @@ export async function startHarness(
     const cluster = embedded;
     connection = embeddedConnection(cluster, () => cluster.stop());
   }
-  const adminKubeConfig = adminKubeConfigOf(external, connection.kubeConfig);
-  if (external && !earlierFilesCleared) {
+  const adminKubeConfig = adminKubeConfigOf(tier, connection.kubeConfig);
+  if (tier.kind === 'real' && !earlierFilesCleared) {
     await clearEarlierFiles(adminKubeConfig);
     earlierFilesCleared = true;
   }
@@ -230,12 +231,11 @@ export function startBffTest(
   };
 }
 
-function adminKubeConfigOf(file: string | undefined, consoleUser: KubeConfig): KubeConfig {
-  const context = process.env.MGPU_TEST_ADMIN_CONTEXT;
-  if (file === undefined || !context) return consoleUser;
+function adminKubeConfigOf(tier: TestTier, consoleUser: KubeConfig): KubeConfig {
+  if (tier.kind !== 'real' || tier.adminContext === undefined) return consoleUser;
   const admin = new KubeConfig();
-  admin.loadFromFile(file);
-  admin.setCurrentContext(context);
+  admin.loadFromFile(tier.kubeconfig);
+  admin.setCurrentContext(tier.adminContext);
   return admin;
 }
 
