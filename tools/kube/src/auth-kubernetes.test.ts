@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedRequest } from '@mgpu/shared';
+import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleProcess, startConsoleProcess } from './console-process.js';
 import { freePort } from './processes.js';
@@ -114,7 +115,7 @@ function watchAllocations(operator: Operator) {
   };
 }
 
-describe.skipIf(!testKubeconfig)('--auth kubernetes as the judging script drives it', () => {
+describe.skipIf(!onRealTier())('--auth kubernetes as the judging script drives it', () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'mgpu-auth-kubernetes-'));
     for (const operator of [alice, bob]) {

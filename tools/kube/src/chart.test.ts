@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
 import { CoreV1Api } from '@kubernetes/client-node';
+import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { type ConsoleProcess, startConsoleProcess } from './console-process.js';
@@ -125,7 +126,7 @@ function canI(verb: string, resource: string): boolean {
   return result.stdout.trim() === 'yes';
 }
 
-describe.skipIf(!testKubeconfig)('the Helm chart on the real API server', () => {
+describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
   let consoleProcess: ConsoleProcess | undefined;
 
   beforeAll(async () => {

@@ -13,12 +13,13 @@ import {
   VersionApi,
 } from '@kubernetes/client-node';
 import { loadTopology, topologyNodes } from '@mgpu/cluster-sim';
+import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, kubeConfigAs, kubectl, testKubeconfig } from './test-support.js';
 
 const namespace = `real-${randomBytes(3).toString('hex')}`;
 
-describe.skipIf(!testKubeconfig)('cluster:real', () => {
+describe.skipIf(!onRealTier())('cluster:real', () => {
   const kc = () => kubeConfigAs('admin');
 
   beforeAll(async () => {

@@ -11,9 +11,10 @@ import {
   KubeConfig,
   RbacAuthorizationV1Api,
 } from '@kubernetes/client-node';
+import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserLikeClient } from './oidc-sign-in.js';
-import { eventually, kubeConfigAs, statusOf, testKubeconfig } from './test-support.js';
+import { eventually, kubeConfigAs, statusOf } from './test-support.js';
 
 const env = process.env;
 const namespace = `oidc-${randomBytes(3).toString('hex')}`;
@@ -101,7 +102,7 @@ const whoIs = async (token: string) =>
       })
   ).status?.userInfo;
 
-describe.skipIf(!testKubeconfig)('the test OIDC issuer and kube-apiserver', () => {
+describe.skipIf(!onRealTier())('the test OIDC issuer and kube-apiserver', () => {
   let tokens: Tokens;
   let refresh: () => Promise<Tokens>;
 

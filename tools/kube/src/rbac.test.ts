@@ -11,8 +11,9 @@ import {
   type V1Deployment,
   Watch,
 } from '@kubernetes/client-node';
+import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeConfigAs, kubectl, statusOf, testKubeconfig } from './test-support.js';
+import { kubeConfigAs, kubectl, statusOf } from './test-support.js';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const namespace = `rbac-${randomBytes(3).toString('hex')}`;
@@ -32,7 +33,7 @@ function deployment(name: string): V1Deployment {
   };
 }
 
-describe.skipIf(!testKubeconfig)('RBAC of the mGPU console on the real API server', () => {
+describe.skipIf(!onRealTier())('RBAC of the mGPU console on the real API server', () => {
   const admin = () => kubeConfigAs('admin');
 
   beforeAll(async () => {

@@ -1,11 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { ApiException, KubeConfig } from '@kubernetes/client-node';
+import { testTier } from '@mgpu/shared/test-tier';
 import { contextName } from './kubeconfig.js';
 import type { TokenUser } from './pki.js';
 
-/** Set by tools/kube/with-real-cluster.sh: the tests of this package need a real cluster. */
-export const testKubeconfig = process.env.MGPU_TEST_KUBECONFIG;
+const tier = testTier();
+/** The real tier's kubeconfig (with-real-cluster.sh): this package's cluster tests need it. */
+export const testKubeconfig = tier.kind === 'real' ? tier.kubeconfig : undefined;
 
 /** The test cluster's KubeConfig as one of cluster:real's token users. */
 export function kubeConfigAs(id: TokenUser['id']): KubeConfig {
