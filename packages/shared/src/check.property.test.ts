@@ -70,8 +70,8 @@ const typedValue = fc.oneof(
 const computeValue = fc.oneof(typedValue, fc.double({ noNaN: true, noDefaultInfinity: true }));
 /**
  * Memory as typed. Kept to moderate magnitudes: a fractional memory of 1e8 GiB already takes
- * seconds and one of 1e20 GiB never returns (see check.test.ts, "robustness"), and a synchronous
- * loop cannot be timed out from inside the test.
+ * seconds and one of 1e20 GiB never returns (see check.compute-and-memory.test.ts,
+ * "robustness"), and a synchronous loop cannot be timed out from inside the test.
  */
 const memoryValue = fc.oneof(
   typedValue,
