@@ -1,3 +1,4 @@
+import { testTier } from '@mgpu/shared/test-tier';
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './support/chromium.js';
 
@@ -11,9 +12,9 @@ const baseURL = `http://127.0.0.1:${port}`;
  * The real control plane tier: under `tools/kube/with-real-cluster.sh` the BFF talks to upstream
  * kube-apiserver (MGPU_TEST_KUBECONFIG) instead of the embedded cluster; the tests are the same.
  */
-const cluster = process.env.MGPU_TEST_KUBECONFIG
-  ? `--kubeconfig ${JSON.stringify(process.env.MGPU_TEST_KUBECONFIG)}`
-  : '--embedded';
+const tier = testTier();
+const cluster =
+  tier.kind === 'real' ? `--kubeconfig ${JSON.stringify(tier.kubeconfig)}` : '--embedded';
 
 export default defineConfig({
   testDir: 'tests',

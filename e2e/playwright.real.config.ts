@@ -1,3 +1,4 @@
+import { TEST_KUBECONFIG_ENV, testTier } from '@mgpu/shared/test-tier';
 import { defineConfig } from '@playwright/test';
 import base from './playwright.config.js';
 
@@ -10,13 +11,17 @@ import base from './playwright.config.js';
 const env = process.env;
 const port = Number(env.MGPU_E2E_REAL_PORT ?? 18_481);
 const baseURL = `http://127.0.0.1:${port}`;
-const missing = ['MGPU_TEST_KUBECONFIG', 'MGPU_TEST_OIDC_ISSUER'].filter((name) => !env[name]);
-if (missing.length > 0)
+const tier = testTier();
+const missing = [
+  ...(tier.kind === 'real' ? [] : [TEST_KUBECONFIG_ENV]),
+  ...(env.MGPU_TEST_OIDC_ISSUER ? [] : ['MGPU_TEST_OIDC_ISSUER']),
+];
+if (tier.kind !== 'real' || missing.length > 0)
   throw new Error(
     `playwright.real.config.ts runs under tools/kube/with-real-cluster.sh (${missing.join(', ')} unset)`,
   );
 const flags = [
-  `--kubeconfig ${JSON.stringify(env.MGPU_TEST_KUBECONFIG)}`,
+  `--kubeconfig ${JSON.stringify(tier.kubeconfig)}`,
   '--auth oidc',
   `--oidc-issuer ${JSON.stringify(env.MGPU_TEST_OIDC_ISSUER)}`,
   `--oidc-client-id ${JSON.stringify(env.MGPU_TEST_OIDC_CLIENT_ID)}`,

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { testTier } from '@mgpu/shared/test-tier';
 import { freePort, startConsoleOn, stopConsole } from './bff.js';
 
 const simMain = fileURLToPath(new URL('../../packages/cluster-sim/dist/main.js', import.meta.url));
@@ -38,8 +39,9 @@ async function startSim(kubeconfig: string): Promise<ChildProcess> {
  * own talks to it (the run's console keeps its cluster inside its process).
  */
 export async function startReachableCluster(): Promise<ReachableCluster> {
-  const real = process.env.MGPU_TEST_KUBECONFIG;
-  if (real) return { kubeconfig: real, consoleURL: undefined, stop: async () => {} };
+  const tier = testTier();
+  if (tier.kind === 'real')
+    return { kubeconfig: tier.kubeconfig, consoleURL: undefined, stop: async () => {} };
   const dir = mkdtempSync(join(tmpdir(), 'mgpu-e2e-cluster-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const sim = await startSim(kubeconfig);
