@@ -136,7 +136,7 @@ test('an object made directly through the Kubernetes API is deleted only after a
     await expect(force).toBeVisible();
     await expect(confirm).toBeHidden();
     await expect(force).toContainText(
-      `Deployment“default/${name}”不是由本控制台创建的（没有标签 app.kubernetes.io/managed-by: mgpu-console）。`,
+      `Deployment“default/${name}”不是由本控制台创建的（没有标签 app.kubernetes.io/managed-by: mgpu-console）；没有做任何更改。`,
     );
     expect(deploymentInCluster(name)).toBe(`deployment.apps/${name}`);
 
