@@ -1,6 +1,6 @@
 /**
  * The pool history's memory bound (issue 18): the BFF keeps `--retention-minutes` of per-pool
- * samples, one every 10 s, in a ring of fixed length (`apps/bff/src/live/pool-history.ts`). This
+ * samples, one every 10 s, in a ring of fixed length (`packages/api/src/live/pool-history.ts`). This
  * fills a ring on a live console (a generated cluster with every model × policy pool) to three
  * times its capacity and prints the heap after a full GC at each step: it grows until the ring
  * is full, then stays. Samples are taken back to back with their times 10 s apart, so an hour's

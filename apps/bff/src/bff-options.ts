@@ -1,12 +1,10 @@
+import type { BffContext, ClusterConnection, PoolHistoryOptions } from '@mgpu/api';
 import type { CardPolicy } from '@mgpu/shared';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import type { ClusterConnection } from './cluster/connection.js';
 import type { TrustProxy } from './http/trust-proxy.js';
 import type { AuthMode } from './identity/console-token.js';
 import type { OidcSettings } from './identity/oidc-sign-in.js';
 import type { SessionLimits, SessionStore } from './identity/sessions.js';
-import type { PoolHistoryOptions } from './live/pool-history.js';
-import type { BffContext } from './trpc/context.js';
 
 export interface BffOptions {
   connection: ClusterConnection;

@@ -11,13 +11,11 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { appRouter, ClusterClient, createCallerFactory, embeddedConnection } from '@mgpu/api';
 import { kubeConfigForServer } from '@mgpu/kube-client';
 import type { AllocationEvent } from '@mgpu/shared';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClusterClient } from './cluster/cluster-client.js';
-import { embeddedConnection } from './cluster/connection.js';
-import { appRouter } from './router.js';
 import { type RunningBff, startBff } from './server.js';
 import {
   eventually,
@@ -31,7 +29,6 @@ import {
   startApiServer,
   startEmbeddedCluster,
 } from './test-support/embedded-cluster.js';
-import { createCallerFactory } from './trpc/init.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -1,4 +1,5 @@
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import type { Operator } from '@mgpu/api';
 import type {
   PendingGroupEvent,
   PendingPod,
@@ -8,7 +9,6 @@ import type {
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { TRPCError } from '@trpc/server';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Operator } from './identity/operator.js';
 import {
   eventually,
   PENDING_GPU,

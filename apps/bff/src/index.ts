@@ -1,12 +1,12 @@
-export { ClusterClient } from './cluster/cluster-client.js';
+export type { AppRouter } from '@mgpu/api';
 export {
+  appRouter,
+  ClusterClient,
   type ClusterConnection,
   connectCluster,
   describeSource,
   embeddedConnection,
-} from './cluster/connection.js';
-export { PoolHistory } from './live/pool-history.js';
+  PoolHistory,
+} from '@mgpu/api';
 export { ConsoleMetrics } from './observability/metrics.js';
-export type { AppRouter } from './router.js';
-export { appRouter } from './router.js';
 export { type BffOptions, type RunningBff, startBff } from './server.js';

@@ -5,9 +5,9 @@
  * says which.
  */
 import { parseArgs } from 'node:util';
+import { connectCluster, describeSource } from '@mgpu/api';
 import type { CardPolicy } from '@mgpu/shared';
 import { pino } from 'pino';
-import { connectCluster, describeSource } from './cluster/connection.js';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { consoleTokenProblem } from './identity/console-token.js';
 import { USAGE } from './main-usage.js';

@@ -6,10 +6,10 @@
  * charged as the replacement of the workload's own pods, which the quota's used already counts.
  */
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { RuleErrors, workloadProgress } from '@mgpu/api';
 import { QUOTA_CORE, QUOTA_MEMORY, WorkloadRequestSchema } from '@mgpu/shared';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workloadProgress } from './procedures/workload-progress.js';
 import {
   type BffHarness,
   eventually,
@@ -18,7 +18,6 @@ import {
   startHarness,
   uniqueName,
 } from './test-support/bff-harness.js';
-import { RuleErrors } from './trpc/init.js';
 
 let harness: BffHarness;
 let core: CoreV1Api;

@@ -1,3 +1,5 @@
+import type { Operator } from '@mgpu/api';
+import { appRouter, SSE_TIMING } from '@mgpu/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BffOptions, RunningBff } from './bff-options.js';
 import { createFastify } from './http/fastify-app.js';
@@ -6,7 +8,6 @@ import { type AllowedOrigins, allowedOrigins, guardTrpc } from './http/trpc-guar
 import { registerTrpc } from './http/trpc-routes.js';
 import { DEFAULT_WEB_ROOT, registerWebApp } from './http/web-app.js';
 import { ConsoleAccess } from './identity/console-token.js';
-import type { Operator } from './identity/operator.js';
 import {
   endStreamsOnSignOut,
   operatorAccessFor,
@@ -17,9 +18,7 @@ import { registerSignIn } from './identity/sign-in.js';
 import { SignInThrottle } from './identity/sign-in-throttle.js';
 import { ConsoleMetrics } from './observability/metrics.js';
 import { serveMetrics } from './observability/metrics-server.js';
-import { appRouter } from './router.js';
 import { contextOfRequest, createConsoleContext } from './trpc/console-context.js';
-import { SSE_TIMING } from './trpc/init.js';
 import { SseTransport } from './trpc/sse-transport.js';
 
 export type { BffOptions, RunningBff } from './bff-options.js';

@@ -257,7 +257,7 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
   });
 
   it("gives the console's account what the informers and per-user checks need, and no Secrets", () => {
-    // The shared informers of apps/bff/src/cluster/cluster-client.ts and workload-objects.ts.
+    // The shared informers of packages/api/src/cluster/cluster-client.ts and workload-objects.ts.
     const informed = [
       'pods',
       'nodes',

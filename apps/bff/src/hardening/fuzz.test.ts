@@ -13,10 +13,10 @@
  * draws other cases, and a failure names the seed that found it.
  */
 import { AppsV1Api } from '@kubernetes/client-node';
+import { appRouter } from '@mgpu/api';
 import { MAX_REPLICAS } from '@mgpu/shared';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appRouter } from '../router.js';
 import { type BffHarness, seedRequest, startHarness } from '../test-support/bff-harness.js';
 import {
   describeCase,

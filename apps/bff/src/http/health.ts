@@ -1,6 +1,6 @@
+import type { ClusterClient } from '@mgpu/api';
+import { type ClusterConnection, describeSource } from '@mgpu/api';
 import type { FastifyInstance } from 'fastify';
-import type { ClusterClient } from '../cluster/cluster-client.js';
-import { type ClusterConnection, describeSource } from '../cluster/connection.js';
 
 /** `/healthz` (the process answers) and `/readyz` (the cluster answers within 2 s). */
 export function registerHealth(

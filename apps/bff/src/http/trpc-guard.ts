@@ -1,8 +1,8 @@
+import type { Operator } from '@mgpu/api';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodType } from 'zod';
 import type { ConsoleAccess } from '../identity/console-token.js';
-import type { Operator } from '../identity/operator.js';
 import { bearerTokenOf } from '../identity/operator-access.js';
 import type { SignInThrottle } from '../identity/sign-in-throttle.js';
 import { subscriptionInput } from '../trpc/sse-transport.js';

@@ -1,8 +1,8 @@
+import type { BffContext } from '@mgpu/api';
+import { type AppRouter, appRouter } from '@mgpu/api';
 import type { TRPCError } from '@trpc/server';
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type AppRouter, appRouter } from '../router.js';
-import type { BffContext } from '../trpc/context.js';
 import { mutationHook } from '../trpc/mutation-transport.js';
 import type { SseTransport } from '../trpc/sse-transport.js';
 

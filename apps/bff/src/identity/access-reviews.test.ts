@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import { AccessReviews } from '@mgpu/api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ApiServer, startApiServer } from '../test-support/embedded-cluster.js';
 import { operatorWithToken } from '../test-support/operators.js';
-import { AccessReviews } from './access-reviews.js';
 
 /**
  * The cache against a real HTTP Kubernetes API: the embedded API server (whose reviews answer

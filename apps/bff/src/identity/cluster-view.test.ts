@@ -4,6 +4,9 @@
  * does not accept, so the filter fails closed. Operators with real RoleBindings, with and
  * without `list nodes`, are in filtered-reads.real.test.ts.
  */
+
+import type { Operator } from '@mgpu/api';
+import { pendingWithoutNodes } from '@mgpu/api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   eventually,
@@ -13,8 +16,6 @@ import {
   uniqueName,
 } from '../test-support/bff-harness.js';
 import { operatorCaller, operatorWithToken } from '../test-support/operators.js';
-import { pendingWithoutNodes } from './cluster-view.js';
-import type { Operator } from './operator.js';
 
 const harness = startBffTest();
 let refused: Operator;

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Operator } from '@mgpu/api';
 import { bearerCheck } from '@mgpu/kube-client';
 import type { FastifyRequest } from 'fastify';
-import type { Operator } from './operator.js';
 import type { OperatorAccess } from './operator-access.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 

@@ -1,8 +1,8 @@
+import type { AuditEntry } from '@mgpu/api';
+import { operatorToken } from '@mgpu/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { tooManyWrongTokens } from '../http/replies.js';
-import type { AuditEntry } from './audit.js';
 import { type OidcSignIn, OidcSignInError, sameOriginPath } from './oidc-sign-in.js';
-import { operatorToken } from './operator.js';
 import type { OperatorAccess } from './operator-access.js';
 import type { sessionCookieOptions } from './session-cookie.js';
 import type { SignInThrottle } from './sign-in-throttle.js';

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { Operator } from '@mgpu/api';
 import type { FastifyRequest } from 'fastify';
-import type { Operator } from './operator.js';
 import { bearerKey, type Session, type SessionGrant, type SessionStore } from './sessions.js';
 import { reviewToken, type TokenReview } from './token-review.js';
 

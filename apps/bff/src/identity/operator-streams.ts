@@ -1,6 +1,6 @@
+import type { AppRouter } from '@mgpu/api';
 import type { FastifyRequest } from 'fastify';
 import type { BffOptions } from '../bff-options.js';
-import type { AppRouter } from '../router.js';
 import type { SseTransport } from '../trpc/sse-transport.js';
 import type { ConsoleAccess } from './console-token.js';
 import { BEARER_REVIEW_SECONDS, bearerTokenOf, OperatorAccess } from './operator-access.js';

@@ -1,11 +1,10 @@
+import type { AuditEntry, Operator } from '@mgpu/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { refuse, tokenNotChecked, tooManyWrongTokens } from '../http/replies.js';
 import type { AllowedOrigins } from '../http/trpc-guard.js';
 import { originCheck } from '../http/trpc-guard.js';
-import type { AuditEntry } from './audit.js';
 import type { ConsoleAccess } from './console-token.js';
-import type { Operator } from './operator.js';
 import { SESSION_COOKIE, sessionCookieOptions } from './session-cookie.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { type Operator, operatorKubeConfig } from './operator.js';
+import { type Operator, operatorKubeConfig } from '@mgpu/api';
 
 /**
  * What a sign-in proved: the operator's bearer token and who the API server says it is. Every

@@ -1,8 +1,8 @@
 import cookie from '@fastify/cookie';
+import type { AuditEntry } from '@mgpu/api';
 import type { FastifyInstance } from 'fastify';
 import type { BffOptions } from '../bff-options.js';
 import type { AllowedOrigins } from '../http/trpc-guard.js';
-import type { AuditEntry } from './audit.js';
 import type { ConsoleAccess } from './console-token.js';
 import { registerOidcRoutes } from './oidc-routes.js';
 import { OidcSignIn } from './oidc-sign-in.js';

@@ -1,6 +1,6 @@
 import { AuthenticationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { operatorKubeConfig } from '@mgpu/api';
 import { toKubeError } from '@mgpu/kube-client';
-import { operatorKubeConfig } from './operator.js';
 
 /** Who the API server says a bearer token is, or why it would not say. */
 export type TokenReview =

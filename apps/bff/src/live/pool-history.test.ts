@@ -1,6 +1,6 @@
+import { PoolHistory } from '@mgpu/api';
 import { describe, expect, it } from 'vitest';
 import { startBffTest } from '../test-support/bff-harness.js';
-import { PoolHistory } from './pool-history.js';
 
 const harness = startBffTest();
 

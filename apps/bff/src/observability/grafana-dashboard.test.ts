@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { appRouter } from '@mgpu/api';
 import { describe, expect, it } from 'vitest';
-import { appRouter } from '../router.js';
 import { ConsoleMetrics, type MetricsSources } from './metrics.js';
 
 const GRAFANA_DIR = fileURLToPath(new URL('../../../../deploy/grafana/', import.meta.url));

@@ -1,5 +1,5 @@
+import { appRouter } from '@mgpu/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appRouter } from '../router.js';
 import {
   type BffHarness,
   deleteAfterTest,

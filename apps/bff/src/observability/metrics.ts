@@ -1,3 +1,4 @@
+import type { AllocationFeed, ClusterViews } from '@mgpu/api';
 import {
   type AllocationRecord,
   NO_POOL,
@@ -8,8 +9,6 @@ import {
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { ClusterViews } from '../cluster/cluster-views.js';
-import type { AllocationFeed } from '../live/allocation-feed.js';
 import { SseTransport } from '../trpc/sse-transport.js';
 import {
   labelsText,

@@ -11,6 +11,15 @@ import {
   CustomObjectsApi,
   KubeConfig,
 } from '@kubernetes/client-node';
+import {
+  type AppCaller,
+  type ClusterClient,
+  type ClusterConnection,
+  createCaller,
+  embeddedConnection,
+  RuleErrors,
+  type WorkloadObjects,
+} from '@mgpu/api';
 import { toKubeError } from '@mgpu/kube-client';
 import {
   type AllocationEvent,
@@ -24,20 +33,13 @@ import { type TestTier, testTier } from '@mgpu/shared/test-tier';
 import { TRPCError } from '@trpc/server';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, expect, onTestFinished } from 'vitest';
-import type { ClusterClient } from '../cluster/cluster-client.js';
-import { type ClusterConnection, embeddedConnection } from '../cluster/connection.js';
-import type { WorkloadObjects } from '../cluster/workload-objects.js';
-import { appRouter } from '../router.js';
 import { type BffOptions, type RunningBff, startBff } from '../server.js';
-import { createCallerFactory, RuleErrors } from '../trpc/init.js';
 import { type EmbeddedCluster, loadTopology, startEmbeddedCluster } from './embedded-cluster.js';
-
-const createCaller = createCallerFactory(appRouter);
 
 export interface BffHarness {
   bff: RunningBff;
   url: string;
-  caller: ReturnType<typeof createCaller>;
+  caller: AppCaller;
   /** The embedded cluster the BFF runs on; undefined on the real tier. */
   embedded: EmbeddedCluster | undefined;
   /** The cluster connection the BFF under test uses, for a second BFF on the same cluster. */

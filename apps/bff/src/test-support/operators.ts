@@ -8,15 +8,16 @@ import {
   RbacAuthorizationV1Api,
   type RbacV1Subject,
 } from '@kubernetes/client-node';
+import {
+  type AppCaller,
+  type BffContext,
+  type ClusterClient,
+  createCaller,
+  type Operator,
+  operatorKubeConfig,
+} from '@mgpu/api';
 import type { AllocationEvent, AllocationRecord } from '@mgpu/shared';
-import type { ClusterClient } from '../cluster/cluster-client.js';
-import { type Operator, operatorKubeConfig } from '../identity/operator.js';
-import { appRouter } from '../router.js';
-import type { BffContext } from '../trpc/context.js';
-import { createCallerFactory } from '../trpc/init.js';
 import { type BffHarness, startBffTest, trackedData } from './bff-harness.js';
-
-const createCaller = createCallerFactory(appRouter);
 
 /** Each operator's cluster client, as the server keeps one per session. */
 const operatorClients = new WeakMap<Operator, ClusterClient>();
@@ -25,7 +26,11 @@ const operatorClients = new WeakMap<Operator, ClusterClient>();
  * The router called as `operator` would call it through a signed-in session: their RBAC decides
  * what they see, and their own identity makes every API call (a create, a dry run).
  */
-export function operatorCaller(context: BffContext, operator: Operator, signal?: AbortSignal) {
+export function operatorCaller(
+  context: BffContext,
+  operator: Operator,
+  signal?: AbortSignal,
+): AppCaller {
   let cluster = operatorClients.get(operator);
   if (cluster === undefined) {
     cluster = context.cluster.forOperator(operator.kubeConfig);

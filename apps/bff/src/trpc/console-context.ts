@@ -1,13 +1,8 @@
+import type { BffContext, Operator } from '@mgpu/api';
+import { AccessReviews, AllocationFeed, ClusterClient, ClusterViews, PoolHistory } from '@mgpu/api';
 import { SNAPSHOT_PART_SIZE, VKE } from '@mgpu/shared';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { BffOptions } from '../bff-options.js';
-import { ClusterClient } from '../cluster/cluster-client.js';
-import { ClusterViews } from '../cluster/cluster-views.js';
-import { AccessReviews } from '../identity/access-reviews.js';
-import type { Operator } from '../identity/operator.js';
-import { AllocationFeed } from '../live/allocation-feed.js';
-import { PoolHistory } from '../live/pool-history.js';
-import type { BffContext } from './context.js';
 
 /**
  * The console's context, built once at start (create-t3-turbo's `createTRPCContext` shape): the

@@ -4,6 +4,7 @@
  * HTTP client that stops reading.
  */
 import http from 'node:http';
+import { snapshotEvents } from '@mgpu/api';
 import { createTRPCClient, httpSubscriptionLink, TRPCClientError } from '@trpc/client';
 import { initTRPC, TRPCError, tracked } from '@trpc/server';
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
@@ -12,7 +13,6 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { eventually } from '../test-support/bff-harness.js';
-import { snapshotEvents } from './snapshot-events.js';
 import { SseTransport } from './sse-transport.js';
 
 const t = initTRPC.create();

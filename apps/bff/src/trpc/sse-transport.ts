@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { preparedJson } from '@mgpu/api';
 import {
   type AnyTRPCRouter,
   type inferRouterContext,
@@ -12,7 +13,6 @@ import {
   sseHeaders,
 } from '@trpc/server/unstable-core-do-not-import';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { preparedJson } from './prepared-output.js';
 
 /**
  * Server-sent events for tRPC subscriptions, written straight to the socket.

@@ -1,4 +1,4 @@
-import type { AppRouter } from '@mgpu/bff';
+import type { AppRouter } from '@mgpu/api';
 import { QueryClient } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';

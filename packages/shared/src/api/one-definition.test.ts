@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const CARD_TYPE_HOME = 'packages/shared/src/ledger/claim.ts';
-const PROCEDURES = 'apps/bff/src/procedures/';
+const PROCEDURES = 'packages/api/src/procedures/';
 
 /** The source files (tests aside) under `dir`, relative to the repository's root. */
 function sourceFiles(dir: string): string[] {
@@ -16,7 +16,9 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const files = ['packages/shared/src', 'apps/bff/src', 'apps/web/src'].flatMap(sourceFiles);
+const files = ['packages/shared/src', 'packages/api/src', 'apps/bff/src', 'apps/web/src'].flatMap(
+  sourceFiles,
+);
 const textOf = (file: string) => readFileSync(join(root, file), 'utf8');
 
 describe('each schema has one definition', () => {

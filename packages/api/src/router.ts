@@ -17,7 +17,7 @@ import { workloadProgressSubscription } from './procedures/workload-progress.js'
 import { workloadScale } from './procedures/workload-scale.js';
 import { workloadUpdate } from './procedures/workload-update.js';
 import { workloadWatch } from './procedures/workload-watch.js';
-import { router } from './trpc/init.js';
+import { createCallerFactory, router } from './trpc/init.js';
 
 /** The BFF's procedures (spec §7); the names are a contract with outside scripts. */
 export const appRouter = router({
@@ -48,3 +48,9 @@ export const appRouter = router({
 });
 
 export type AppRouter = typeof appRouter;
+
+/** The router called in-process (tests, benches, the SSE transport's one caller per stream). */
+export const createCaller = createCallerFactory(appRouter);
+
+/** What `createCaller` gives: every procedure as a function. */
+export type AppCaller = ReturnType<typeof createCaller>;

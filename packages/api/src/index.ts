@@ -1,0 +1,30 @@
+/**
+ * The console's API (create-t3-turbo's `packages/api`): the tRPC router and its procedures, the
+ * context they get and what it holds. The BFF (`apps/bff`) serves it over HTTP; the web app
+ * takes only `type AppRouter` from here, never the server.
+ */
+
+// The cluster: its connection, the one client with its informers, the views derived from them.
+export { ClusterClient } from './cluster/cluster-client.js';
+export { ClusterViews } from './cluster/cluster-views.js';
+export {
+  type ClusterConnection,
+  type ClusterSource,
+  connectCluster,
+  describeSource,
+  embeddedConnection,
+} from './cluster/connection.js';
+export { WorkloadObjects } from './cluster/workload-objects.js';
+// Who asks: an operator's identity, what RBAC lets them see, the audit line of what they did.
+export { AccessReviews } from './identity/access-reviews.js';
+export type { AuditEntry } from './identity/audit.js';
+export { pendingWithoutNodes } from './identity/cluster-view.js';
+export { type Operator, operatorKubeConfig, operatorToken } from './identity/operator.js';
+export { AllocationFeed } from './live/allocation-feed.js';
+export { PoolHistory, type PoolHistoryOptions } from './live/pool-history.js';
+export { workloadProgress } from './procedures/workload-progress.js';
+export { type AppCaller, type AppRouter, appRouter, createCaller } from './router.js';
+export type { BffContext } from './trpc/context.js';
+export { createCallerFactory, type RuleErrorShape, RuleErrors, SSE_TIMING } from './trpc/init.js';
+export { preparedJson } from './trpc/prepared-output.js';
+export { snapshotEvents } from './trpc/snapshot-events.js';
