@@ -1,7 +1,6 @@
 import {
   describeRejections,
   type GpuModel,
-  type PendingPod,
   type PreviewResult,
   type WorkloadProgress,
 } from '@mgpu/shared';
@@ -55,19 +54,30 @@ export function previewWithoutNodes(preview: PreviewResult): PreviewResult {
   return { ...preview, placement: { ...preview.placement, replicas, nodesWithheld: true } };
 }
 
-/** `cluster.pending`: each pod's rejection codes per group; no nodes, pools that fit or free room. */
-export function pendingWithoutNodes(pods: readonly PendingPod[]): PendingPod[] {
-  return pods.map(
-    ({ fitsNow: _fitsNow, largestFits: _largestFits, rejections, message, ...pod }) => {
-      const withheld = rejectionsWithoutNodes(rejections);
-      return {
-        ...pod,
-        rejections: withheld,
-        message: withheld.length > 0 ? describeRejections({ rejections: withheld }) : message,
-        nodesWithheld: true,
-      };
-    },
-  );
+/** What a pending pod or group says of the nodes: its verdict's parts that name them. */
+interface PendingVerdictLike {
+  rejections: Rejection[];
+  message: string;
+  fitsNow?: string | null | undefined;
+  largestFits?: unknown;
+}
+
+/**
+ * `cluster.pending*`: a pending pod's or group's rejection codes per node group, without the
+ * nodes they name, the pool that would take it or what still fits where (one cut for both).
+ */
+export function pendingWithoutNodes<T extends PendingVerdictLike>(
+  item: T,
+): Omit<T, 'fitsNow' | 'largestFits' | 'rejections' | 'message'> &
+  PendingVerdictLike & { nodesWithheld: true } {
+  const { fitsNow: _fitsNow, largestFits: _largestFits, rejections, message, ...rest } = item;
+  const withheld = rejectionsWithoutNodes(rejections);
+  return {
+    ...rest,
+    rejections: withheld,
+    message: withheld.length > 0 ? describeRejections({ rejections: withheld }) : message,
+    nodesWithheld: true,
+  };
 }
 
 /** `workload.progress`: a stuck pod's rejection codes per group, without the nodes they name. */

@@ -1,5 +1,4 @@
 import {
-  describeRejections,
   type PendingGroup,
   PendingGroupSchema,
   type PendingPod,
@@ -7,7 +6,7 @@ import {
   pendingGroupCut,
   podsOfPendingGroups,
 } from '@mgpu/shared';
-import { rejectionsWithoutNodes, seesNodes } from '../identity/cluster-view.js';
+import { pendingWithoutNodes, seesNodes } from '../identity/cluster-view.js';
 import { visibleItems } from '../identity/filtered-reads.js';
 import type { BffContext } from '../trpc/context.js';
 import { prepareOutput } from '../trpc/prepared-output.js';
@@ -16,7 +15,7 @@ import type { PendingState } from './pending-pods.js';
 /**
  * What of the shared pending view one caller sees (spec §8): with per-user auth, the groups of
  * the namespaces they may `list pods` in, and without node names, pools that fit or free room
- * unless they may `list nodes` — the cut `pendingWithoutNodes` makes of a pod, made of a group.
+ * unless they may `list nodes` (`pendingWithoutNodes`, kept per group).
  * Every derived object is kept per group, so a group that did not change stays the same object
  * for every caller (and a watch does not send it again).
  */
@@ -29,14 +28,7 @@ const podLists = new WeakMap<PendingState, PendingPod[]>();
 export function pendingGroupWithoutNodes(group: PendingGroup): PendingGroup {
   let cut = withheld.get(group);
   if (cut === undefined) {
-    const { fitsNow: _fitsNow, largestFits: _largestFits, rejections, message, ...rest } = group;
-    const without = rejectionsWithoutNodes(rejections);
-    cut = PendingGroupSchema.parse({
-      ...rest,
-      rejections: without,
-      message: without.length > 0 ? describeRejections({ rejections: without }) : message,
-      nodesWithheld: true,
-    });
+    cut = PendingGroupSchema.parse(pendingWithoutNodes(group));
     withheld.set(group, cut);
   }
   return cut;
