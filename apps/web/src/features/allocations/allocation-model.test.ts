@@ -1,33 +1,13 @@
 import {
   type AllocationEvent,
-  type NodeLayout,
   type PodLike,
   podAllocationRecords,
   snapshotParts,
 } from '@mgpu/shared';
 import { describe, expect, it } from 'vitest';
+import { layoutNode, NO_FILTER } from './allocation-fixtures.js';
 import { AllocationModel } from './allocation-model.js';
 import type { DashboardFilters } from './dashboard-filters.js';
-
-const NO_FILTER: DashboardFilters = {
-  model: '',
-  policy: '',
-  node: '',
-  namespace: '',
-  workload: '',
-  search: '',
-};
-
-const layoutNode = (name: string, model: string, policy: string, cards = 4): NodeLayout => ({
-  name,
-  pool: `${model}/${policy}`,
-  model,
-  policy,
-  resourceType: 'mgpu',
-  schedulable: true,
-  memoryMiBPerCard: 46068,
-  cards: Array.from({ length: cards }, (_, index) => ({ index, wholeNvidia: false })),
-});
 
 /** The seed's example as the scheduler leaves it: 1.2 compute on cards 1 and 3, 8 GiB. */
 const seedPod = (name: string, namespace = 'default'): PodLike => ({
