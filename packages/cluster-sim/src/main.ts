@@ -31,6 +31,7 @@ let values: {
   topology?: string;
   'state-file'?: string;
   'event-ttl'?: string;
+  help?: boolean;
 };
 try {
   ({ values } = parseArgs({
@@ -40,10 +41,16 @@ try {
       topology: { type: 'string' },
       'state-file': { type: 'string' },
       'event-ttl': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   }));
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
+}
+// Asked for, the usage is the answer: stdout and exit 0, not an error.
+if (values.help) {
+  process.stdout.write(`${usage}\n`);
+  process.exit(0);
 }
 const port = values.port === undefined ? 0 : Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port: not a port: ${values.port}`);

@@ -28,6 +28,19 @@ describe('parseDuration reads Go durations as kube-apiserver does', () => {
   });
 });
 
+describe('pnpm sim --help', { timeout: 90_000 }, () => {
+  it('prints the usage on stdout and exits 0; an unknown flag gets it on stderr with exit 2', async () => {
+    const help = await startSimProcess(['--help']).exit;
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: sim --port P');
+    expect(help.stderr).not.toMatch(/^\s+at /m);
+    const unknown = await startSimProcess(['--no-such-flag']).exit;
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("Unknown option '--no-such-flag'");
+    expect(unknown.stderr).toContain('usage: sim --port P');
+  });
+});
+
 describe('pnpm sim --event-ttl', { timeout: 90_000 }, () => {
   it('refuses a value that is not a duration, naming the flag, with exit code 2', async () => {
     const { code, stderr } = await startSimProcess(['--port', '0', '--event-ttl', '60']).exit;

@@ -9,7 +9,7 @@ const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 export interface SimProcess {
   /** The API's URL once the sim prints `ready`; rejects if it exits or stays silent first. */
   url: Promise<string>;
-  exit: Promise<{ code: number | null; stderr: string }>;
+  exit: Promise<{ code: number | null; stdout: string; stderr: string }>;
   /** SIGTERM to the launcher, as an operator's Ctrl-C or a service manager would send. */
   stop(): void;
   /** SIGKILL to the launcher and everything under it at once: a crash, no shutdown code runs. */
@@ -60,8 +60,8 @@ export function startSimProcess(args: string[], readyTimeoutMs = 60_000): SimPro
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    child.once('exit', (code) => resolve({ code, stderr })),
+  const exit = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.once('exit', (code) => resolve({ code, stdout, stderr })),
   );
   const url = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
