@@ -1,3 +1,5 @@
+import { MIN_CONSOLE_TOKEN_LENGTH } from './identity/console-token.js';
+
 /** `npm start -- --help`: every flag of the console, with the variable that sets it too. */
 export const USAGE = `Usage: npm start -- [flags]        (the mGPU console; no cluster configured: the embedded one)
 
@@ -21,7 +23,7 @@ Serving
   --history-minutes M        how far back pool history reaches, default 60 (MGPU_HISTORY_MINUTES)
 
 Sign-in
-  --token T                  one shared token, at least 16 characters   (MGPU_CONSOLE_TOKEN)
+  --token T                  one shared token, at least ${MIN_CONSOLE_TOKEN_LENGTH} characters   (MGPU_CONSOLE_TOKEN)
   --auth kubernetes|oidc     each operator's own Kubernetes identity    (MGPU_AUTH)
   --oidc-issuer URL  --oidc-client-id ID  --oidc-client-secret S  --oidc-ca-file FILE  --oidc-scopes S
   --session-idle-minutes M   default 30                                 (MGPU_SESSION_IDLE_MINUTES)

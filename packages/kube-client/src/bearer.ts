@@ -1,7 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 
+/** `bearer`: folding ASCII letters to lower case is setting bit 0x20. */
+const SCHEME_LENGTH = 'bearer'.length;
+
 /**
- * Whether `authorization` is `Bearer <token>`, in constant time whatever the presented length,
+ * Whether `authorization` is `Bearer <token>` (the scheme in any case), in constant time whatever the presented length,
  * on buffers made once: the header (Node gives header bytes as latin1 characters) is written,
  * at most the expected length of it, into a zeroed scratch buffer of the expected length and
  * compared with `timingSafeEqual`; only then is the length match ANDed in, so neither an early
@@ -10,9 +13,6 @@ import { timingSafeEqual } from 'node:crypto';
  * and the console's `--token` are both checked with this; the check is synchronous, so its
  * scratch buffer is never shared by two requests at once.
  */
-/** `bearer`: folding ASCII letters to lower case is setting bit 0x20. */
-const SCHEME_LENGTH = 'bearer'.length;
-
 export function bearerCheck(token: string): (authorization: string | undefined) => boolean {
   const expected = Buffer.from(`bearer ${token}`);
   const given = Buffer.alloc(expected.length);

@@ -3,7 +3,7 @@ import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodType } from 'zod';
 import type { ConsoleAccess } from '../identity/console-token.js';
-import { bearerTokenOf } from '../identity/operator-access.js';
+import { admitCounted } from '../identity/counted-admission.js';
 import type { SignInThrottle } from '../identity/sign-in-throttle.js';
 import { subscriptionInput } from '../trpc/sse-transport.js';
 import { refuse, tokenNotChecked, tooManyWrongTokens } from './replies.js';
@@ -113,21 +113,14 @@ export function guardTrpc(
     }
     // Every bearer token presented is a guess until it is right: wrong ones count against the
     // address, and a locked address gets 429 whatever it presents (a guesser learns nothing).
-    const presentsBearer = access.required && bearerTokenOf(request) !== undefined;
-    const wait = presentsBearer ? throttle.retryAfterSeconds(request.ip) : 0;
-    if (wait > 0) return tooManyWrongTokens(reply, wait);
-    const admission = access.admit(request);
-    const admitted = admission instanceof Promise ? await admission : admission;
-    if (admitted?.unavailable !== undefined) {
+    const admitted = await admitCounted(access, throttle, request);
+    if (admitted.kind === 'throttled') return tooManyWrongTokens(reply, admitted.wait);
+    if (admitted.kind === 'unavailable') {
       // As at browser sign-in: the token may well be good, the API server did not say.
-      request.log.warn(
-        { reason: admitted.unavailable },
-        'token not checked: API server unavailable',
-      );
-      return tokenNotChecked(reply, admitted.unavailable);
+      request.log.warn({ reason: admitted.reason }, 'token not checked: API server unavailable');
+      return tokenNotChecked(reply, admitted.reason);
     }
-    if (admitted === undefined) {
-      if (presentsBearer) throttle.failed(request.ip);
+    if (admitted.kind === 'refused') {
       reply.header('www-authenticate', 'Bearer');
       return refuse(
         reply,

@@ -17,6 +17,9 @@ export const MIN_CONSOLE_TOKEN_LENGTH = 16;
 /** Why `token` cannot be the console's token, or undefined when it can. */
 export function consoleTokenProblem(token: string): string | undefined {
   if (token.length === 0) return 'is empty (an empty token would turn sign-in off)';
+  // A header never carries them (Node trims it): a Secret's trailing newline would lock all out.
+  if (/[\s\p{Cc}]/u.test(token))
+    return 'has a space, a newline or a control character, which no Authorization header can carry';
   if (token.length < MIN_CONSOLE_TOKEN_LENGTH)
     return `has ${token.length} characters; it needs at least ${MIN_CONSOLE_TOKEN_LENGTH} (e.g. openssl rand -hex 24)`;
   return undefined;
@@ -57,9 +60,9 @@ export class ConsoleAccess {
   /** `Authorization: Bearer <token>`, checked on bytes made once (a request allocates nothing). */
   private readonly bearer: ((authorization: string | undefined) => boolean) | undefined;
   private readonly sessionKey: Buffer;
-  /** Signed-out cookie values → when they would have expired (epoch ms). */
+  /** Signed-out sessions' nonces → when their cookies would have expired (epoch ms). */
   private readonly signedOut = new Map<string, number>();
-  private readonly signOutListeners = new Set<(cookieValue: string) => void>();
+  private readonly signOutListeners = new Set<(session: string) => void>();
 
   constructor(
     readonly token: string | undefined,
@@ -122,34 +125,41 @@ export class ConsoleAccess {
     return `${issuedAt}.${nonce}.${this.sign(issuedAt, nonce)}`;
   }
 
-  /** When a well-formed, correctly signed cookie value was issued (epoch ms), else undefined. */
-  private issuedAtOf(value: string | undefined): number | undefined {
-    const [issuedAt = '', nonce = '', mac = ''] = (value ?? '').split('.', 3);
+  /**
+   * The session a cookie value stands for — its nonce and issue time — when it is exactly three
+   * parts signed here, else undefined. The nonce, not the text, names the session: a signed-out
+   * value with anything appended is still that session, and still refused.
+   */
+  sessionOf(value: string | undefined): { nonce: string; issuedAt: number } | undefined {
+    const parts = (value ?? '').split('.');
+    const [issuedAt = '', nonce = '', mac = ''] = parts;
     const issued = /^\d{1,15}$/.test(issuedAt) ? Number(issuedAt) : Number.NaN;
     // Compared even when malformed, so the answer takes the same time either way.
     const signed = sameMac(mac, this.sign(issuedAt, nonce));
-    return signed && /^[\w-]{22}$/.test(nonce) && Number.isFinite(issued) ? issued : undefined;
+    const wellFormed = parts.length === 3 && /^[\w-]{22}$/.test(nonce) && Number.isFinite(issued);
+    return signed && wellFormed ? { nonce, issuedAt: issued } : undefined;
   }
 
   /** Whether a `--token` session cookie is good now: signed here, young, not signed out. */
   validSession(value: string | undefined, now = Date.now()): boolean {
-    const issued = this.issuedAtOf(value);
-    if (issued === undefined || value === undefined) return false;
-    const fresh = issued <= now + 60_000 && now - issued < this.maxAgeSeconds * 1000;
-    return fresh && !this.signedOut.has(value);
+    const session = this.sessionOf(value);
+    if (session === undefined) return false;
+    const { issuedAt, nonce } = session;
+    const fresh = issuedAt <= now + 60_000 && now - issuedAt < this.maxAgeSeconds * 1000;
+    return fresh && !this.signedOut.has(nonce);
   }
 
-  /** `DELETE /session` with `--token`: the cookie value is refused from now on, here. */
+  /** `DELETE /session` with `--token`: that session is refused from now on, here. */
   signOut(value: string | undefined, now = Date.now()): void {
-    const issued = this.issuedAtOf(value);
-    if (issued === undefined || value === undefined) return;
+    const session = this.sessionOf(value);
+    if (session === undefined) return;
     for (const [old, expiresAt] of this.signedOut) if (expiresAt <= now) this.signedOut.delete(old);
-    this.signedOut.set(value, issued + this.maxAgeSeconds * 1000);
-    for (const listener of this.signOutListeners) listener(value);
+    this.signedOut.set(session.nonce, session.issuedAt + this.maxAgeSeconds * 1000);
+    for (const listener of this.signOutListeners) listener(session.nonce);
   }
 
-  /** Called with a cookie value as it is signed out (its open streams end). */
-  onSignOut(listener: (cookieValue: string) => void): () => void {
+  /** Called with a session's nonce as it is signed out (its open streams end). */
+  onSignOut(listener: (session: string) => void): () => void {
     this.signOutListeners.add(listener);
     return () => this.signOutListeners.delete(listener);
   }

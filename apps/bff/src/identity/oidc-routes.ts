@@ -1,7 +1,6 @@
 import type { AuditEntry } from '@mgpu/api';
 import { operatorToken } from '@mgpu/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { tooManyWrongTokens } from '../http/replies.js';
 import { type OidcSignIn, OidcSignInError, sameOriginPath } from './oidc-sign-in.js';
 import type { OperatorAccess } from './operator-access.js';
 import type { sessionCookieOptions } from './session-cookie.js';
@@ -78,7 +77,12 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
     if (misdirected(request, reply)) return reply;
     // A callback carries a credential (a code, an ID token to come): guessed ones are throttled.
     const wait = throttle.retryAfterSeconds(request.ip);
-    if (wait > 0) return tooManyWrongTokens(reply, wait);
+    if (wait > 0)
+      return page(
+        reply.header('retry-after', String(wait)),
+        429,
+        `Too many failed sign-ins from this address; try again in ${wait} s.`,
+      );
     const secure = cookieOptions(request).secure;
     reply.clearCookie(OIDC_STATE_COOKIE, { path: '/auth/callback', secure });
     const current = new URL(request.url, callbackUrlOf(request, secure));
@@ -91,7 +95,9 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
         { reason: error instanceof Error ? error.message : String(error) },
         'OIDC sign-in refused',
       );
-      throttle.failed(request.ip);
+      // A wrong state or a code the issuer refused is a guess; the issuer being down is not.
+      if (known || (error as { error?: unknown } | null)?.error === 'invalid_grant')
+        throttle.failed(request.ip);
       audit({ user: null, groups: [], procedure: 'session.sign-in', outcome: '401', status: 401 });
       return page(
         reply,

@@ -91,9 +91,12 @@ export class OperatorAccess {
   }
 }
 
-/** The token of `Authorization: Bearer <token>`, if the request has one. */
+/**
+ * The token of `Authorization: Bearer <token>`, if the request has one — read as kube-apiserver
+ * reads it and as `bearerCheck` compares it: the scheme in any case, one space, the token.
+ */
 export function bearerTokenOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
-  const match = header === undefined ? null : /^Bearer +(\S+)\s*$/i.exec(header);
+  const match = header === undefined ? null : /^bearer (\S+)$/i.exec(header);
   return match?.[1];
 }

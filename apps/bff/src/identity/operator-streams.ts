@@ -60,13 +60,8 @@ export function streamAdmission(
         return id === undefined || sessions.live(id);
       },
     };
-  if (access.token !== undefined)
-    return {
-      stillAdmitted: (request) => {
-        const cookie = sessionOfStream(request);
-        return cookie === undefined || access.validSession(cookie);
-      },
-    };
+  // The same check as at admission: the header never changes, the cookie may be signed out.
+  if (access.token !== undefined) return { stillAdmitted: (request) => access.grants(request) };
   return {};
 }
 
@@ -76,10 +71,13 @@ export function endStreamsOnSignOut(
   sessions: SessionStore | undefined,
   subscriptions: SseTransport<AppRouter>,
 ): void {
-  const endSession = (id: string) =>
-    subscriptions.endStreams((request) => sessionOfStream(request) === id);
-  sessions?.onEnd(endSession);
-  access.onSignOut(endSession);
+  sessions?.onEnd((id) => subscriptions.endStreams((request) => sessionOfStream(request) === id));
+  // `--token`: every stream that carries the session's cookie, whatever else it carries.
+  access.onSignOut((nonce) =>
+    subscriptions.endStreams(
+      (request) => access.sessionOf(request.cookies[SESSION_COOKIE])?.nonce === nonce,
+    ),
+  );
   access.operators?.onBearerRefused((key) =>
     subscriptions.endStreams((request) => {
       const bearer = bearerTokenOf(request);

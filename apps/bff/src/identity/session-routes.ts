@@ -5,7 +5,9 @@ import { refuse, tokenNotChecked, tooManyWrongTokens } from '../http/replies.js'
 import type { AllowedOrigins } from '../http/trpc-guard.js';
 import { originCheck } from '../http/trpc-guard.js';
 import type { ConsoleAccess } from './console-token.js';
+import { admitCounted } from './counted-admission.js';
 import { SESSION_COOKIE, sessionCookieOptions } from './session-cookie.js';
+import { bearerKey } from './sessions.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
 
 const SessionInputSchema = z.object({ token: z.string().min(1).max(4096) });
@@ -45,13 +47,14 @@ export function registerSessionRoutes(
   app.get('/session', async (request, reply) => {
     if (misdirected(request, reply)) return reply;
     reply.header('cache-control', 'no-store');
-    const admission = access.admit(request);
-    const admitted = admission instanceof Promise ? await admission : admission;
-    const operator = admitted?.unavailable === undefined ? admitted?.operator : undefined;
+    // Counted as on `/trpc`: otherwise a bearer header here would test tokens without limit.
+    const admitted = await admitCounted(access, throttle, request);
+    if (admitted.kind === 'throttled') return tooManyWrongTokens(reply, admitted.wait);
+    const operator = admitted.kind === 'admitted' ? admitted.operator : undefined;
     return {
       required: access.required,
       ...access.mode,
-      signedIn: admitted !== undefined && admitted.unavailable === undefined,
+      signedIn: admitted.kind === 'admitted',
       ...(operator ? { username: operator.username, groups: operator.groups } : {}),
     };
   });
@@ -61,10 +64,14 @@ export function registerSessionRoutes(
     if (!parsed.success)
       return refuse(reply, 400, 'BAD_REQUEST', 'Send the token as JSON: { "token": "…" }.');
     if (!access.required) return { required: false, ...access.mode, signedIn: true };
-    const wait = throttle.retryAfterSeconds(request.ip);
-    if (wait > 0) return tooManyWrongTokens(reply, wait);
     if (access.operators) {
-      const { review, session } = await access.operators.signIn(parsed.data.token);
+      // Asked of the API server, so reserved while it is: parallel guesses get `limit` reviews.
+      const credential = bearerKey(parsed.data.token);
+      const wait = throttle.begin(request.ip, credential);
+      if (wait > 0) return tooManyWrongTokens(reply, wait);
+      const { review, session } = await access.operators
+        .signIn(parsed.data.token)
+        .finally(() => throttle.end(request.ip, credential, false));
       if (!review.ok && review.reason === 'unavailable') {
         request.log.warn({ reason: review.message }, 'sign-in not checked: API server unavailable');
         signInAudit('session.sign-in', undefined, 503);
@@ -89,6 +96,8 @@ export function registerSessionRoutes(
       const { username, groups } = session.operator;
       return { required: true, ...access.mode, signedIn: true, username, groups };
     }
+    const wait = throttle.retryAfterSeconds(request.ip);
+    if (wait > 0) return tooManyWrongTokens(reply, wait);
     if (!access.isConsoleToken(parsed.data.token)) {
       throttle.failed(request.ip);
       request.log.warn('sign-in refused: wrong token');

@@ -57,6 +57,13 @@ describe('the console token', () => {
     }
   });
 
+  it('refuses a token with a space or a newline, which no header could carry', async () => {
+    for (const token of ['0123456789abcdef\n', '0123456789 abcdefgh', '\t0123456789abcdefgh'])
+      await expect(
+        startBff({ connection: harness.connection, port: 0, logger: false, token }),
+      ).rejects.toThrow(/newline or a control character/);
+  });
+
   it('is refused by startBff itself, before anything listens', async () => {
     await expect(
       startBff({ connection: harness.connection, port: 0, logger: false, token: '' }),
@@ -94,6 +101,42 @@ describe('wrong credentials, every way presented', () => {
       expect((await signIn(guarded.url, TOKEN)).status).toBe(429);
     } finally {
       await guarded.close();
+    }
+  });
+
+  it('counts bearer guesses at GET /session too, which would otherwise test tokens freely', async () => {
+    const guarded = await startHarness({ token: TOKEN });
+    try {
+      const whoAmI = (token: string) =>
+        fetch(`${guarded.url}/session`, { headers: { authorization: `Bearer ${token}` } });
+      for (let attempt = 0; attempt < 10; attempt++) {
+        const answer = await whoAmI(`guess-${attempt}`);
+        expect(answer.status).toBe(200);
+        expect(((await answer.json()) as { signedIn: boolean }).signedIn).toBe(false);
+      }
+      expect((await whoAmI(TOKEN)).status).toBe(429);
+      expect((await models(guarded.url, { authorization: `Bearer ${TOKEN}` })).status).toBe(429);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('gives guesses sent all at once no more tries than the limit (--auth)', async () => {
+    // Each bearer token is reviewed by the API server: the reviews in flight count too.
+    const reviewed = await startHarness({ auth: 'kubernetes', signInAttemptsPerMinute: 5 });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, attempt) =>
+          models(reviewed.url, { authorization: `Bearer wrong-token-${attempt}` }),
+        ),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(35);
+      expect(statuses.every((status) => status === 429 || status === 401 || status === 503)).toBe(
+        true,
+      );
+    } finally {
+      await reviewed.close();
     }
   });
 
@@ -179,8 +222,10 @@ describe('signing out of a --token session', () => {
         headers: { origin: guarded.url, cookie },
       });
       expect(out.status).toBe(200);
-      // A copy of the cookie kept by anyone is refused from now on.
+      // A copy of the cookie kept by anyone is refused from now on, dressed up or not.
       expect((await models(guarded.url, { cookie })).status).toBe(401);
+      expect((await models(guarded.url, { cookie: `${cookie}.x` })).status).toBe(401);
+      expect((await models(guarded.url, { cookie: `${cookie}.` })).status).toBe(401);
       // The stream it opened ends: read until the server closes it.
       let ended = false;
       for (let chunk = 0; chunk < 1000 && !ended; chunk++)
