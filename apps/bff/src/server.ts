@@ -1,5 +1,5 @@
 import type { Operator } from '@mgpu/api';
-import { appRouter, SSE_TIMING } from '@mgpu/api';
+import { type AppRouter, appRouter, SSE_TIMING } from '@mgpu/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BffOptions, RunningBff } from './bff-options.js';
 import { createFastify } from './http/fastify-app.js';
@@ -48,61 +48,64 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   );
   const server = await createFastify(options);
   app = server;
-
-  // Known once the server listens (port 0 in tests): the origins this console answers as.
-  const allowed: AllowedOrigins = { hosts: new Set(), origins: new Set() };
-  // Who each admitted request is (per-user auth): the guard finds out, createContext reads it.
-  const operators = new WeakMap<FastifyRequest, Operator>();
-  const throttle = new SignInThrottle(options.signInAttemptsPerMinute ?? 10);
-  await registerSignIn(server, options, { access, allowed: () => allowed, throttle, audit });
-  registerHealth(server, cluster, options.connection.source);
-
-  const createContext = contextOfRequest(context, operators);
-  const subscriptions = new SseTransport({
-    router: appRouter,
-    createContext,
-    ...SSE_TIMING,
-    maxBufferedBytes: options.maxBufferedEventBytes ?? 8 * 1024 * 1024,
-    ...streamAdmission(access, sessions),
-    onError: (error, path) => {
-      if (error.code === 'INTERNAL_SERVER_ERROR')
-        server.log.error({ err: error, path }, 'subscription failed');
-    },
-  });
-  endStreamsOnSignOut(access, sessions, subscriptions);
-  const metrics =
-    options.metricsPort === undefined
-      ? undefined
-      : new ConsoleMetrics({
-          views,
-          allocations,
-          router: appRouter,
-          sseSubscribers: () => subscriptions.streams,
-        });
-  if (metrics) server.addHook('onResponse', metrics.onResponse);
-  await registerTrpc(server, {
-    guard: guardTrpc(appRouter, () => allowed, access, operators, throttle),
-    subscriptions,
-    createContext,
-    onError: (error, path) => {
-      if (error.code === 'INTERNAL_SERVER_ERROR')
-        server.log.error({ err: error, path }, 'procedure failed');
-    },
-  });
-  await registerWebApp(server, options.webRoot ?? DEFAULT_WEB_ROOT);
-
   const host = options.host ?? '127.0.0.1';
   const metricsHost = options.metricsHost ?? '127.0.0.1';
+  let subscriptions: SseTransport<AppRouter> | undefined;
   let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined;
   const stop = async () => {
     await metricsServer?.close();
-    subscriptions.close();
+    subscriptions?.close();
     allocations.stop();
     history.stop();
     await server.close();
     await cluster.stopInformers();
   };
+  // Everything after the server exists is undone if any step fails (an issuer that cannot be
+  // discovered, a port in use): a caller that goes on is left no timers, informers or sockets.
   try {
+    // Known once the server listens (port 0 in tests): the origins this console answers as.
+    const allowed: AllowedOrigins = { hosts: new Set(), origins: new Set() };
+    // Who each admitted request is (per-user auth): the guard finds out, createContext reads it.
+    const operators = new WeakMap<FastifyRequest, Operator>();
+    const throttle = new SignInThrottle(options.signInAttemptsPerMinute ?? 10);
+    await registerSignIn(server, options, { access, allowed: () => allowed, throttle, audit });
+    registerHealth(server, cluster, options.connection.source);
+
+    const createContext = contextOfRequest(context, operators);
+    const streams = new SseTransport({
+      router: appRouter,
+      createContext,
+      ...SSE_TIMING,
+      maxBufferedBytes: options.maxBufferedEventBytes ?? 8 * 1024 * 1024,
+      ...streamAdmission(access, sessions),
+      onError: (error, path) => {
+        if (error.code === 'INTERNAL_SERVER_ERROR')
+          server.log.error({ err: error, path }, 'subscription failed');
+      },
+    });
+    subscriptions = streams;
+    endStreamsOnSignOut(access, sessions, streams);
+    const metrics =
+      options.metricsPort === undefined
+        ? undefined
+        : new ConsoleMetrics({
+            views,
+            allocations,
+            router: appRouter,
+            sseSubscribers: () => streams.streams,
+          });
+    if (metrics) server.addHook('onResponse', metrics.onResponse);
+    await registerTrpc(server, {
+      guard: guardTrpc(appRouter, () => allowed, access, operators, throttle),
+      subscriptions: streams,
+      createContext,
+      onError: (error, path) => {
+        if (error.code === 'INTERNAL_SERVER_ERROR')
+          server.log.error({ err: error, path }, 'procedure failed');
+      },
+    });
+    await registerWebApp(server, options.webRoot ?? DEFAULT_WEB_ROOT);
+
     await cluster.startInformers();
     allocations.start();
     history.start();
@@ -127,8 +130,6 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
       close: stop,
     };
   } catch (error) {
-    // A start that fails (a port in use, a cluster that never syncs) stops what it started, so a
-    // caller that goes on — a test, a benchmark, a retry — is left no informers or timers.
     await stop().catch(() => {});
     throw error;
   }
