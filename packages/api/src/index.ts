@@ -21,6 +21,7 @@ export type { AuditEntry } from './identity/audit.js';
 export { pendingWithoutNodes } from './identity/cluster-view.js';
 export { type Operator, operatorKubeConfig, operatorToken } from './identity/operator.js';
 export { AllocationFeed } from './live/allocation-feed.js';
+export { PendingPodsView, type PendingSource, type PendingState } from './live/pending-pods.js';
 export { PoolHistory, type PoolHistoryOptions } from './live/pool-history.js';
 export { workloadProgress } from './procedures/workload-progress.js';
 export { type AppCaller, type AppRouter, appRouter, createCaller } from './router.js';

@@ -156,9 +156,11 @@ export class ConsoleMetrics {
       help: `GPU pods no node holds yet, per pool that lacks only room for them (or would take them now); pool="${NO_POOL}": no pool could take them at all.`,
       labelNames: ['pool'],
       registers,
-      // Waits for the pending view's computation in flight, so a scrape never reads one behind.
+      // Waits for the pending view's current state, so a scrape never reads one behind; should
+      // that computation fail, the last state rather than no metrics at all.
       async collect() {
-        const counts = pendingPodsPerPool((await views.pending.current()).groups);
+        const pending = await views.pending.current().catch(() => views.pending.latest());
+        const counts = pendingPodsPerPool(pending.groups);
         this.reset();
         // Every pool (and NO_POOL) has a series, 0 when nothing waits, so a panel shows no gaps.
         const known = new Set([...pools().map((pool) => pool.pool), NO_POOL]);

@@ -77,15 +77,29 @@ export class PendingPodsView {
 
   /**
    * The current state: at once when nothing changed since the last computation; else the
-   * computation in flight (started now if none is), which every caller shares.
+   * computation in flight, which every caller shares — or, when a change came after it began,
+   * the one after it (started then, or joined if another caller started it), so an answer is
+   * never of a state older than the call. At most one more: under endless churn no caller waits
+   * on computation after computation.
    */
   current(): Promise<PendingState> {
     this.watch();
-    if (!this.dirty) return this.inFlight ?? Promise.resolve(this.state);
-    this.inFlight ??= this.compute().finally(() => {
-      this.inFlight = undefined;
+    const running = this.inFlight;
+    if (running === undefined) return this.next();
+    if (!this.dirty) return running;
+    const after = () => this.next();
+    return running.then(after, after);
+  }
+
+  /** The computation in flight, else a new one when a change is unseen, else the last state. */
+  private next(): Promise<PendingState> {
+    if (this.inFlight !== undefined) return this.inFlight;
+    if (!this.dirty) return Promise.resolve(this.state);
+    const computation = this.compute().finally(() => {
+      if (this.inFlight === computation) this.inFlight = undefined;
     });
-    return this.inFlight;
+    this.inFlight = computation;
+    return computation;
   }
 
   /** Calls `listener` when the state may have changed (read `current()` to see). */
