@@ -170,3 +170,53 @@ test('edit: a workload made with kubectl says it is not the console’s, and App
     await cluster.stop();
   }
 });
+
+test('scale on /workloads: a workload made with kubectl is scaled only after a confirmation', async ({
+  page,
+}) => {
+  const cluster = await startReachableCluster();
+  const consoleURL = (path: string) => `${cluster.consoleURL ?? ''}${path}`;
+  const name = `kubectl-scale-${Date.now().toString(36)}`;
+  const replicasInCluster = () =>
+    kubectl(cluster.kubeconfig, [
+      'get',
+      'deployment',
+      name,
+      '-n',
+      'default',
+      '-o',
+      'jsonpath={.spec.replicas}',
+    ]);
+  try {
+    await page.goto(consoleURL('/workloads/new'));
+    const input = encodeURIComponent(
+      JSON.stringify({ request: seedRequest(name, { replicas: 0 }), lang: 'zh-CN' }),
+    );
+    const preview = await page.request.get(consoleURL(`/trpc/workload.preview?input=${input}`));
+    const manifest = (await preview.json()).result.data.manifest;
+    delete manifest.metadata.labels['app.kubernetes.io/managed-by'];
+    kubectl(cluster.kubeconfig, ['create', '-f', '-'], JSON.stringify(manifest));
+
+    await page.goto(consoleURL('/workloads'));
+    const box = page.getByLabel(`${name} 的副本数`);
+    await box.fill('1');
+    const row = page.getByRole('row').filter({ has: box });
+    // Cancel sends nothing.
+    await row.getByRole('button', { name: '调整副本数' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toContainText(`default/${name}`);
+    await dialog.getByRole('button', { name: /^取\s*消$/ }).click();
+    await expect(dialog).toBeHidden();
+    expect(replicasInCluster()).toBe('0');
+
+    await row.getByRole('button', { name: '调整副本数' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: '确认调整' }).click();
+    await expect.poll(replicasInCluster).toBe('1');
+  } finally {
+    await page.request.post(consoleURL('/trpc/workload.delete'), {
+      data: { namespace: 'default', name, force: true },
+      headers: { Origin: new URL(page.url()).origin },
+    });
+    await cluster.stop();
+  }
+});

@@ -163,6 +163,10 @@ export const en = translationOf<typeof zhCN>()({
   'workloads.empty': 'No workloads use mGPU.',
   'workloads.scale': 'Scale',
   'workloads.scale.label': 'Replicas of {name}',
+  'workloads.scale.force.title': 'Scale {namespace}/{name}, which the console did not create?',
+  'workloads.scale.force.body':
+    'It has no label app.kubernetes.io/managed-by: mgpu-console: whoever made it (kubectl, a pipeline, an autoscaler) may scale it back. Scale only if you may change it.',
+  'workloads.scale.force.ok': 'Confirm and scale',
 
   'cards.title': 'Per-card allocation',
   'cards.empty': 'No GPU containers.',

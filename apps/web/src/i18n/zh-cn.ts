@@ -153,6 +153,10 @@ export const zhCN = {
   'workloads.empty': '没有使用 mGPU 的工作负载。',
   'workloads.scale': '调整副本数',
   'workloads.scale.label': '{name} 的副本数',
+  'workloads.scale.force.title': '调整不是由本控制台创建的 {namespace}/{name} 的副本数？',
+  'workloads.scale.force.body':
+    '它没有标签 app.kubernetes.io/managed-by: mgpu-console：创建它的人（kubectl、流水线、自动扩缩容）可能会把副本数改回去。请仅在您有权修改它时调整。',
+  'workloads.scale.force.ok': '确认调整',
 
   'cards.title': '每卡分配',
   'cards.empty': '没有 GPU 容器。',

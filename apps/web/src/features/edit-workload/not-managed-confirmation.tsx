@@ -1,6 +1,6 @@
 import { Alert, Modal } from 'antd';
 import { useRef, useState } from 'react';
-import { useI18n } from '../../i18n/i18n.js';
+import { type MessageKey, useI18n } from '../../i18n/i18n.js';
 
 /** Above Apply: the workload lacks the console's managed-by label (rule `not-managed`, spec §8). */
 export function NotManagedAlert() {
@@ -16,11 +16,27 @@ export function NotManagedAlert() {
   );
 }
 
+/** What the dialog says: an apply's words by default, a scale's on the workloads list. */
+export interface NotManagedTexts {
+  title: MessageKey;
+  body: MessageKey;
+  ok: MessageKey;
+}
+
+const APPLY_TEXTS: NotManagedTexts = {
+  title: 'edit.force.title',
+  body: 'edit.force.body',
+  ok: 'edit.force.ok',
+};
+
 /**
- * The confirmation an apply to a workload the console did not make waits for: `ask()` resolves
- * true on confirm (the update is then sent with `force`), false on cancel (nothing is sent).
+ * The confirmation a change to a workload the console did not make waits for: `ask()` resolves
+ * true on confirm (the change is then sent with `force`), false on cancel (nothing is sent).
  */
-export function useNotManagedConfirmation(target: { namespace: string; name: string }) {
+export function useNotManagedConfirmation(
+  target: { namespace: string; name: string },
+  texts: NotManagedTexts = APPLY_TEXTS,
+) {
   const { t } = useI18n();
   const [open, setOpen] = useState(false);
   const answer = useRef<((confirmed: boolean) => void) | undefined>(undefined);
@@ -37,15 +53,15 @@ export function useNotManagedConfirmation(target: { namespace: string; name: str
   const dialog = (
     <Modal
       open={open}
-      title={t('edit.force.title', target)}
-      okText={t('edit.force.ok')}
+      title={t(texts.title, target)}
+      okText={t(texts.ok)}
       cancelText={t('edit.force.cancel')}
       okButtonProps={{ danger: true }}
       onOk={() => settle(true)}
       onCancel={() => settle(false)}
       destroyOnHidden
     >
-      <p>{t('edit.force.body')}</p>
+      <p>{t(texts.body)}</p>
     </Modal>
   );
   return { ask, dialog };

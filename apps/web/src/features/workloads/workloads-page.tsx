@@ -16,6 +16,7 @@ import { TextInput } from '../../components/text-input.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { useDashboardI18n } from '../allocations/i18n/dashboard-i18n.js';
 import { QuotaOverview } from '../allocations/quota-overview.js';
+import { useNotManagedConfirmation } from '../edit-workload/not-managed-confirmation.js';
 import { applyWorkloadEvent } from './workload-list-model.js';
 
 const VERIFICATION_COLOR = { verified: 'green', drift: 'red', unknown: 'default' } as const;
@@ -36,6 +37,25 @@ function ScaleControl({ item }: { item: WorkloadSummary }) {
   );
   const wanted = Number(replicas);
   const valid = replicas !== '' && Number.isInteger(wanted) && wanted >= 0;
+  // A workload the console did not make is scaled only once the operator confirms (`force`).
+  const notManaged = useNotManagedConfirmation(item, {
+    title: 'workloads.scale.force.title',
+    body: 'workloads.scale.force.body',
+    ok: 'workloads.scale.force.ok',
+  });
+  const send = async () => {
+    const force = !item.managedByConsole;
+    if (force && !(await notManaged.ask())) return;
+    scale.mutate({
+      namespace: item.namespace,
+      name: item.name,
+      // The listed kind, so a Deployment and a Job of one name are never confused.
+      kind: isCreatableKind(item.kind) ? item.kind : undefined,
+      replicas: wanted,
+      lang,
+      ...(force ? { force } : {}),
+    });
+  };
   return (
     <span className="workloads-scale">
       <TextInput
@@ -48,19 +68,11 @@ function ScaleControl({ item }: { item: WorkloadSummary }) {
       <PlainButton
         disabled={!valid || wanted === item.replicas || scale.isPending}
         busy={scale.isPending}
-        onClick={() =>
-          scale.mutate({
-            namespace: item.namespace,
-            name: item.name,
-            // The listed kind, so a Deployment and a Job of one name are never confused.
-            kind: isCreatableKind(item.kind) ? item.kind : undefined,
-            replicas: wanted,
-            lang,
-          })
-        }
+        onClick={() => void send()}
       >
         {t('workloads.scale')}
       </PlainButton>
+      {notManaged.dialog}
       {scale.error ? <span role="alert">{scale.error.message}</span> : null}
     </span>
   );
