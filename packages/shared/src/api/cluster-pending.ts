@@ -129,4 +129,3 @@ export type PendingGroup = z.infer<typeof PendingGroupSchema>;
 export type PendingGroupPod = z.infer<typeof PendingGroupPodSchema>;
 export type PendingGroupsPage = z.infer<typeof PendingGroupsSchema>;
 export type PendingGroupEvent = z.infer<typeof PendingGroupEventSchema>;
-export type PendingGroupsInput = z.input<typeof PendingGroupsInputSchema>;

@@ -18,7 +18,10 @@ const MAX_SHOWN = 50;
 /** Pod names a "show more" adds to a group. */
 const POD_PAGE = 100;
 
-/** The subscription's key, holding the reducer's state rather than the last event. */
+/**
+ * The subscription's key as a plain array: tRPC's key carries the type of one event, and the
+ * cache entry under it holds the reducer's state instead.
+ */
 const pendingKey = (key: readonly unknown[]): unknown[] => [...key];
 
 /**
