@@ -4,7 +4,7 @@ import { MIN_CONSOLE_TOKEN_LENGTH } from './identity/console-token.js';
 export const USAGE = `Usage: npm start -- [flags]        (the mGPU console; no cluster configured: the embedded one)
 
 Cluster
-  --kubeconfig FILE          a kubeconfig (else KUBECONFIG, the in-cluster account, or embedded)
+  --kubeconfig FILE          a kubeconfig (else KUBECONFIG, ~/.kube/config, the in-cluster account, or embedded)
   --context NAME             the kubeconfig context
   --embedded                 the embedded mGPU cluster even when a kubeconfig is found
   --topology FILE            the embedded cluster's nodes and cards (JSON)
