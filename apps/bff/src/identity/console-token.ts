@@ -53,8 +53,8 @@ const NO_OPERATOR: Admission = Object.freeze({});
  * `/session` for a cookie (EventSource sends no headers). The cookie holds its issue time, a
  * random nonce and an HMAC of both under a key made from the token and a per-process secret —
  * never the token. It stops working when the token changes, when the process restarts, after
- * `maxAgeSeconds`, and at once when it is signed out (`signOut` keeps the value refused until it
- * would have expired anyway, so memory holds only signed-out values still young).
+ * `maxAgeSeconds`, and at once when it is signed out (`signOut` keeps its nonce refused until
+ * the cookie would have expired anyway, so memory holds only signed-out sessions still young).
  */
 export class ConsoleAccess {
   /** `Authorization: Bearer <token>`, checked on bytes made once (a request allocates nothing). */
