@@ -106,8 +106,8 @@ async function earlierAttempt(
 
 /**
  * A StatefulSet's headless Service (its `serviceName`), owned by it so it goes with it; without
- * an owner, the dry run made before either is created. One that exists already (a retry, or the
- * operator's own identical one, `requireFitService`) is left as it is.
+ * an owner, the dry run made before either is created. One that exists already is left as it is
+ * if it is fit (a retry's, or the operator's own identical one, `requireFitService`), else refused.
  */
 async function ensureHeadlessService(
   ctx: BffContext,
@@ -140,6 +140,8 @@ async function ensureHeadlessService(
   } catch (error) {
     const kube = toKubeError(error);
     if (kube.code !== 409) throw refusal(kube, request, lang);
+    // One exists: ours from a retry, or one made since `requireFitService` looked — checked again.
+    await requireFitService(ctx, kind, request, lang);
   }
 }
 
