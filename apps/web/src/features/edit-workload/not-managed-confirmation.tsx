@@ -1,5 +1,5 @@
 import { Alert, Modal } from 'antd';
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { type MessageKey, useI18n } from '../../i18n/i18n.js';
 
 /** Above Apply: the workload lacks the console's managed-by label (rule `not-managed`, spec §8). */
@@ -47,9 +47,19 @@ export function useNotManagedConfirmation(
   };
   const ask = () =>
     new Promise<boolean>((resolve) => {
+      // A second ask answers the first with no: one question open at a time.
+      answer.current?.(false);
       answer.current = resolve;
       setOpen(true);
     });
+  // Leaving the page is no: whoever waits on the answer is not left waiting.
+  useEffect(
+    () => () => {
+      answer.current?.(false);
+      answer.current = undefined;
+    },
+    [],
+  );
   const dialog = (
     <Modal
       open={open}
