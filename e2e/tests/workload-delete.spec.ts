@@ -1,6 +1,7 @@
 import { seedRequest } from '@mgpu/shared';
 import { expect, type Page, test } from '@playwright/test';
 import { kubectl, type ReachableCluster, startReachableCluster } from '../support/cluster.js';
+import { createWithKubectl as createUnmanaged } from '../support/unmanaged.js';
 
 let cluster: ReachableCluster;
 test.beforeAll(async () => {
@@ -22,16 +23,8 @@ async function createThroughConsole(page: Page, name: string) {
 }
 
 /** A Deployment made with kubectl from the console's own manifest, minus its managed-by label. */
-async function createWithKubectl(page: Page, name: string) {
-  const input = encodeURIComponent(JSON.stringify({ request: seedRequest(name), lang: 'en' }));
-  const response = await page.request.get(consoleURL(`/trpc/workload.preview?input=${input}`));
-  expect(response.ok()).toBe(true);
-  const manifest = (await response.json()).result.data.manifest as {
-    metadata: { labels: Record<string, string> };
-  };
-  delete manifest.metadata.labels['app.kubernetes.io/managed-by'];
-  kubectl(cluster.kubeconfig, ['create', '-f', '-'], JSON.stringify(manifest));
-}
+const createWithKubectl = (page: Page, name: string) =>
+  createUnmanaged(page, cluster, seedRequest(name));
 
 /** The Deployment as the Kubernetes API answers for it: its name, or '' once it is gone. */
 const deploymentInCluster = (name: string) =>

@@ -1,7 +1,8 @@
 import { seedRequest } from '@mgpu/shared';
 import { expect, type Page, test } from '@playwright/test';
 import { callApi } from '../support/api.js';
-import { kubectl, startReachableCluster } from '../support/cluster.js';
+import { startReachableCluster } from '../support/cluster.js';
+import { createWithKubectl, deploymentField } from '../support/unmanaged.js';
 
 async function verifiedAt(page: Page, percent: string) {
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'verified', {
@@ -123,25 +124,15 @@ test('edit: a workload made with kubectl says it is not the console’s, and App
   const consoleURL = (path: string) => `${cluster.consoleURL ?? ''}${path}`;
   const name = `kubectl-${Date.now().toString(36)}`;
   const computeInCluster = () =>
-    kubectl(cluster.kubeconfig, [
-      'get',
-      'deployment',
+    deploymentField(
+      cluster,
       name,
-      '-n',
-      'default',
-      '-o',
-      'jsonpath={.spec.template.spec.containers[0].resources.limits.vke\\.volcengine\\.com/mgpu-core}',
-    ]);
+      '{.spec.template.spec.containers[0].resources.limits.vke\\.volcengine\\.com/mgpu-core}',
+    );
   try {
     await page.goto(consoleURL('/workloads/new'));
     // The console's own manifest (no pods), made with kubectl without the managed-by label.
-    const input = encodeURIComponent(
-      JSON.stringify({ request: seedRequest(name, { replicas: 0 }), lang: 'zh-CN' }),
-    );
-    const preview = await page.request.get(consoleURL(`/trpc/workload.preview?input=${input}`));
-    const manifest = (await preview.json()).result.data.manifest;
-    delete manifest.metadata.labels['app.kubernetes.io/managed-by'];
-    kubectl(cluster.kubeconfig, ['create', '-f', '-'], JSON.stringify(manifest));
+    await createWithKubectl(page, cluster, seedRequest(name, { replicas: 0 }));
 
     await page.goto(consoleURL(`/workloads/default/${name}/edit`));
     await expect(
@@ -177,25 +168,10 @@ test('scale on /workloads: a workload made with kubectl is scaled only after a c
   const cluster = await startReachableCluster();
   const consoleURL = (path: string) => `${cluster.consoleURL ?? ''}${path}`;
   const name = `kubectl-scale-${Date.now().toString(36)}`;
-  const replicasInCluster = () =>
-    kubectl(cluster.kubeconfig, [
-      'get',
-      'deployment',
-      name,
-      '-n',
-      'default',
-      '-o',
-      'jsonpath={.spec.replicas}',
-    ]);
+  const replicasInCluster = () => deploymentField(cluster, name, '{.spec.replicas}');
   try {
     await page.goto(consoleURL('/workloads/new'));
-    const input = encodeURIComponent(
-      JSON.stringify({ request: seedRequest(name, { replicas: 0 }), lang: 'zh-CN' }),
-    );
-    const preview = await page.request.get(consoleURL(`/trpc/workload.preview?input=${input}`));
-    const manifest = (await preview.json()).result.data.manifest;
-    delete manifest.metadata.labels['app.kubernetes.io/managed-by'];
-    kubectl(cluster.kubeconfig, ['create', '-f', '-'], JSON.stringify(manifest));
+    await createWithKubectl(page, cluster, seedRequest(name, { replicas: 0 }));
 
     await page.goto(consoleURL('/workloads'));
     const box = page.getByLabel(`${name} 的副本数`);
