@@ -22,6 +22,22 @@ const harness = startBffTest();
 
 const impossibleRequest = (name: string) => seedRequest(name, { replicas: 1 }, PENDING_GPU);
 
+/** `cluster.pendingWatch`'s events applied as the dashboard applies them: the groups it holds. */
+function followGroups(events: AsyncIterator<unknown>) {
+  const live = new Map<string, PendingGroup>();
+  const nextEvent = async () => {
+    const next = await events.next();
+    if (next.done) throw new Error('the pending watch ended');
+    const event = trackedData<PendingGroupEvent>(next.value);
+    if (event.type === 'snapshot') live.clear();
+    for (const group of event.groups)
+      if (event.type === 'delete') live.delete(group.key);
+      else live.set(group.key, group);
+    return event;
+  };
+  return { live, nextEvent };
+}
+
 const pendingOf = async (workload: string) =>
   (await harness.caller.cluster.pending()).find((pod) => pod.workload === workload);
 
@@ -72,17 +88,7 @@ describe('cluster.pending', () => {
       );
 
     // The live groups carried it too: the same verdict, the pod listed under its group.
-    const live = new Map<string, PendingGroup>();
-    const nextEvent = async () => {
-      const next = await events.next();
-      if (next.done) throw new Error('the pending watch ended');
-      const event = trackedData<PendingGroupEvent>(next.value);
-      if (event.type === 'snapshot') live.clear();
-      for (const group of event.groups)
-        if (event.type === 'delete') live.delete(group.key);
-        else live.set(group.key, group);
-      return event;
-    };
+    const { live, nextEvent } = followGroups(events);
     const groupOfPod = () =>
       [...live.values()].find((group) => group.pods.some((pod) => pod.pod === pending.pod));
     expect((await nextEvent()).type).toBe('snapshot');
@@ -192,17 +198,7 @@ describe('many pending pods of one workload (issue 25)', () => {
       });
     const watch = await harness.caller.cluster.pendingWatch({});
     const events = watch[Symbol.asyncIterator]();
-    const live = new Map<string, PendingGroup>();
-    const nextEvent = async () => {
-      const next = await events.next();
-      if (next.done) throw new Error('the pending watch ended');
-      const event = trackedData<PendingGroupEvent>(next.value);
-      if (event.type === 'snapshot') live.clear();
-      for (const group of event.groups)
-        if (event.type === 'delete') live.delete(group.key);
-        else live.set(group.key, group);
-      return event;
-    };
+    const { live, nextEvent } = followGroups(events);
     const liveGroup = (workload: string) =>
       [...live.values()].find((group) => group.workload === workload);
     expect((await nextEvent()).type).toBe('snapshot');

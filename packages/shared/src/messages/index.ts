@@ -29,6 +29,19 @@ function catalog(w: Words): RuleCatalog {
     resource === QUOTA_CORE ? w.quotaCores(n) : resource === QUOTA_MEMORY ? `${n} MiB` : String(n);
   const suggestName = (suggestion: string | undefined) =>
     withFix(suggestion ? w.suggestName(suggestion) : undefined);
+  /** "<container>'s compute C over N cards is P% per card": both per-card compute rules open so. */
+  const perCardCompute = (p: {
+    container: string;
+    compute: string;
+    cards: number;
+    perCardPercent: string | number;
+  }) =>
+    w.spread(
+      w.of(labels.compute, p.container),
+      w.compute(p.compute),
+      w.cards(p.cards),
+      `${p.perCardPercent}%`,
+    );
 
   return {
     'compute-format': ({ container, value, problem, suggestions }) => {
@@ -62,13 +75,7 @@ function catalog(w: Words): RuleCatalog {
       fix: w.cardsRange.fix,
     }),
     'per-card-compute-precision': (p) => ({
-      message:
-        w.spread(
-          w.of(labels.compute, p.container),
-          w.compute(p.compute),
-          w.cards(p.cards),
-          `${p.perCardPercent}%`,
-        ) + w.perCardComputePrecision.rest,
+      message: perCardCompute(p) + w.perCardComputePrecision.rest,
       fix: w.perCardComputePrecision.either(
         [
           p.computeSuggestions.length > 0
@@ -81,13 +88,7 @@ function catalog(w: Words): RuleCatalog {
       ),
     }),
     'per-card-compute-max': (p) => ({
-      message:
-        w.spread(
-          w.of(labels.compute, p.container),
-          w.compute(p.compute),
-          w.cards(p.cards),
-          `${p.perCardPercent}%`,
-        ) + w.perCardComputeMax.rest,
+      message: perCardCompute(p) + w.perCardComputeMax.rest,
       fix: p.cardsNeeded
         ? w.perCardComputeMax.moreCards(p.cardsNeeded, p.maxCompute)
         : w.perCardComputeMax.lessCompute(p.maxCompute),

@@ -2,6 +2,7 @@ import {
   type AllocationEvent,
   type AllocationRecord,
   type NodeLayout,
+  type PodLike,
   podAllocationRecords,
   snapshotParts,
 } from '@mgpu/shared';
@@ -33,44 +34,44 @@ export const CLUSTER: NodeLayout[] = [
   layoutNode('v100-1', 'Tesla-V100', 'fixed-share', 8),
 ];
 
-/** The records of a Deployment `workload`'s pod as the scheduler leaves it: 60 % of cards 1 and 3. */
-export function podRecords(
-  workload: string,
-  { namespace = 'default', node = 'l20-1' } = {},
-): AllocationRecord[] {
-  return podAllocationRecords(
-    {
-      metadata: {
-        name: `${workload}-7d9c-abcde`,
-        namespace,
-        labels: { 'pod-template-hash': '7d9c' },
-        ownerReferences: [{ kind: 'ReplicaSet', name: `${workload}-7d9c` }],
-        annotations: {
-          'vke.volcengine.com/multiple-mgpu-worker': '2',
-          'vke.volcengine.com/mgpu-compute-policy': 'native-burst-share',
-          'vke.volcengine.com/gpu-index-container-worker': '1,3',
-        },
+/** A Deployment `workload`'s pod as the scheduler leaves it: the seed's 1.2 compute on cards 1 and 3, 8 GiB. */
+export function seedPod(workload: string, { namespace = 'default', node = 'l20-1' } = {}): PodLike {
+  return {
+    metadata: {
+      name: `${workload}-7d9c-abcde`,
+      namespace,
+      labels: { 'pod-template-hash': '7d9c' },
+      ownerReferences: [{ kind: 'ReplicaSet', name: `${workload}-7d9c` }],
+      annotations: {
+        'vke.volcengine.com/multiple-mgpu-worker': '2',
+        'vke.volcengine.com/mgpu-compute-policy': 'native-burst-share',
+        'vke.volcengine.com/gpu-index-container-worker': '1,3',
       },
-      spec: {
-        nodeName: node,
-        containers: [
-          {
-            name: 'worker',
-            image: 'nginx',
-            resources: {
-              limits: {
-                'vke.volcengine.com/mgpu-core': '120',
-                'vke.volcengine.com/mgpu-memory': '8192',
-              },
+    },
+    spec: {
+      nodeName: node,
+      containers: [
+        {
+          name: 'worker',
+          image: 'nginx',
+          resources: {
+            limits: {
+              'vke.volcengine.com/mgpu-core': '120',
+              'vke.volcengine.com/mgpu-memory': '8192',
             },
           },
-        ],
-      },
-      status: { phase: 'Running' },
+        },
+      ],
     },
-    undefined,
-  );
+    status: { phase: 'Running' },
+  };
 }
+
+/** The records of `seedPod`: 60 % of cards 1 and 3. */
+export const podRecords = (
+  workload: string,
+  where: { namespace?: string; node?: string } = {},
+): AllocationRecord[] => podAllocationRecords(seedPod(workload, where), undefined);
 
 const at = '2025-01-01T00:00:00.000Z';
 

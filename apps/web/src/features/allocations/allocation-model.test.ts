@@ -5,40 +5,9 @@ import {
   snapshotParts,
 } from '@mgpu/shared';
 import { describe, expect, it } from 'vitest';
-import { layoutNode, NO_FILTER } from './allocation-fixtures.js';
+import { layoutNode, NO_FILTER, seedPod } from './allocation-fixtures.js';
 import { AllocationModel } from './allocation-model.js';
 import type { DashboardFilters } from './dashboard-filters.js';
-
-/** The seed's example as the scheduler leaves it: 1.2 compute on cards 1 and 3, 8 GiB. */
-const seedPod = (name: string, namespace = 'default'): PodLike => ({
-  metadata: {
-    name: `${name}-7d9c-abcde`,
-    namespace,
-    labels: { 'pod-template-hash': '7d9c' },
-    ownerReferences: [{ kind: 'ReplicaSet', name: `${name}-7d9c` }],
-    annotations: {
-      'vke.volcengine.com/multiple-mgpu-worker': '2',
-      'vke.volcengine.com/mgpu-compute-policy': 'native-burst-share',
-      'vke.volcengine.com/gpu-index-container-worker': '1,3',
-    },
-  },
-  spec: {
-    nodeName: 'l20-1',
-    containers: [
-      {
-        name: 'worker',
-        image: 'nginx',
-        resources: {
-          limits: {
-            'vke.volcengine.com/mgpu-core': '120',
-            'vke.volcengine.com/mgpu-memory': '8192',
-          },
-        },
-      },
-    ],
-  },
-  status: { phase: 'Running' },
-});
 
 const event = (type: AllocationEvent['type'], pod: PodLike): AllocationEvent => ({
   type,
@@ -93,9 +62,15 @@ describe('AllocationModel', () => {
 
   it('applies a batch in order, and a snapshot replaces everything before it', () => {
     const model = cluster();
-    model.apply([event('upsert', seedPod('a')), event('upsert', seedPod('b', 'team-b'))]);
+    model.apply([
+      event('upsert', seedPod('a')),
+      event('upsert', seedPod('b', { namespace: 'team-b' })),
+    ]);
     expect(model.recordCount).toBe(4);
-    model.apply([event('upsert', seedPod('c')), event('snapshot', seedPod('b', 'team-b'))]);
+    model.apply([
+      event('upsert', seedPod('c')),
+      event('snapshot', seedPod('b', { namespace: 'team-b' })),
+    ]);
     expect(model.instances(NO_FILTER).map((r) => r.namespace)).toEqual(['team-b', 'team-b']);
     expect(model.node('l20-1')?.cards[1]?.usedCompute).toBe(60);
   });
@@ -154,7 +129,10 @@ describe('AllocationModel', () => {
 
   it('filters by namespace, workload, model and search, and keeps only nodes that match', () => {
     const model = cluster();
-    model.apply([event('upsert', seedPod('a')), event('upsert', seedPod('b', 'team-b'))]);
+    model.apply([
+      event('upsert', seedPod('a')),
+      event('upsert', seedPod('b', { namespace: 'team-b' })),
+    ]);
     const only = (filters: Partial<DashboardFilters>) => ({ ...NO_FILTER, ...filters });
 
     expect(model.instances(only({ namespace: 'team-b' })).map((r) => r.workload)).toEqual([
@@ -286,7 +264,7 @@ describe('AllocationModel', () => {
         model.apply([event('delete', live.get(key) as PodLike)]);
         live.delete(key);
       } else {
-        const pod = seedPod(name, namespace);
+        const pod = seedPod(name, { namespace });
         live.set(key, pod);
         model.apply([event('upsert', pod)]);
       }
