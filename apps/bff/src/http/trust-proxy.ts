@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { compile } from '@fastify/proxy-addr';
 
 /**
  * `--trust-proxy` (spec §9): which proxies' `X-Forwarded-For` / `-Proto` / `-Host` the console
@@ -8,8 +8,6 @@ import { isIP } from 'node:net';
  * cannot pose as another to the sign-in throttle or make its cookies Secure by saying so.
  */
 export type TrustProxy = number | readonly string[];
-
-const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 /** The flag's text read, or an Error saying what is wrong with it. */
 export function parseTrustProxy(text: string): TrustProxy {
@@ -25,16 +23,13 @@ export function parseTrustProxy(text: string): TrustProxy {
     .filter(Boolean);
   if (entries.length === 0)
     throw new Error('--trust-proxy needs a number of hops or the proxies’ addresses/CIDRs');
-  for (const entry of entries) {
-    if (NAMED_RANGES.has(entry)) continue;
-    const [address = '', prefix, extra] = entry.split('/');
-    const family = isIP(address);
-    const bits = family === 6 ? 128 : 32;
-    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
-    if (family === 0 || !prefixOk || extra !== undefined)
-      throw new Error(
-        `--trust-proxy: ${entry} is not an address, a CIDR (10.0.0.0/8) or loopback/linklocal/uniquelocal`,
-      );
+  // Read by the same code Fastify will trust them with, so what starts is what it believes.
+  try {
+    compile(entries);
+  } catch (error) {
+    throw new Error(
+      `--trust-proxy: ${error instanceof Error ? error.message : String(error)} (an address, a CIDR such as 10.0.0.0/8, or loopback/linklocal/uniquelocal)`,
+    );
   }
   return entries;
 }
