@@ -1,6 +1,6 @@
 import type { Operator } from '@mgpu/api';
 import { type AppRouter, appRouter, SSE_TIMING } from '@mgpu/api';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { BffOptions, RunningBff } from './bff-options.js';
 import { createFastify } from './http/fastify-app.js';
 import { registerHealth } from './http/health.js';
@@ -30,14 +30,6 @@ export { allowedOrigins } from './http/trpc-guard.js';
  * This file only wires the parts together; each part's why is in its own module.
  */
 export async function startBff(options: BffOptions): Promise<RunningBff> {
-  let app: FastifyInstance | undefined;
-  const log = () => {
-    if (!app) throw new Error('the console logs only once its server exists');
-    return app.log;
-  };
-  const context = createConsoleContext(options, log);
-  const { cluster, allocations, history, views } = context;
-  const audit = context.audit ?? (() => {});
   // Checked before anything starts: an empty or short --token never means "no sign-in".
   const sessions = sessionStoreFor(options);
   const access = new ConsoleAccess(
@@ -47,7 +39,9 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     options.auth,
   );
   const server = await createFastify(options);
-  app = server;
+  const context = createConsoleContext(options, server.log);
+  const { cluster, allocations, history, views } = context;
+  const audit = context.audit ?? (() => {});
   const host = options.host ?? '127.0.0.1';
   const metricsHost = options.metricsHost ?? '127.0.0.1';
   let subscriptions: SseTransport<AppRouter> | undefined;

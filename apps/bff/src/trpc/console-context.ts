@@ -11,7 +11,7 @@ import type { BffOptions } from '../bff-options.js';
  */
 export function createConsoleContext(
   options: BffOptions,
-  log: () => Pick<FastifyBaseLogger, 'info' | 'error'>,
+  log: Pick<FastifyBaseLogger, 'info' | 'error'>,
 ): BffContext {
   const modelLabel = options.modelLabel ?? VKE.defaultModelLabel;
   const cardPolicy = options.cardPolicy ?? 'binpack';
@@ -22,7 +22,7 @@ export function createConsoleContext(
     source: options.connection.source,
     allocations: new AllocationFeed(cluster, {
       onInvalidRecord: (id, error) =>
-        log().error({ record: id, issues: error.issues }, 'allocation record left out: invalid'),
+        log.error({ record: id, issues: error.issues }, 'allocation record left out: invalid'),
     }),
     views,
     snapshotPartSize: options.snapshotPartSize ?? SNAPSHOT_PART_SIZE,
@@ -34,7 +34,7 @@ export function createConsoleContext(
     modelLabel,
     ...(options.reservedNamespaces ? { reservedNamespaces: options.reservedNamespaces } : {}),
     // One JSON line per mutation, sign-in and sign-out (spec §8), as `{ audit: … }`.
-    audit: (entry) => log().info({ audit: entry }, 'audit'),
+    audit: (entry) => log.info({ audit: entry }, 'audit'),
   };
 }
 
