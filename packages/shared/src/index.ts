@@ -29,5 +29,7 @@ export * from './rules.js';
 export * from './seed-request.js';
 export * from './server-errors.js';
 export * from './snapshot-parts.js';
+export * from './verdict.js';
 export * from './vke.js';
+export * from './workload-state.js';
 export * from './workload-update.js';
