@@ -4,6 +4,7 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { isConflict, kubeConfigForServer, type ServerAccess } from '@mgpu/kube-client';
 import { parse, stringify } from 'yaml';
 import { type ApiServer, startApiServer } from './apiserver/api-server.js';
+import { ContainerLogStore } from './controllers/container-logs.js';
 import type { RunningController } from './controllers/controller.js';
 import { startDeploymentController } from './controllers/deployment-controller.js';
 import { startJobController } from './controllers/job-controller.js';
@@ -40,6 +41,8 @@ export interface EmbeddedCluster extends EmbeddedApi {
   /** Plain HTTP with the token (`token`, which the written kubeconfig carries too). */
   kubeConfig: KubeConfig;
   topology: Topology;
+  /** What the containers wrote (the node agents write, `pods/<name>/log` reads). */
+  containerLogs: ContainerLogStore;
   /** Writes a kubeconfig for kubectl and other clients (TLS with the CA, the token; 0600). */
   writeKubeconfig(file: string): Promise<void>;
   /** Resolves once the controllers have nothing queued. */
@@ -99,7 +102,9 @@ export async function startEmbeddedCluster(
   const restarted = options.stateFile !== undefined && existsSync(options.stateFile);
   const log =
     options.log ?? ((message: string) => process.stderr.write(`cluster-sim: ${message}\n`));
+  const containerLogs = new ContainerLogStore();
   const server: ApiServer = await startApiServer({
+    podLogs: containerLogs,
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.stateFile !== undefined ? { stateFile: options.stateFile } : {}),
     ...(options.eventTtlMs !== undefined ? { eventTtlMs: options.eventTtlMs } : {}),
@@ -124,7 +129,7 @@ export async function startEmbeddedCluster(
     }
     // Agents register the nodes; the pods that already run come next, so the scheduler's
     // first decision sees their cards taken.
-    running.push(await startNodeAgents(kubeConfig, { topology, log }));
+    running.push(await startNodeAgents(kubeConfig, { topology, log, logs: containerLogs }));
     const nodes = new Map(topologyNodes(topology).map((node) => [node.name, node]));
     for (const pod of restarted ? [] : topology.pods) {
       const body = topologyPodObject(pod, pod.node ? nodes.get(pod.node) : undefined);
@@ -149,6 +154,7 @@ export async function startEmbeddedCluster(
     token: server.token,
     kubeConfig,
     topology,
+    containerLogs,
     async writeKubeconfig(file) {
       const text = stringify(parse(kubeConfigForClients(server).exportConfig()));
       // mode applies only to a new file; an existing one is narrowed too, as it holds the token.

@@ -7,6 +7,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { startControllerManager } from '../controller-manager/index.js';
 import { DEFAULT_EVENT_TTL_MS, EventExpiry } from './event-expiry.js';
+import type { PodLogSource } from './handlers/pod-log.js';
 import { ObjectStore } from './object-store.js';
 import { QuotaStatus } from './quota-status.js';
 import { Registry } from './registry.js';
@@ -49,6 +50,8 @@ export interface ApiServerOptions {
    * terminating namespaces stay.
    */
   controllerManager?: boolean;
+  /** Where `pods/<name>/log` is read from (the node agents' store); absent: a 500, as without kubelets. */
+  podLogs?: PodLogSource;
 }
 
 export interface ApiServer {
@@ -155,6 +158,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     watches,
     bookmarkIntervalMs,
     serverAddress: () => serverAddress,
+    podLogs: options.podLogs,
   });
 
   await app.listen({ port: options.port ?? 0, host });

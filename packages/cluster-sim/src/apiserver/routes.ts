@@ -16,6 +16,7 @@ import {
 import type { ResourceCall } from './handlers/context.js';
 import { create } from './handlers/create.js';
 import { deleteCollection, deleteObject } from './handlers/delete.js';
+import { type PodLogSource, podLog } from './handlers/pod-log.js';
 import { get, list } from './handlers/read.js';
 import { bind, bindFromCollection, scale } from './handlers/subresources.js';
 import { patch, update } from './handlers/update.js';
@@ -98,7 +99,8 @@ function parsePath(url: string): ParsedPath | 'discovery' {
     const known =
       (subresource === 'status' && definition.statusSubresource) ||
       (subresource === 'scale' && definition.scaleSubresource) ||
-      (subresource === 'binding' && definition.bindingSubresource);
+      (subresource === 'binding' && definition.bindingSubresource) ||
+      (subresource === 'log' && group === '' && plural === 'pods');
     if (!known) throw notFoundPath();
   }
   return { definition, namespace, name: rest[1], subresource, watchPath };
@@ -108,6 +110,8 @@ function parsePath(url: string): ParsedPath | 'discovery' {
 export interface RouteContext extends WatchServing {
   /** host:port the server listens on, for the /api document's serverAddressByClientCIDRs. */
   serverAddress(): string;
+  /** The containers' logs (the node agents'); absent: no kubelet answers `pods/<name>/log`. */
+  podLogs?: PodLogSource | undefined;
 }
 
 /** Registers every route of the API server on `app`. */
@@ -180,6 +184,10 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
       return bind(call, name);
     }
     if (subresource === 'scale') return scale(call, name, method);
+    if (subresource === 'log') {
+      if (method !== 'GET') throw methodNotAllowed();
+      return podLog(call, name, context.podLogs);
+    }
     const target = subresource === 'status' ? 'status' : 'main';
     if (method === 'GET' && subresource === undefined && watching) {
       // Watching one object (legacy /watch/…/<name>) is a watch with a metadata.name selector.

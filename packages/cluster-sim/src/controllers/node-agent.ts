@@ -20,8 +20,12 @@ import {
   type WrittenMgpuNodeStatus,
 } from '@mgpu/shared';
 import { type Topology, type TopologyNode, topologyNodes } from '../topology/topology.js';
+import type { ContainerLogStore } from './container-logs.js';
+import { announceStart } from './container-start.js';
 import type { RunningController, StartControllerOptions } from './controller.js';
 import { Controller, controllerInformers } from './controller.js';
+import { EventRecorder } from './event-recorder.js';
+import { nodeIP, registerNode } from './node-registration.js';
 import { WorkQueue } from './work-queue.js';
 
 /** A node the agents run, as the cluster's topology describes it. */
@@ -37,6 +41,8 @@ export interface NodeAgentOptions extends StartControllerOptions {
   nodes?: readonly AgentNodeSpec[];
   /** Debounce of MgpuNode report writes per node. */
   reportDelayMs?: number;
+  /** Where the containers' logs go (the embedded API server serves them); absent: no logs. */
+  logs?: ContainerLogStore;
 }
 
 interface RunningContainer {
@@ -81,7 +87,6 @@ const cardUuid = (node: string, card: number) => {
   return `GPU-${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 };
 
-const nodeIP = (index: number) => `192.168.${Math.floor(index / 250)}.${(index % 250) + 4}`;
 const podIP = (index: number, serial: number) =>
   `10.${16 + Math.floor(index / 256)}.${index % 256}.${(serial % 253) + 2}`;
 
@@ -98,6 +103,8 @@ export async function startNodeAgents(
   const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
   const clients = informers.clients;
   const log = options.log ?? (() => undefined);
+  // What a kubelet reports about the containers it starts (Pulled, Created, Started).
+  const events = new EventRecorder(clients, { component: 'kubelet', log });
   const reportDelayMs = options.reportDelayMs ?? 100;
   const agents = new Map<string, AgentNode>();
   /** Which node runs a pod, for pods that disappear from the cache. */
@@ -235,74 +242,6 @@ export async function startNodeAgents(
   });
   const scheduleReport = (name: string) => reports.addAfter(name, reportDelayMs);
 
-  /** Kubelet registration: create the Node if missing, then publish its status as Ready. */
-  async function registerNode(agent: AgentNode): Promise<void> {
-    try {
-      await clients.core.readNode({ name: agent.name });
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      try {
-        await clients.core.createNode({
-          body: { apiVersion: 'v1', kind: 'Node', metadata: agent.object.metadata, spec: {} },
-        });
-      } catch (createError) {
-        if (!isConflict(createError)) throw createError;
-      }
-    }
-    const now = new Date().toISOString();
-    const condition = (type: string, status: string, reason: string, message: string) => ({
-      type,
-      status,
-      reason,
-      message,
-      lastHeartbeatTime: now,
-      lastTransitionTime: now,
-    });
-    await clients.core.patchNodeStatus(
-      {
-        name: agent.name,
-        body: {
-          status: {
-            capacity: agent.object.status.capacity,
-            allocatable: agent.object.status.allocatable,
-            nodeInfo: agent.object.status.nodeInfo,
-            addresses: [
-              { type: 'InternalIP', address: nodeIP(agent.index) },
-              { type: 'Hostname', address: agent.name },
-            ],
-            conditions: [
-              condition(
-                'MemoryPressure',
-                'False',
-                'KubeletHasSufficientMemory',
-                'kubelet has sufficient memory available',
-              ),
-              condition(
-                'DiskPressure',
-                'False',
-                'KubeletHasNoDiskPressure',
-                'kubelet has no disk pressure',
-              ),
-              condition(
-                'PIDPressure',
-                'False',
-                'KubeletHasSufficientPID',
-                'kubelet has sufficient PID available',
-              ),
-              condition(
-                'Ready',
-                'True',
-                'KubeletReady',
-                'kubelet is posting ready status (simulated)',
-              ),
-            ],
-          },
-        },
-      },
-      mergePatch(),
-    );
-  }
-
   /** Frees a pod's instances and slots on its node. */
   const release = (key: string) => {
     const nodeName = podNode.get(key);
@@ -315,6 +254,8 @@ export async function startNodeAgents(
       if (slots) slots[instance.instance_id] = false;
     }
     agent.pods.delete(key);
+    const { namespace, name } = splitKey(key);
+    options.logs?.close(namespace, name);
     scheduleReport(agent.name);
   };
 
@@ -378,6 +319,11 @@ export async function startNodeAgents(
     agent.pods.set(key, running);
     podNode.set(key, agent.name);
     scheduleReport(agent.name);
+    announceStart(
+      pod,
+      { node: agent.name, policy: agent.policy, ...running },
+      { events, logs: options.logs },
+    );
     return running;
   };
 
@@ -468,7 +414,8 @@ export async function startNodeAgents(
   const pending = [...agents.values()];
   await Promise.all(
     Array.from({ length: Math.min(16, pending.length) }, async () => {
-      for (let agent = pending.shift(); agent; agent = pending.shift()) await registerNode(agent);
+      for (let agent = pending.shift(); agent; agent = pending.shift())
+        await registerNode(clients, agent);
     }),
   );
 
@@ -488,11 +435,13 @@ export async function startNodeAgents(
   return {
     async stop() {
       reports.stop();
+      events.stop();
       await podQueue.stop();
     },
     async idle() {
       await podQueue.idle();
       await reports.idle();
+      await events.idle();
     },
   };
 }
