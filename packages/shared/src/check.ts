@@ -6,6 +6,7 @@
 import type { ContainerShare } from './card-shares.js';
 import { evaluateAgainstCluster } from './cluster-rules.js';
 import { evaluateContainers } from './container-rules.js';
+import { fixesOf } from './fixes.js';
 import type { GpuInventory } from './inventory.js';
 import { buildWorkload, type ManifestOptions, type WorkloadManifest } from './manifest.js';
 import { describeViolation } from './messages/index.js';
@@ -72,11 +73,15 @@ const reservedOf = (options: EvaluateOptions): EvaluateOptions =>
     : {};
 
 const describeAll = (violations: readonly Violation[], lang: Lang): RuleError[] =>
-  violations.map((violation) => ({
-    path: violation.path,
-    rule: violation.rule,
-    ...describeViolation(violation, lang),
-  }));
+  violations.map((violation) => {
+    const fixes = fixesOf(violation);
+    return {
+      path: violation.path,
+      rule: violation.rule,
+      ...describeViolation(violation, lang),
+      ...(fixes.length > 0 ? { fixes } : {}),
+    };
+  });
 
 /** Checks a workload request against every rule (spec §3) and builds its manifest (of its kind) when valid. */
 export function checkRequest(request: WorkloadRequest, options: CheckOptions = {}): CheckResult {

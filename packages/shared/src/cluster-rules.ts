@@ -20,7 +20,7 @@ import {
   MAX_CARDS,
   type WorkloadRequest,
 } from './request.js';
-import { MAX_REPLICAS, type Violation } from './rules.js';
+import { MAX_REPLICAS, PER_CARD_MEMORY_MIN_MIB, type Violation } from './rules.js';
 import { MAX_INSTANCES_PER_CARD, VKE } from './vke.js';
 
 /** The request field each GPU quota resource is typed into. */
@@ -142,7 +142,10 @@ function evaluateAgainstInventory(
           perCardMiB: share.perCard.memoryMiB,
           modelMiB,
           maxGiB: String(largestWholeGiB(modelMiB, share.cards)),
+          // The suggested card count must split the memory into whole MiB too.
           ...(needed <= MAX_CARDS &&
+          total % needed === 0 &&
+          total / needed >= PER_CARD_MEMORY_MIN_MIB &&
           share.computePercent % needed === 0 &&
           share.computePercent / needed <= 100
             ? { cardsSuggestion: needed }

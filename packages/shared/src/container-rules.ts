@@ -8,14 +8,8 @@ import {
   parseCards,
   percentText,
 } from './card-shares.js';
-import {
-  Big,
-  decimalPlaces,
-  formatDecimal,
-  isInteger,
-  parseDecimal,
-  quoteTyped,
-} from './decimal.js';
+import { readCompute, workingComputes } from './compute-reading.js';
+import { Big, formatDecimal, isInteger, parseDecimal, quoteTyped } from './decimal.js';
 import { imageReferenceProblem } from './image-reference.js';
 import { isDns1123Label, suggestName } from './kubernetes-names.js';
 import { WHOLE_CARD } from './ledger/claim.js';
@@ -24,66 +18,12 @@ import {
   MAX_GPU_CONTAINER_NAME,
   PER_CARD_MEMORY_MAX_MIB,
   PER_CARD_MEMORY_MIN_MIB,
-  type RuleParams,
   type Violation,
 } from './rules.js';
 import { VKE } from './vke.js';
 
 const containerLabel = (container: ContainerRequest, index: number) =>
   container.name.trim() === '' ? `#${index + 1}` : container.name;
-
-/** Computes above this many cards are refused outright (see `readCompute`). */
-const MAX_COMPUTE_CARDS = 1000;
-
-type ComputeReading =
-  | { ok: true; percent: number }
-  | { ok: false; violation: Extract<Violation, { rule: 'compute-format' }> };
-
-/** `compute-format`: 0.01 ≤ c ≤ 1 with at most two decimals, or c > 1 with at most one. */
-function readCompute(text: string, container: string, path: string): ComputeReading {
-  const fail = (
-    problem: RuleParams['compute-format']['problem'],
-    suggestions: string[] = [],
-  ): ComputeReading => ({
-    ok: false,
-    violation: {
-      rule: 'compute-format',
-      path,
-      params: { container, value: quoteTyped(text), problem, suggestions },
-    },
-  });
-  if (text.trim() === '') return fail('empty');
-  const value = parseDecimal(text);
-  if (value === null) {
-    const commaDecimal = /^\s*(\d+),(\d+)\s*$/.exec(text);
-    const percent = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(text);
-    const guess = commaDecimal
-      ? `${commaDecimal[1]}.${commaDecimal[2]}`
-      : percent?.[1]
-        ? formatDecimal(new Big(percent[1]).div(100))
-        : undefined;
-    return fail('not-a-number', guess ? [guess] : []);
-  }
-  if (value.lt('0.01')) return fail('below-minimum', ['0.01']);
-  // A magnitude guard, not a rule of §3: far beyond any node (the per-card and cluster rules
-  // judge realistic values), and it keeps every percent below an exact integer bound.
-  if (value.gt(MAX_COMPUTE_CARDS)) return fail('above-maximum', [String(MAX_CARDS)]);
-  const places = decimalPlaces(value);
-  if (value.lte(1) && places > 2) {
-    const down = value.round(2, Big.roundDown);
-    const up = value.round(2, Big.roundUp);
-    return fail(
-      'slice-decimals',
-      [down, up].filter((v) => v.gte('0.01')).map((v) => formatDecimal(v)),
-    );
-  }
-  if (value.gt(1) && places > 1) {
-    const down = value.round(1, Big.roundDown);
-    const up = value.round(1, Big.roundUp);
-    return fail('above-one-decimals', [...new Set([formatDecimal(down), formatDecimal(up)])]);
-  }
-  return { ok: true, percent: value.times(100).toNumber() };
-}
 
 interface MgpuReading {
   cards?: number;
@@ -98,8 +38,20 @@ function evaluateMgpuContainer(
   container: string,
   base: string,
   violations: Violation[],
+  verifyFixes = true,
 ): MgpuReading {
   const reading: MgpuReading = {};
+  /**
+   * A suggested value is offered only when, typed in, it passes every rule of the field it fixes
+   * and of the fields it changes (0.01 on 2 cards is 0.5 % per card: not a fix for 0.015).
+   */
+  const accepts = (field: keyof GpuRequest, patch: Partial<GpuRequest>): boolean => {
+    if (!verifyFixes) return true;
+    const again: Violation[] = [];
+    evaluateMgpuContainer({ ...gpu, ...patch }, container, base, again, false);
+    const touched = new Set([field, ...Object.keys(patch)].map((key) => `${base}.${key}`));
+    return again.every((violation) => !touched.has(violation.path));
+  };
   // `cards-range`: only multi-card sharing has a card count; otherwise one card (or whole cards).
   let cards: number | undefined = 1;
   if (gpu.multiCard) {
@@ -117,7 +69,11 @@ function evaluateMgpuContainer(
   let perCardPercent: number | undefined;
   let sliceWithBadSplit = false;
   if (!compute.ok) {
-    violations.push(compute.violation);
+    const { params } = compute.violation;
+    const suggestions = workingComputes(params.suggestions, gpu, cards, (value) =>
+      accepts('compute', { compute: value }),
+    );
+    violations.push({ ...compute.violation, params: { ...params, suggestions } });
   } else {
     const percent = compute.percent;
     reading.computePercent = percent;
@@ -130,14 +86,18 @@ function evaluateMgpuContainer(
         cards = percent / 100;
       } else {
         const whole = Math.floor(percent / 100);
-        const split = cardCountsThatSplit(percent).find((n) => n > 1);
+        const split = cardCountsThatSplit(percent).find(
+          (n) => n > 1 && accepts('compute', { multiCard: true, cards: n }),
+        );
         violations.push({
           rule: 'compute-whole-cards',
           path: `${base}.compute`,
           params: {
             container,
             value: gpu.compute ?? '',
-            wholeCards: [String(whole), String(whole + 1)],
+            wholeCards: [String(whole), String(whole + 1)].filter(
+              (value) => Number(value) <= MAX_CARDS && accepts('compute', { compute: value }),
+            ),
             ...(split ? { multiCard: { cards: split, perCardPercent: percent / split } } : {}),
           },
         });
@@ -155,13 +115,19 @@ function evaluateMgpuContainer(
             compute: gpu.compute ?? '',
             cards: n,
             perCardPercent: percentText(percent, n),
-            computeSuggestions: nearestSplittableComputes(percent, n),
-            cardSuggestions: cardCountsThatSplit(percent).filter((other) => other !== n),
+            computeSuggestions: nearestSplittableComputes(percent, n).filter((value) =>
+              accepts('compute', { compute: value }),
+            ),
+            cardSuggestions: cardCountsThatSplit(percent).filter(
+              (other) => other !== n && accepts('compute', { cards: other }),
+            ),
           },
         });
       }
       if (!withinCard) {
-        const needed = cardCountsThatSplit(percent).find((other) => other > n);
+        const needed = cardCountsThatSplit(percent).find(
+          (other) => other > n && accepts('compute', { cards: other }),
+        );
         violations.push({
           rule: 'per-card-compute-max',
           path: `${base}.compute`,
@@ -235,7 +201,9 @@ function evaluateMgpuContainer(
         memoryGiB,
         cards,
         perCardMiB: perCardMiBText,
-        suggestions: nearestWholeGiB(memory, cards),
+        suggestions: nearestWholeGiB(memory, cards).filter((value) =>
+          accepts('memoryGiB', { memoryGiB: value }),
+        ),
       },
     });
   }
@@ -263,7 +231,10 @@ function evaluateMgpuContainer(
         perCardMiB: perCardMiBText,
         problem: tooSmall ? 'too-small' : 'too-large',
         boundGiB: String(tooSmall ? cards : (PER_CARD_MEMORY_MAX_MIB / 1024) * cards),
-        ...(suggestion >= 1 && suggestion <= MAX_CARDS && computeFits(suggestion)
+        ...(suggestion >= 1 &&
+        suggestion <= MAX_CARDS &&
+        computeFits(suggestion) &&
+        accepts('memoryGiB', { cards: suggestion })
           ? { cardsSuggestion: suggestion }
           : {}),
       },

@@ -278,10 +278,26 @@ export type Violation = {
   [R in RuleId]: { rule: R; path: string; params: RuleParams[R] };
 }[RuleId];
 
+/** A value typed into one request field: text, a count, or a toggle. */
+export type FieldValue = string | number | boolean;
+
+/** One field of the request set to a value, by its path (`containers.0.gpu.compute`). */
+export interface FieldChange {
+  path: string;
+  value: FieldValue;
+}
+
+/** One suggested fix: every change it makes, applied together (made in `fixes.ts`). */
+export interface SuggestedFix {
+  changes: FieldChange[];
+}
+
 /** A broken rule as the check result reports it (spec §7). */
 export interface RuleError {
   path: string;
   rule: RuleId;
   message: string;
   fix?: string;
+  /** The fixes the words suggest, as field changes a form can apply (`fixes.ts`). */
+  fixes?: SuggestedFix[];
 }

@@ -23,6 +23,16 @@ export const RuleErrorSchema = z.object({
   rule: z.string(),
   message: z.string(),
   fix: z.string().optional(),
+  /** The fix as field changes the form applies with one click (`fixes.ts`). */
+  fixes: z
+    .array(
+      z.object({
+        changes: z.array(
+          z.object({ path: z.string(), value: z.union([z.string(), z.number(), z.boolean()]) }),
+        ),
+      }),
+    )
+    .optional(),
 });
 
 export const ContainerShareSchema = z.object({
