@@ -1,5 +1,6 @@
 import { allocationsWatch } from './procedures/allocations-watch.js';
 import { clusterHistory } from './procedures/cluster-history.js';
+import { clusterNamespaces } from './procedures/cluster-namespaces.js';
 import { clusterLayout, clusterNodes } from './procedures/cluster-nodes.js';
 import { clusterPending } from './procedures/cluster-pending.js';
 import { clusterPendingGroups } from './procedures/cluster-pending-groups.js';
@@ -11,10 +12,13 @@ import { sessionWhoami } from './procedures/session-whoami.js';
 import { workloadCreate } from './procedures/workload-create.js';
 import { workloadDelete } from './procedures/workload-delete.js';
 import { workloadGet } from './procedures/workload-get.js';
+import { workloadHistory } from './procedures/workload-history.js';
 import { workloadList } from './procedures/workload-list.js';
 import { workloadPreview } from './procedures/workload-preview.js';
 import { workloadProgressSubscription } from './procedures/workload-progress.js';
+import { workloadRollback } from './procedures/workload-rollback.js';
 import { workloadScale } from './procedures/workload-scale.js';
+import { workloadScalePreview } from './procedures/workload-scale-preview.js';
 import { workloadUpdate } from './procedures/workload-update.js';
 import { workloadWatch } from './procedures/workload-watch.js';
 import { createCallerFactory, router } from './trpc/init.js';
@@ -29,6 +33,7 @@ export const appRouter = router({
     pendingGroups: clusterPendingGroups,
     pendingWatch: clusterPendingWatch,
     history: clusterHistory,
+    namespaces: clusterNamespaces,
     quotas: clusterQuotas,
   }),
   gpu: router({ models: gpuModels }),
@@ -37,10 +42,13 @@ export const appRouter = router({
     create: workloadCreate,
     update: workloadUpdate,
     scale: workloadScale,
+    scalePreview: workloadScalePreview,
     list: workloadList,
     watch: workloadWatch,
     get: workloadGet,
     delete: workloadDelete,
+    history: workloadHistory,
+    rollback: workloadRollback,
     progress: workloadProgressSubscription,
   }),
   allocations: router({ watch: allocationsWatch }),

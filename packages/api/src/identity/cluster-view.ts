@@ -38,8 +38,13 @@ export function modelsWithoutFigures(models: readonly GpuModel[]): GpuModel[] {
   }));
 }
 
-/** `workload.preview`: whether each replica fits now and why not per group, not where. */
-export function previewWithoutNodes(preview: PreviewResult): PreviewResult {
+/**
+ * `workload.preview` (and `workload.scalePreview`): whether each replica fits now and why not
+ * per group, not where.
+ */
+export function previewWithoutNodes<Preview extends Pick<PreviewResult, 'placement' | 'verdict'>>(
+  preview: Preview,
+): Preview {
   const replicas = preview.placement.replicas.map((replica) => {
     const rejections = rejectionsWithoutNodes(replica.rejections);
     return replica.ok
@@ -51,7 +56,15 @@ export function previewWithoutNodes(preview: PreviewResult): PreviewResult {
           message: describeRejections({ rejections }),
         };
   });
-  return { ...preview, placement: { ...preview.placement, replicas, nodesWithheld: true } };
+  const { verdict } = preview;
+  return {
+    ...preview,
+    placement: { ...preview.placement, replicas, nodesWithheld: true },
+    verdict:
+      verdict.verdict === 'waiting'
+        ? { ...verdict, rejections: rejectionsWithoutNodes(verdict.rejections) }
+        : verdict,
+  };
 }
 
 /** What a pending pod or group says of the nodes: its verdict's parts that name them. */

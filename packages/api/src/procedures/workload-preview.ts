@@ -1,11 +1,7 @@
 import {
-  allocationOf,
-  applyAllocation,
-  buildPodTemplate,
   type CheckOptions,
   type CreatableKind,
   checkRequest,
-  describeRejections,
   describeServerError,
   diffRequests,
   type Lang,
@@ -14,15 +10,14 @@ import {
   PreviewInputSchema,
   type PreviewResult,
   PreviewResultSchema,
-  placePod,
   podChargesQuota,
-  podDemandOf,
   podQuotaUsage,
   type QuotaRollout,
   quotasWithout,
   readPodClaims,
   readWorkloadObject,
   releaseAllocation,
+  requestVerdict,
   resolveFenceposts,
   type WorkloadRequest,
 } from '@mgpu/shared';
@@ -30,10 +25,8 @@ import { inventoryOf } from '../cluster/inventory.js';
 import { previewWithoutNodes, seesNodes } from '../identity/cluster-view.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
+import { placeReplicas } from './place-replicas.js';
 import { ownedBy } from './workload-progress.js';
-
-/** Replicas beyond this are not previewed one by one: the answer would not fit on a screen. */
-const MAX_PREVIEWED_REPLICAS = 16;
 
 /** The workload an edit replaces; the update knows its kind, the preview only its name. */
 export interface Replacing {
@@ -216,63 +209,20 @@ export function previewWorkload(
   const checked = checkWithCluster(ctx, request, lang, replacing);
   const { check } = checked;
   const states = replacing ? statesWithout(ctx, checked.states, replacing) : checked.states;
-  const replicas: PreviewResult['placement']['replicas'] = [];
   // Placement needs every GPU container's shares, even while (say) the name is still empty.
   const gpuContainers = request.containers.filter(
     (c) => c.gpu !== undefined && c.gpu.type !== 'none',
   );
-  if (gpuContainers.length === check.containers.length) {
-    const { modelLabel } = ctx;
-    const template = buildPodTemplate(request, check.containers, { modelLabel });
-    const demand = podDemandOf(
-      {
-        metadata: { ...template.metadata, name: request.name, namespace: request.namespace },
-        spec: template.spec,
-      },
-      { modelLabel },
-    );
-    // The shared states are read-only: a node the next replica must see as fuller is cloned.
-    let working = states;
-    const count = Math.min(Math.max(request.replicas, 0), MAX_PREVIEWED_REPLICAS);
-    for (let replica = 0; replica < count; replica++) {
-      // The preview, unlike the scheduler, also says why the other nodes would not take it.
-      const result = placePod(demand, working, {
-        cardPolicy: ctx.cardPolicy,
-        modelLabel,
-        explainRejected: true,
-      });
-      if (!result.ok) {
-        replicas.push({
-          replica,
-          ok: false,
-          totalNodes: result.totalNodes,
-          rejections: result.rejections,
-          message: describeRejections(result),
-        });
-        break;
-      }
-      replicas.push({
-        replica,
-        ok: true,
-        node: result.node,
-        cards: result.cards,
-        fitting: result.fitting ?? 1,
-        rejections: result.rejections ?? [],
-      });
-      // The next replica sees this one's cards as taken, as the scheduler would.
-      working = working.map((state) => {
-        if (state.name !== result.node) return state;
-        const booked = structuredClone(state);
-        applyAllocation(booked, allocationOf(demand, result.node, result.cards));
-        return booked;
-      });
-    }
-  }
+  const replicas =
+    gpuContainers.length === check.containers.length
+      ? placeReplicas(ctx, request, check.containers, states, { first: 0, count: request.replicas })
+      : [];
   const { manifest, ...rest } = check;
   return {
     ...rest,
     ...(manifest ? { manifest: manifest as unknown as Record<string, unknown> } : {}),
     placement: { cardPolicy: ctx.cardPolicy, replicas },
+    verdict: requestVerdict({ check, wanted: request.replicas, placement: replicas }),
   };
 }
 

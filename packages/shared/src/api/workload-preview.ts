@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WorkloadRequestSchema } from '../request.js';
+import { RequestVerdictSchema } from '../verdict.js';
 import { wrapBare } from './bare-request.js';
 import {
   ContainerShareSchema,
@@ -66,6 +67,8 @@ export const PreviewResultSchema = CheckResultSchema.extend({
     /** True when node names, cards and node counts were left out: the operator may not list nodes. */
     nodesWithheld: z.boolean().optional(),
   }),
+  /** Invalid, placeable now, or valid but waiting: the one verdict every client says (`requestVerdict`). */
+  verdict: RequestVerdictSchema,
 });
 
 export type PreviewResult = z.infer<typeof PreviewResultSchema>;
