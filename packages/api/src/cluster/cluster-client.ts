@@ -7,6 +7,7 @@ import {
   VersionApi,
 } from '@kubernetes/client-node';
 import {
+  type KubeClients,
   makeClients,
   type SharedInformer,
   SharedInformerFactory,
@@ -26,6 +27,7 @@ const UNSCHEDULED = '';
  */
 export class ClusterClient {
   private readonly versionApi: VersionApi;
+  private readonly core: KubeClients['core'];
   readonly pods: SharedInformer<V1Pod>;
   readonly nodes: SharedInformer<V1Node>;
   readonly deployments: SharedInformer<V1Deployment>;
@@ -52,6 +54,7 @@ export class ClusterClient {
     // TCP (and TLS) connection per call, which was most of a create's time.
     const clients = makeClients(kubeConfig);
     this.versionApi = kubeConfig.makeApiClient(VersionApi);
+    this.core = clients.core;
     this.informers = informersOf?.informers ?? new SharedInformerFactory(kubeConfig, clients);
     this.pods = this.informers.pods();
     this.nodes = this.informers.nodes();
@@ -102,6 +105,15 @@ export class ClusterClient {
     } catch (error) {
       throw toKubeError(error);
     }
+  }
+
+  /** The names of every namespace, as this client's identity may list them. */
+  namespaceNames(): Promise<string[]> {
+    return this.call(async () =>
+      (await this.core.listNamespace()).items.flatMap((namespace) =>
+        namespace.metadata?.name ? [namespace.metadata.name] : [],
+      ),
+    );
   }
 
   version(): Promise<{ gitVersion: string; platform: string }> {

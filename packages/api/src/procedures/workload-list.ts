@@ -1,17 +1,23 @@
+import type { V1Pod } from '@kubernetes/client-node';
 import {
   type AllocationRecord,
   evaluateRequest,
   isManagedByConsole,
+  readRollout,
   readWorkloadObject,
+  revisionShares,
   WorkloadListInputSchema,
   WorkloadListSchema,
   type WorkloadSummary,
   type WorkloadVerification,
+  workloadOfPod,
+  workloadState,
 } from '@mgpu/shared';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
 import { visibleItems } from '../identity/filtered-reads.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
+import { ownedBy, quotaRefusesNewPod } from './workload-progress.js';
 
 /** verified: every reported instance matches; drift: one does not; unknown: none reported yet. */
 export function verificationOf(records: readonly AllocationRecord[]): WorkloadVerification {
@@ -39,12 +45,22 @@ export function summarizeWorkload(
   ctx: BffContext,
   object: LiveWorkload,
   records?: readonly AllocationRecord[],
+  ownPods?: readonly V1Pod[],
 ): WorkloadSummary {
   const read = readWorkloadObject(object, { modelLabel: ctx.modelLabel });
   const shares = read ? evaluateRequest(read.request).shares : [];
   const namespace = object.metadata?.namespace ?? 'default';
   const name = object.metadata?.name ?? '';
   const replicas = replicasOf(object);
+  const pods = (ownPods ?? ctx.cluster.pods.list().filter((pod) => ownedBy(pod, object))).filter(
+    (pod) => !pod.metadata?.deletionTimestamp,
+  );
+  const rolloutOptions = {
+    modelLabel: ctx.modelLabel,
+    quotaRefusesNewPod: quotaRefusesNewPod(ctx, object),
+  };
+  // A Job has no rollout: all its pods run its one template.
+  const newPods = new Set(readRollout(object, pods, rolloutOptions)?.newPods);
   return {
     kind: object.kind,
     namespace,
@@ -64,6 +80,12 @@ export function summarizeWorkload(
     verification: verificationOf(
       records ?? ctx.allocations.snapshot({ namespace, workload: name }),
     ),
+    state: workloadState(object, pods, rolloutOptions),
+    revisions: revisionShares(
+      pods,
+      (pod) => object.kind === 'Job' || newPods.has(pod),
+      rolloutOptions,
+    ),
   };
 }
 
@@ -81,6 +103,16 @@ export function listWorkloads(ctx: BffContext, namespace?: string): WorkloadSumm
     if (records) records.push(record);
     else recordsOf.set(key, [record]);
   }
+  // One pass over the pods too, by the one ownership reading (`workloadOfPod`).
+  const podsOf = new Map<string, V1Pod[]>();
+  for (const pod of ctx.cluster.pods.list()) {
+    const owner = workloadOfPod(pod);
+    if (!owner || (namespace && pod.metadata?.namespace !== namespace)) continue;
+    const key = `${pod.metadata?.namespace}/${owner.kind}/${owner.name}`;
+    const pods = podsOf.get(key);
+    if (pods) pods.push(pod);
+    else podsOf.set(key, [pod]);
+  }
   return ctx.cluster.workloads
     .listAll()
     .filter((object) => !namespace || object.metadata?.namespace === namespace)
@@ -89,6 +121,7 @@ export function listWorkloads(ctx: BffContext, namespace?: string): WorkloadSumm
         ctx,
         object,
         recordsOf.get(`${object.metadata?.namespace}/${object.metadata?.name}`) ?? [],
+        podsOf.get(`${object.metadata?.namespace}/${object.kind}/${object.metadata?.name}`) ?? [],
       ),
     )
     .filter((summary) => summary.managedByConsole || summary.containers.length > 0)

@@ -13,6 +13,7 @@ import {
   WorkloadProgressInputSchema,
   WorkloadProgressSchema,
   workloadOfPod,
+  workloadState,
 } from '@mgpu/shared';
 import { tracked } from '@trpc/server';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
@@ -54,7 +55,7 @@ function rejectionsOf(ctx: BffContext, pod: V1Pod): { rejections?: Rejection[] }
  * Whether one more pod of the workload's template would be refused by its namespace's quotas,
  * charged as the API server charges it (`podQuotaUsage`): the rollout then stalls on quota.
  */
-function quotaRefusesNewPod(ctx: BffContext, workload: LiveWorkload): boolean {
+export function quotaRefusesNewPod(ctx: BffContext, workload: LiveWorkload): boolean {
   const namespace = workload.metadata?.namespace;
   const charge = podQuotaUsage(workload.spec?.template?.spec ?? {});
   return (ctx.views.quotas() ?? []).some(
@@ -139,8 +140,10 @@ export function workloadProgress(
 
   const stages: ProgressStage[] = [
     { stage: 'created', state: 'done', detail: deployment.metadata?.uid ?? null },
+    // A pod no node takes now waits: Kubernetes keeps trying, so the stage is pending, never
+    // failed (spec §9); the state says whether the whole workload is pending or stalled.
     stuck
-      ? { stage: 'scheduled', state: 'failed', detail: stuck.unschedulable }
+      ? { stage: 'scheduled', state: 'pending', detail: stuck.unschedulable }
       : {
           stage: 'scheduled',
           state: allScheduled ? 'done' : 'pending',
@@ -168,11 +171,14 @@ export function workloadProgress(
               : `${records.length} instance(s)`,
         },
   ];
-  const rollout = readRollout(deployment, pods, {
+  const rolloutOptions = {
     modelLabel: ctx.modelLabel,
     quotaRefusesNewPod: quotaRefusesNewPod(ctx, deployment),
-  });
-  const failed = stages.some((stage) => stage.state === 'failed');
+  };
+  const rollout = readRollout(deployment, pods, rolloutOptions);
+  const state = workloadState(deployment, pods, rolloutOptions);
+  // `outcome` follows the one state: failed only on a real failure (or a node's drift).
+  const failed = state.state === 'failed' || stages.some((stage) => stage.state === 'failed');
   const done = stages.every((stage) => stage.state === 'done');
   return {
     namespace,
@@ -185,6 +191,7 @@ export function workloadProgress(
     records,
     // Old and new pods of a rolling update, from the same pods the timeline reads.
     ...(rollout !== undefined ? { rollout } : {}),
+    state,
   };
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AllocationRecordSchema } from '../allocations.js';
 import { ROLLOUT_STALLS } from '../rollout.js';
 import { RejectionSchema, WorkloadRefSchema } from './building-blocks.js';
+import { WorkloadStateSchema } from './workload-list.js';
 
 /**
  * `workload.progress`: the timeline of one workload, sent again whenever it changes. It is a
@@ -57,6 +58,11 @@ export const WorkloadProgressSchema = z.object({
   records: z.array(AllocationRecordSchema),
   /** Absent for a Job, and from older BFFs. */
   rollout: WorkloadRolloutSchema.optional(),
+  /**
+   * The workload's state (`workloadState`), the page's headline; absent only while the
+   * workload does not exist, and from older BFFs. `outcome` stays for scripts that read it.
+   */
+  state: WorkloadStateSchema.optional(),
 });
 
 export type WorkloadProgress = z.infer<typeof WorkloadProgressSchema>;
