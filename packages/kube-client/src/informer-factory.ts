@@ -2,6 +2,7 @@ import type {
   KubeConfig,
   KubernetesListObject,
   KubernetesObject,
+  V1ControllerRevision,
   V1Deployment,
   V1Job,
   V1Node,
@@ -81,6 +82,13 @@ export class SharedInformerFactory {
   statefulSets(): SharedInformer<V1StatefulSet> {
     return this.informerFor('/apis/apps/v1/statefulsets', () =>
       this.clients.apps.listStatefulSetForAllNamespaces(),
+    );
+  }
+
+  /** A StatefulSet's revisions (the embedded StatefulSet controller keeps them, as upstream's). */
+  controllerRevisions(): SharedInformer<V1ControllerRevision> {
+    return this.informerFor('/apis/apps/v1/controllerrevisions', () =>
+      this.clients.apps.listControllerRevisionForAllNamespaces(),
     );
   }
 

@@ -28,6 +28,7 @@ export const SERVER_RULES = [
   'kind-ambiguous',
   'cluster-not-synced',
   'statefulset-service',
+  'revision-not-found',
 ] as const;
 export type ServerRule = (typeof SERVER_RULES)[number];
 
@@ -164,6 +165,10 @@ const english: ServerRuleCatalog = {
     message: `Service "${r.namespace}/${r.name}" already exists and ${detail === 'not-headless' ? 'is not headless (it has a cluster IP)' : 'selects other pods'}: it cannot be this StatefulSet's headless Service; nothing was created.`,
     fix: `Choose another name, or delete that Service first (kubectl delete service ${r.name} -n ${r.namespace}).`,
   }),
+  'revision-not-found': ({ detail, request: r }) => ({
+    message: `"${r.namespace}/${r.name}" keeps no revision ${detail}; nothing was changed.`,
+    fix: 'Reload the history and choose one of the revisions it lists.',
+  }),
 };
 
 const chinese: ServerRuleCatalog = {
@@ -217,6 +222,10 @@ const chinese: ServerRuleCatalog = {
   'statefulset-service': ({ detail, request: r }) => ({
     message: `Service“${r.namespace}/${r.name}”已存在，且${detail === 'not-headless' ? '不是 headless Service（它有 cluster IP）' : '选择的是其他 Pod'}：不能作为该 StatefulSet 的 headless Service；没有创建任何对象。`,
     fix: `请换一个名称，或先删除该 Service（kubectl delete service ${r.name} -n ${r.namespace}）。`,
+  }),
+  'revision-not-found': ({ detail, request: r }) => ({
+    message: `“${r.namespace}/${r.name}”没有保留版本 ${detail}；没有做任何更改。`,
+    fix: '请刷新历史版本，从列出的版本中选择。',
   }),
 };
 

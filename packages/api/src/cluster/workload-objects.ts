@@ -19,6 +19,7 @@ import {
   CREATABLE_KINDS,
   type CreatableKind,
   MANAGED_BY_LABEL,
+  type RevisionObject,
   readWorkloadObject,
 } from '@mgpu/shared';
 
@@ -316,6 +317,27 @@ export class WorkloadObjects {
               })
             : await this.batch.replaceNamespacedJob({ ...options, body: body as V1Job });
       return this.remember(withKind(kind, replaced));
+    });
+  }
+
+  /**
+   * What Kubernetes keeps of a workload's past templates, from the API server: a Deployment's
+   * ReplicaSets, a StatefulSet's ControllerRevisions (a Job has none), narrowed by the
+   * workload's selector; `workloadRevisions` keeps those it controls.
+   */
+  revisionObjects(workload: LiveWorkload): Promise<RevisionObject[]> {
+    const namespace = workload.metadata?.namespace ?? '';
+    const labels = workload.spec?.selector?.matchLabels ?? {};
+    const labelSelector = Object.entries(labels)
+      .map(([key, value]) => `${key}=${value}`)
+      .join(',');
+    return this.call(async () => {
+      if (workload.kind === 'Deployment')
+        return (await this.apps.listNamespacedReplicaSet({ namespace, labelSelector })).items;
+      if (workload.kind === 'StatefulSet')
+        return (await this.apps.listNamespacedControllerRevision({ namespace, labelSelector }))
+          .items;
+      return [];
     });
   }
 

@@ -228,6 +228,19 @@ export const statefulSetColumns: TableColumn[] = [
   column('Images', (set) => containersOf(set, 'image'), { priority: 1 }),
 ];
 
+/** As kubectl prints them: the controller as `<kind>.<group>/<name>`, then the revision number. */
+export const controllerRevisionColumns: TableColumn[] = [
+  nameColumn,
+  column('Controller', (revision) => {
+    const owner = revision.metadata.ownerReferences?.find((reference) => reference.controller);
+    if (!owner) return '<none>';
+    const group = owner.apiVersion.includes('/') ? owner.apiVersion.split('/')[0] : '';
+    return `${owner.kind.toLowerCase()}${group ? `.${group}` : ''}/${owner.name}`;
+  }),
+  column('Revision', (revision) => numberAt(revision, 'revision') ?? 0, { type: 'integer' }),
+  ageColumn,
+];
+
 export const jobColumns: TableColumn[] = [
   nameColumn,
   column('Status', (job) =>

@@ -23,6 +23,7 @@ import {
   validateStatefulSet,
 } from './object-rules.js';
 import {
+  controllerRevisionColumns,
   deploymentColumns,
   eventColumns,
   jobColumns,
@@ -246,6 +247,16 @@ export const RESOURCES: readonly ResourceDefinition[] = [
     defaults: defaultStatefulSet,
     validate: validateStatefulSet,
     columns: statefulSetColumns,
+  }),
+  // A StatefulSet's revisions (its controller keeps them, as kube-controller-manager does): the
+  // pod template as a patch in `data`, numbered by `revision`; no status, no 'all' category.
+  resource({
+    group: 'apps',
+    version: 'v1',
+    kind: 'ControllerRevision',
+    plural: 'controllerrevisions',
+    namespaced: true,
+    columns: controllerRevisionColumns,
   }),
   resource({
     group: 'batch',

@@ -126,6 +126,18 @@ export async function startDeploymentController(
     const oldActive = old.reduce((sum, rs) => sum + (rs.status?.replicas ?? 0), 0);
 
     if (!deployment.spec?.paused) {
+      // An older set whose template is the Deployment's again (a rollback) is the new one: it
+      // takes the next revision number, as upstream's SetNewReplicaSetAnnotations gives it.
+      const topOld = Math.max(0, ...old.map(revisionOf));
+      if (newRS !== undefined && revisionOf(newRS) <= topOld)
+        newRS = await clients.apps.patchNamespacedReplicaSet(
+          {
+            name: newRS.metadata?.name ?? '',
+            namespace,
+            body: { metadata: { annotations: { [REVISION_ANNOTATION]: String(topOld + 1) } } },
+          },
+          mergePatch(),
+        );
       if (newRS === undefined) {
         const revision = Math.max(0, ...old.map(revisionOf)) + 1;
         const initial = recreate

@@ -5,6 +5,7 @@ import type { RunningController, StartControllerOptions } from './controller.js'
 import { Controller, controllerInformers, podFromTemplate } from './controller.js';
 import { podTemplateHash } from './deployment-controller.js';
 import { isPodReady } from './replicaset-controller.js';
+import { keepRevision, pruneRevisions } from './statefulset-revisions.js';
 import { patchStatusIfChanged } from './status-patch.js';
 
 export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
@@ -25,8 +26,9 @@ function ordinalOf(set: string, pod: V1Pod): number | undefined {
  * `OrderedReady` default; `Parallel` creates them at once), removed from the highest ordinal
  * down, and a rolling update that replaces one pod at a time from the highest ordinal while
  * the others are Ready. The revision is the pod template's hash in `controller-revision-hash`
- * (`<set>-<hash>`); unlike kube-controller-manager it keeps no ControllerRevision objects, since
- * nothing here rolls back. Level-triggered: each pass reads the caches and takes the next step.
+ * (`<set>-<hash>`), kept as a ControllerRevision as kube-controller-manager keeps it
+ * (`statefulset-revisions.ts`), so a rollback finds it. Level-triggered: each pass reads the
+ * caches and takes the next step.
  */
 export async function startStatefulSetController(
   kubeConfig: KubeConfig,
@@ -38,6 +40,7 @@ export async function startStatefulSetController(
   const controller = new Controller('statefulset controller', { workers: 2, ...controllerOptions });
   const pods = controller.owned(informers.pods(), 'StatefulSet');
   const sets = controller.watch(informers.statefulSets());
+  const revisions = controller.owned(informers.controllerRevisions(), 'StatefulSet');
 
   async function reconcile(key: string): Promise<void> {
     const { namespace, name } = splitKey(key);
@@ -46,6 +49,8 @@ export async function startStatefulSetController(
     const uid = set.metadata?.uid ?? '';
     const desired = set.spec?.replicas ?? 1;
     const revision = `${name}-${podTemplateHash(set.spec?.template)}`;
+    const history = revisions.controlledBy(uid);
+    await keepRevision(clients, set, revision, history);
     const owned = pods.controlledBy(uid).filter((pod) => !isTerminalPod(pod));
     const byOrdinal = new Map<number, V1Pod>();
     for (const pod of owned) {
@@ -148,6 +153,11 @@ export async function startStatefulSetController(
         updated === active.length ? revision : (set.status?.currentRevision ?? revision),
       updateRevision: revision,
     };
+    await pruneRevisions(clients, set, history, [
+      revision,
+      status.currentRevision,
+      ...active.map((pod) => pod.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL]),
+    ]);
     await patchStatusIfChanged({
       current: set.status,
       desired: status,
