@@ -8,6 +8,8 @@ import { clusterPendingWatch } from './procedures/cluster-pending-watch.js';
 import { clusterQuotas } from './procedures/cluster-quotas.js';
 import { clusterSummary } from './procedures/cluster-summary.js';
 import { gpuModels } from './procedures/gpu-models.js';
+import { podEvents } from './procedures/pod-events.js';
+import { podLogs } from './procedures/pod-logs.js';
 import { sessionWhoami } from './procedures/session-whoami.js';
 import { workloadCreate } from './procedures/workload-create.js';
 import { workloadDelete } from './procedures/workload-delete.js';
@@ -37,6 +39,7 @@ export const appRouter = router({
     quotas: clusterQuotas,
   }),
   gpu: router({ models: gpuModels }),
+  pod: router({ events: podEvents, logs: podLogs }),
   workload: router({
     preview: workloadPreview,
     create: workloadCreate,

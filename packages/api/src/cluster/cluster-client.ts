@@ -14,6 +14,7 @@ import {
   toKubeError,
 } from '@mgpu/kube-client';
 import type { MgpuNodeObject } from '@mgpu/shared';
+import { PodReads } from './pod-reads.js';
 import { WorkloadObjects } from './workload-objects.js';
 
 /** The pod informer's index by `spec.nodeName`: one for every reader of pods by node. */
@@ -38,6 +39,8 @@ export class ClusterClient {
   readonly resourceQuotas: SharedInformer<V1ResourceQuota>;
   /** The process's one informer per resource: every field above comes from it. */
   readonly informers: SharedInformerFactory;
+  /** One pod's Events and container log, read with this client's identity (not informers). */
+  readonly podReads: PodReads;
 
   /**
    * `modelLabel`: the node label naming a GPU model (as `BffContext.modelLabel`), for reading
@@ -63,6 +66,7 @@ export class ClusterClient {
       ? informersOf.workloads.withClients(clients)
       : new WorkloadObjects(clients, this.informers, options);
     this.resourceQuotas = this.informers.resourceQuotas();
+    this.podReads = new PodReads(clients);
     // A real VKE cluster has no node agent of ours: the factory lists an absent resource as empty.
     this.mgpuNodes = this.informers.mgpuNodes();
   }

@@ -1,0 +1,120 @@
+/**
+ * `pod.events` and `pod.logs` under `--auth kubernetes` on upstream kube-apiserver: read with
+ * the operator's own identity, so one who may not read a pod gets neither its Events nor its
+ * log, while the same operator reads their own namespace's pods. A service account bound to
+ * `view` in its own namespace only, its token from the TokenRequest API.
+ */
+import http from 'node:http';
+import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { onRealTier } from '@mgpu/shared/test-tier';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BffHarness, startHarness, uniqueName } from '../test-support/bff-harness.js';
+
+if (!onRealTier())
+  throw new Error(
+    'pod-diagnosis.real.test.ts runs on the real tier: tools/kube/with-real-cluster.sh',
+  );
+
+const ownNamespace = uniqueName('diag-a');
+const otherNamespace = uniqueName('diag-b');
+const account = 'reader';
+const pod = 'diagnosed';
+let harness: BffHarness;
+let token: string;
+
+beforeAll(async () => {
+  harness = await startHarness({ auth: 'kubernetes' });
+  const core = harness.adminKubeConfig.makeApiClient(CoreV1Api);
+  const rbac = harness.adminKubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  for (const namespace of [ownNamespace, otherNamespace]) {
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    // A pod no scheduler takes: it only has to exist to be read, or refused.
+    await core.createNamespacedPod({
+      namespace,
+      body: {
+        metadata: { name: pod },
+        spec: { schedulerName: 'nobody', containers: [{ name: 'main', image: 'busybox' }] },
+      },
+    });
+  }
+  await core.createNamespacedServiceAccount({
+    namespace: ownNamespace,
+    body: { metadata: { name: account } },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace: ownNamespace,
+    body: {
+      metadata: { name: `${account}-view` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'ServiceAccount', name: account, namespace: ownNamespace }],
+    },
+  });
+  const issued = await core.createNamespacedServiceAccountToken({
+    name: account,
+    namespace: ownNamespace,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  token = issued.status?.token ?? '';
+  expect(token).not.toBe('');
+});
+afterAll(async () => {
+  const core = harness?.adminKubeConfig.makeApiClient(CoreV1Api);
+  for (const name of [ownNamespace, otherNamespace])
+    await core?.deleteNamespace({ name }).catch(() => undefined);
+  await harness?.close();
+});
+
+const query = (input: object) =>
+  `input=${encodeURIComponent(JSON.stringify({ pod, lang: 'en', ...input }))}`;
+
+const events = (namespace: string) =>
+  fetch(`${harness.url}/trpc/pod.events?${query({ namespace })}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+
+/** The `pod.logs` stream's text, read until the server ends it. */
+const logStream = (namespace: string) =>
+  new Promise<string>((resolve, reject) => {
+    http
+      .get(
+        `${harness.url}/trpc/pod.logs?${query({ namespace, container: 'main' })}`,
+        { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          response.on('end', () => resolve(text));
+        },
+      )
+      .on('error', reject);
+  });
+
+describe('pod diagnosis as the operator', () => {
+  it("reads the Events of a pod in the operator's own namespace", async () => {
+    const answer = await events(ownNamespace);
+    expect(answer.status).toBe(200);
+    const body = (await answer.json()) as { result: { data: { pod: string; events: unknown[] } } };
+    expect(body.result.data).toMatchObject({ pod, events: expect.any(Array) });
+  });
+
+  it('refuses the Events of a pod the operator may not read, naming verb and resource', async () => {
+    const refused = await events(otherNamespace);
+    expect(refused.status).toBe(403);
+    const text = await refused.text();
+    expect(text).toMatch(/forbidden/);
+    expect(text).toMatch(/pods/);
+    expect(text).toMatch(new RegExp(otherNamespace));
+  });
+
+  it('refuses the log of a pod the operator may not read: the stream carries the error, no line', async () => {
+    const text = await logStream(otherNamespace);
+    expect(text).toMatch(/event: serialized-error/);
+    expect(text).toMatch(/forbidden/);
+    expect(text).not.toMatch(/"type":"lines"/);
+    // Their own pod, not yet on a node: its log is unavailable, said as such.
+    const own = await logStream(ownNamespace);
+    expect(own).toMatch(/"type":"unavailable","reason":"not-started"/);
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * `pod.events` and `pod.logs` (spec §9) on the result page's pods: the Events of a created
+ * workload's pod, newest first, and its container's log — on the embedded cluster the node
+ * agent's lines, then each new one; on the real tier (kube-apiserver with no kubelet to proxy
+ * to) a typed "unavailable" instead of an error.
+ */
+import type { PodLogEvent } from '@mgpu/shared';
+import { onRealTier } from '@mgpu/shared/test-tier';
+import { describe, expect, it } from 'vitest';
+import {
+  deleteAfterTest,
+  eventually,
+  seedRequest,
+  startBffTest,
+  trackedData,
+  uniqueName,
+} from './test-support/bff-harness.js';
+
+const harness = startBffTest();
+const namespace = 'default';
+
+/** A running pod of a new seed workload (its container is the seed's `worker`). */
+async function runningPod(prefix: string): Promise<string> {
+  const name = uniqueName(prefix);
+  deleteAfterTest(harness, name);
+  await harness.caller.workload.create({ request: seedRequest(name), lang: 'en' });
+  const pod = await eventually(
+    () =>
+      harness.bff.context.cluster.pods
+        .list()
+        .find(
+          (item) =>
+            item.metadata?.name?.startsWith(`${name}-`) &&
+            item.status?.phase === 'Running' &&
+            !item.metadata.deletionTimestamp,
+        ),
+    `a running pod of ${name}`,
+  );
+  return pod.metadata?.name ?? '';
+}
+
+/** Reads `pod.logs` events until `until` says enough (then leaves, as a browser tab closing). */
+async function readLogs(
+  input: { pod: string; tailLines?: number },
+  until: (events: PodLogEvent[]) => boolean,
+  onOpen?: (events: PodLogEvent[]) => void,
+): Promise<PodLogEvent[]> {
+  const events: PodLogEvent[] = [];
+  const stream = await harness.caller.pod.logs({ namespace, container: 'worker', ...input });
+  for await (const item of stream) {
+    events.push(trackedData<PodLogEvent>(item));
+    onOpen?.(events);
+    if (until(events)) break;
+  }
+  return events;
+}
+
+const linesOf = (events: PodLogEvent[]) =>
+  events.flatMap((event) => (event.type === 'lines' ? event.lines : []));
+
+describe('pod.events', () => {
+  it("lists the pod's Events newest first: placed on its cards by the scheduler, started by the node", async () => {
+    const pod = await runningPod('events');
+    const { events } = await eventually(async () => {
+      const answer = await harness.caller.pod.events({ namespace, pod, lang: 'en' });
+      return answer.events.some((event) => event.reason === 'Started') ? answer : undefined;
+    }, 'the Started event');
+    const scheduled = events.find((event) => event.reason === 'Scheduled');
+    expect(scheduled).toMatchObject({ type: 'Normal', source: 'mgpu-scheduler' });
+    expect(scheduled?.message).toMatch(/cards worker=\[/);
+    const times = events.map((event) => event.lastTime ?? '');
+    expect(times).toEqual([...times].sort().reverse());
+    expect(events.map((event) => event.reason)).toEqual(
+      expect.arrayContaining(['Pulled', 'Created', 'Started']),
+    );
+  });
+
+  it('refuses a pod that does not exist, naming it', async () => {
+    await expect(
+      harness.caller.pod.events({ namespace, pod: 'no-such-pod', lang: 'en' }),
+    ).rejects.toThrow(/no-such-pod/);
+  });
+});
+
+describe('pod.logs', () => {
+  it('sends the last lines the node agent wrote, then follows new ones; says "unavailable" where no kubelet serves logs', async () => {
+    const pod = await runningPod('logs');
+    if (onRealTier()) {
+      // kube-apiserver proxies a log call to the node's kubelet; the real tier has none.
+      const events = await readLogs({ pod }, () => false);
+      expect(events).toEqual([
+        { type: 'unavailable', reason: 'no-kubelet', detail: expect.any(String) },
+      ]);
+      return;
+    }
+    const written = 'epoch 1: loss 0.42';
+    let wrote = false;
+    const events = await readLogs(
+      { pod, tailLines: 50 },
+      (seen) => linesOf(seen).some((line) => line.endsWith(written)),
+      (seen) => {
+        // Once the tail arrived, the container writes one more line: it must follow.
+        if (!wrote && linesOf(seen).some((line) => line.endsWith('container worker started'))) {
+          wrote = true;
+          harness.embedded?.containerLogs.write(namespace, pod, 'worker', written);
+        }
+      },
+    );
+    expect(events[0]).toEqual({ type: 'lines', reset: true, lines: [] });
+    const lines = linesOf(events);
+    expect(
+      lines.some((line) =>
+        /mGPU instance \/dev\/mgpu\d+inst\d+ on card \d+: compute weight 60 %, memory limit 4096 MiB/.test(
+          line,
+        ),
+      ),
+    ).toBe(true);
+    // Timestamped, as `kubectl logs --timestamps`.
+    for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\S+Z /);
+    // A new view asks for the last line only, and gets just that.
+    const tail = await readLogs({ pod, tailLines: 1 }, (seen) => linesOf(seen).length >= 1);
+    expect(linesOf(tail)).toEqual([expect.stringMatching(/epoch 1: loss 0.42$/)]);
+  });
+
+  it('says a pod that is gone is unavailable, and refuses a container the pod does not have', async () => {
+    expect(await readLogs({ pod: 'no-such-pod' }, () => false)).toEqual([
+      { type: 'unavailable', reason: 'pod-gone', detail: expect.stringMatching(/not found/) },
+    ]);
+    const pod = await runningPod('container');
+    await expect(
+      harness.caller.pod.logs({ namespace, pod, container: 'sidecar' }).then(async (stream) => {
+        for await (const _ of stream) break;
+      }),
+    ).rejects.toThrow(/has no container sidecar/);
+  });
+
+  it('over HTTP: refuses more than 5,000 lines of tail before the stream opens', async () => {
+    const input = encodeURIComponent(
+      JSON.stringify({ namespace, pod: 'any', container: 'worker', tailLines: 5001 }),
+    );
+    const response = await fetch(`${harness.url}/trpc/pod.logs?input=${input}`);
+    expect(response.status).toBe(400);
+  });
+});
