@@ -1,4 +1,5 @@
 import {
+  CREATABLE_KINDS,
   diffRequests,
   type RequestChange,
   type WorkloadDetail,
@@ -12,6 +13,7 @@ import { PlainButton } from '../../components/plain-button.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { mutationFailure, WorkloadForm } from '../create-workload/create-workload-page.js';
 import { useDraft } from '../create-workload/draft-store.js';
+import { HistoryPanel } from '../workload-result/history-panel.js';
 import { NotManagedAlert, useNotManagedConfirmation } from './not-managed-confirmation.js';
 import { KeptFields, ReadOnlyWorkload } from './unexpressed-fields.js';
 
@@ -107,6 +109,7 @@ function EditForm({ live, onReload }: EditFormProps) {
       pending={update.isPending}
       identityFixed
       replacing={{ namespace, name }}
+      waitingAction="apply"
       aboveSubmit={aboveSubmit}
       onSubmit={async (request) => {
         setConflict(false);
@@ -145,6 +148,7 @@ function EditForm({ live, onReload }: EditFormProps) {
 export function EditWorkloadPage() {
   const { t } = useI18n();
   const trpc = useTRPC();
+  const navigate = useNavigate();
   const { namespace = '', name = '' } = useParams();
   // Read once: a refetch would replace the form the operator is typing in. Reload is explicit.
   const live = useQuery({
@@ -164,14 +168,25 @@ export function EditWorkloadPage() {
   // Fields the form would rewrite or drop: no form, but why, the YAML and the kubectl command.
   if (live.data.unexpressed.some((field) => !field.kept))
     return <ReadOnlyWorkload live={live.data} />;
+  const { resourceVersion } = live.data;
+  const kind = CREATABLE_KINDS.find((each) => each === live.data.kind);
   return (
-    // A reload brings a new resourceVersion: the form starts again from the live values.
-    <EditForm
-      key={live.data.resourceVersion}
-      live={live.data}
-      onReload={() => {
-        void live.refetch();
-      }}
-    />
+    <>
+      {/* A reload brings a new resourceVersion: the form starts again from the live values. */}
+      <EditForm
+        key={resourceVersion}
+        live={live.data}
+        onReload={() => {
+          void live.refetch();
+        }}
+      />
+      {/* Rolled back from the version this page read: then the result page follows it. */}
+      <HistoryPanel
+        target={{ namespace, name, kind, resourceVersion }}
+        onRolledBack={() =>
+          navigate(`/workloads/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`)
+        }
+      />
+    </>
   );
 }

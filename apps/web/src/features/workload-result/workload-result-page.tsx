@@ -11,8 +11,10 @@ import { Alert, Table, type TableColumnsType, Tag, Timeline } from 'antd';
 import { Link, useParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { type Translate, useI18n } from '../../i18n/i18n.js';
-import { DeleteWorkload } from './delete-workload.js';
+import { DeleteWorkload, deleteTargetOf } from './delete-workload.js';
+import { HistoryPanel, StalledRollback } from './history-panel.js';
 import { RolloutPanel } from './rollout-panel.js';
+import { WorkloadHeadline } from './workload-headline.js';
 
 const STATE_COLOR: Record<ProgressStage['state'], string> = {
   done: 'green',
@@ -111,7 +113,8 @@ function StageDetail({
     }
     case 'scheduled': {
       const stuck = progress.pods.filter((pod) => pod.unschedulable !== null);
-      if (state === 'failed' && stuck.length > 0)
+      // A pod no node takes waits (stage pending): why, per node group, in the operator's words.
+      if (state !== 'done' && stuck.length > 0)
         return (
           <div className="stage-detail">
             {stuck.map((pod) => (
@@ -237,7 +240,7 @@ export function WorkloadResultPage() {
     <section className="result-page">
       <div className="result-header">
         <h1 className="page-title">{t('result.title', { namespace, name })}</h1>
-        {progress ? <DeleteWorkload progress={progress} /> : null}
+        {progress ? <DeleteWorkload target={deleteTargetOf(progress)} /> : null}
       </div>
       {subscription.error ? (
         <Alert
@@ -252,23 +255,13 @@ export function WorkloadResultPage() {
         <Alert type="warning" showIcon title={t('result.absent')} />
       ) : (
         <>
-          <p role="status" data-testid="outcome" data-outcome={progress.outcome}>
-            <Tag
-              color={
-                progress.outcome === 'verified'
-                  ? 'green'
-                  : progress.outcome === 'failed'
-                    ? 'red'
-                    : 'blue'
-              }
-            >
-              {t(`result.outcome.${progress.outcome}`)}
-            </Tag>{' '}
-            {t('result.replicas', progress.replicas)}
-          </p>
+          {/* A stuck rollout offers its way back first (issue 27). */}
+          <StalledRollback progress={progress} />
+          <WorkloadHeadline progress={progress} />
           <h2 className="section-title">{t('result.timeline')}</h2>
           <ProgressTimeline progress={progress} />
           <RolloutPanel progress={progress} />
+          <HistoryPanel target={{ namespace, name }} />
           <h2 className="section-title">{t('result.instances')}</h2>
           <InstanceTable records={progress.records} />
         </>
