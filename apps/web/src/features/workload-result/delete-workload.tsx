@@ -1,4 +1,4 @@
-import type { RuleError, WorkloadProgress } from '@mgpu/shared';
+import type { CreatableKind, RuleError, WorkloadProgress } from '@mgpu/shared';
 import { useMutation } from '@tanstack/react-query';
 import { TRPCClientError } from '@trpc/client';
 import { Alert, Button, Modal } from 'antd';
@@ -8,8 +8,19 @@ import type { DeletedNotice } from '../../app/deleted-notice.js';
 import { useTRPC } from '../../app/trpc.js';
 import { useI18n } from '../../i18n/i18n.js';
 
-/** `workload.progress` follows Deployments only, and `workload.delete` deletes only those. */
-const KIND = 'Deployment';
+/** What the result page names when it does not know the kind (`workload.progress` has none). */
+const DEFAULT_KIND = 'Deployment';
+
+/** The workload a delete confirmation names: what goes, and what it frees. */
+export interface DeleteTarget {
+  namespace: string;
+  name: string;
+  /** The listed kind, sent so a Deployment and a Job of one name are never confused. */
+  kind?: CreatableKind;
+  exists: boolean;
+  pods: number;
+  cards: number;
+}
 
 /** Which confirmation is open: the ordinary one, or the second one before a forced delete. */
 type Step = 'closed' | 'confirm' | 'force';
@@ -32,11 +43,27 @@ function refusalOf(error: unknown): Refusal {
 const cardsHeld = (progress: WorkloadProgress) =>
   new Set(progress.records.map((record) => `${record.node}/${record.card}`)).size;
 
+/** The result page's workload as a delete target. */
+export const deleteTargetOf = (progress: WorkloadProgress): DeleteTarget => ({
+  namespace: progress.namespace,
+  name: progress.name,
+  exists: progress.exists,
+  pods: progress.pods.length,
+  cards: cardsHeld(progress),
+});
+
 /**
  * Delete, with a confirmation that names what goes. The BFF refuses objects the console did not
  * make (rule `not-managed`, spec §8); only then a second, different confirmation offers `force`.
  */
-export function DeleteWorkload({ progress }: { progress: WorkloadProgress }) {
+export function DeleteWorkload({
+  target,
+  onDeleted,
+}: {
+  target: DeleteTarget;
+  /** Instead of going to the dashboard (the list stays where it is). */
+  onDeleted?: () => void;
+}) {
   const { t, lang } = useI18n();
   const trpc = useTRPC();
   const navigate = useNavigate();
@@ -45,13 +72,13 @@ export function DeleteWorkload({ progress }: { progress: WorkloadProgress }) {
   // The server's reason for the refusal that led to the second confirmation; the last failure.
   const [notManagedReason, setNotManagedReason] = useState<string>();
   const [failure, setFailure] = useState<string>();
-  const { namespace, name } = progress;
+  const { namespace, name, kind } = target;
   const what = {
-    kind: KIND,
+    kind: kind ?? DEFAULT_KIND,
     namespace,
     name,
-    pods: progress.pods.length,
-    cards: cardsHeld(progress),
+    pods: target.pods,
+    cards: target.cards,
   };
 
   const close = () => {
@@ -63,7 +90,7 @@ export function DeleteWorkload({ progress }: { progress: WorkloadProgress }) {
   const send = async (force: boolean) => {
     setFailure(undefined);
     try {
-      await remove.mutateAsync({ namespace, name, force, lang });
+      await remove.mutateAsync({ namespace, name, force, lang, ...(kind ? { kind } : {}) });
     } catch (error) {
       const answer = refusalOf(error);
       if (!force && answer.rule === 'not-managed') {
@@ -72,7 +99,12 @@ export function DeleteWorkload({ progress }: { progress: WorkloadProgress }) {
       } else setFailure(answer.message);
       return;
     }
-    const deleted: DeletedNotice = { kind: KIND, namespace, name };
+    if (onDeleted) {
+      close();
+      onDeleted();
+      return;
+    }
+    const deleted: DeletedNotice = { kind: what.kind, namespace, name };
     // The dashboard shows the freed cards; the notice says what went.
     navigate('/allocations', { state: { deleted } });
   };
@@ -81,7 +113,7 @@ export function DeleteWorkload({ progress }: { progress: WorkloadProgress }) {
     <>
       {/* Offered while the workload exists; a confirmation already open stays, so a delete
           someone else made meanwhile is answered by the server, not by a vanishing dialog. */}
-      {progress.exists ? (
+      {target.exists ? (
         <Button danger onClick={() => setStep('confirm')}>
           {t('delete.button')}
         </Button>

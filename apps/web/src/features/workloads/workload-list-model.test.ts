@@ -1,6 +1,6 @@
 import { SnapshotAssembly, type WorkloadSummary } from '@mgpu/shared';
 import { describe, expect, it } from 'vitest';
-import { applyWorkloadEvent } from './workload-list-model.js';
+import { ageOf, applyWorkloadEvent, shareRows } from './workload-list-model.js';
 
 const workload = (name: string, createdAt: string, readyReplicas = 0): WorkloadSummary => ({
   kind: 'Deployment',
@@ -58,5 +58,64 @@ describe('applyWorkloadEvent: /workloads kept live from workload.watch', () => {
       parts,
     );
     expect(whole?.map((item) => item.name)).toEqual(['first', 'second']);
+  });
+});
+
+describe('the list as a health view', () => {
+  const share = (computePercent: number) => ({
+    index: 0,
+    name: 'main',
+    type: 'mgpu' as const,
+    multiCard: false,
+    wholeCards: false,
+    cards: 1,
+    perCard: { computePercent, memoryMiB: 4096 },
+    computePercent,
+    memoryMiB: 4096,
+  });
+
+  it('shows each revision’s share mid-rollout, never the template’s for a pod that differs', () => {
+    // Issue 27: "80%" was shown for a workload whose only running pod has 60 %.
+    const rolling: WorkloadSummary = {
+      ...workload('rolling', '2026-01-01T00:00:00.000Z', 1),
+      containers: [share(80)],
+      revisions: [
+        { current: true, pods: 1, ready: 0, containers: [share(80)] },
+        { current: false, pods: 1, ready: 1, containers: [share(60)] },
+      ],
+    };
+    expect(
+      shareRows(rolling).map((row) => [row.revision, row.pods, row.ready, row.containers[0]]),
+    ).toEqual([
+      ['current', 1, 0, share(80)],
+      ['old', 1, 1, share(60)],
+    ]);
+    // Before the new revision has a pod, it is still shown, with none.
+    const notStarted = { ...rolling, revisions: rolling.revisions?.slice(1) };
+    expect(shareRows(notStarted).map((row) => [row.revision, row.pods])).toEqual([
+      ['current', 0],
+      ['old', 1],
+    ]);
+  });
+
+  it('shows the template’s share once while every pod runs it', () => {
+    const settled: WorkloadSummary = {
+      ...workload('settled', '2026-01-01T00:00:00.000Z', 2),
+      replicas: 2,
+      containers: [share(80)],
+      revisions: [{ current: true, pods: 2, ready: 2, containers: [share(80)] }],
+    };
+    expect(shareRows(settled)).toEqual([
+      { revision: null, pods: 2, ready: 2, containers: [share(80)] },
+    ]);
+  });
+
+  it('words the age in its largest whole unit', () => {
+    const now = Date.parse('2026-01-02T03:04:05.000Z');
+    expect(ageOf('2026-01-02T03:04:00.000Z', now)).toEqual({ unit: 'seconds', count: 5 });
+    expect(ageOf('2026-01-02T02:54:05.000Z', now)).toEqual({ unit: 'minutes', count: 10 });
+    expect(ageOf('2026-01-01T22:04:05.000Z', now)).toEqual({ unit: 'hours', count: 5 });
+    expect(ageOf('2025-12-30T03:04:05.000Z', now)).toEqual({ unit: 'days', count: 3 });
+    expect(ageOf(null, now)).toBeUndefined();
   });
 });

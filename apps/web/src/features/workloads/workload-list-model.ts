@@ -28,3 +28,64 @@ export function applyWorkloadEvent(
   }
   return [...held.values()].sort(newestFirst);
 }
+
+export type AgeUnit = 'seconds' | 'minutes' | 'hours' | 'days';
+
+/** How long a workload has existed, in its largest whole unit, as kubectl's AGE column reads. */
+export function ageOf(
+  createdAt: string | null,
+  now: number,
+): { unit: AgeUnit; count: number } | undefined {
+  const created = createdAt ? Date.parse(createdAt) : Number.NaN;
+  if (Number.isNaN(created)) return undefined;
+  const seconds = Math.max(0, Math.floor((now - created) / 1000));
+  if (seconds < 60) return { unit: 'seconds', count: seconds };
+  if (seconds < 3600) return { unit: 'minutes', count: Math.floor(seconds / 60) };
+  if (seconds < 86_400) return { unit: 'hours', count: Math.floor(seconds / 3600) };
+  return { unit: 'days', count: Math.floor(seconds / 86_400) };
+}
+
+/** One line of the shares column: the template's (`revision` null) or one revision's pods. */
+export interface ShareRow {
+  revision: 'current' | 'old' | null;
+  pods: number;
+  ready: number;
+  containers: WorkloadSummary['containers'];
+}
+
+/** What the shares column compares: the container, its cards and its per-card share. */
+const sharesKey = (containers: WorkloadSummary['containers']) =>
+  JSON.stringify(containers.map((share) => [share.name, share.cards, share.perCard]));
+
+/**
+ * The shares column's lines. While every live pod runs the template, one line: the template's
+ * shares. Once pods differ (a rollout), one line per revision with its pod count — never one
+ * share for pods that run with different ones — the current template's first, even before it
+ * has a pod.
+ */
+export function shareRows(item: WorkloadSummary): ShareRow[] {
+  const revisions = item.revisions ?? [];
+  const template: ShareRow = {
+    revision: null,
+    pods: item.replicas,
+    ready: item.readyReplicas,
+    containers: item.containers,
+  };
+  const [only] = revisions;
+  if (
+    revisions.length === 0 ||
+    (revisions.length === 1 &&
+      only?.current === true &&
+      sharesKey(only.containers) === sharesKey(item.containers))
+  )
+    return [template];
+  const rows: ShareRow[] = revisions.map((revision) => ({
+    revision: revision.current ? 'current' : 'old',
+    pods: revision.pods,
+    ready: revision.ready,
+    containers: revision.containers,
+  }));
+  if (!revisions.some((revision) => revision.current))
+    rows.unshift({ ...template, revision: 'current', pods: 0, ready: 0 });
+  return rows;
+}

@@ -7,7 +7,7 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { Alert, Table, type TableColumnsType, Tag } from 'antd';
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { NativeSelect } from '../../components/native-select.js';
@@ -17,6 +17,14 @@ import { useI18n } from '../../i18n/i18n.js';
 import { useDashboardI18n } from '../allocations/i18n/dashboard-i18n.js';
 import { QuotaOverview } from '../allocations/quota-overview.js';
 import { useNotManagedConfirmation } from '../edit-workload/not-managed-confirmation.js';
+import {
+  AgeCell,
+  DeleteFromList,
+  ReplicasCell,
+  SharesCell,
+  StateCell,
+  useListNamespaces,
+} from './workload-list-cells.js';
 import { applyWorkloadEvent } from './workload-list-model.js';
 
 const VERIFICATION_COLOR = { verified: 'green', drift: 'red', unknown: 'default' } as const;
@@ -133,10 +141,7 @@ export function WorkloadsPage() {
     );
 
   const items = list.data ?? [];
-  const namespaces = useMemo(
-    () => [...new Set(items.map((item) => item.namespace))].sort(),
-    [items],
-  );
+  const namespaces = useListNamespaces(items);
   const shown = items.filter(
     (item) =>
       (!namespace || item.namespace === namespace) &&
@@ -154,24 +159,24 @@ export function WorkloadsPage() {
       render: (_value, item) => <Link to={workloadPath(item)}>{item.name}</Link>,
     },
     {
+      title: t('workloads.column.status'),
+      key: 'status',
+      render: (_value, item) => <StateCell item={item} />,
+    },
+    {
+      title: t('workloads.column.age'),
+      key: 'age',
+      render: (_value, item) => <AgeCell item={item} />,
+    },
+    {
       title: t('workloads.column.replicas'),
       key: 'replicas',
-      render: (_value, item) => `${item.readyReplicas}/${item.replicas}`,
+      render: (_value, item) => <ReplicasCell item={item} />,
     },
     {
       title: t('workloads.column.shares'),
       key: 'shares',
-      render: (_value, item) =>
-        item.containers.map((share) => (
-          <div key={share.index}>
-            {t('workloads.share', {
-              container: share.name,
-              cards: share.cards,
-              compute: share.perCard.computePercent,
-              memory: share.perCard.memoryMiB === null ? '—' : `${share.perCard.memoryMiB} MiB`,
-            })}
-          </div>
-        )),
+      render: (_value, item) => <SharesCell item={item} />,
     },
     {
       title: t('workloads.column.policy'),
@@ -202,6 +207,7 @@ export function WorkloadsPage() {
         <span className="workloads-actions">
           <Link to={`${workloadPath(item)}/edit`}>{t('result.edit')}</Link>
           <ScaleControl item={item} />
+          <DeleteFromList item={item} />
         </span>
       ),
     },
