@@ -41,6 +41,8 @@ interface ContainerFieldsProps {
   models: readonly GpuModel[];
   canRemove: boolean;
   onRemove(index: number): void;
+  /** Multi-card sharing was switched on: the form may select the policy it needs. */
+  onMultiCardOn(): void;
 }
 
 function ContainerFieldsView({
@@ -49,6 +51,7 @@ function ContainerFieldsView({
   models,
   canRemove,
   onRemove,
+  onMultiCardOn,
 }: ContainerFieldsProps) {
   const { t } = useI18n();
   const base = `containers.${index}` as const;
@@ -103,7 +106,10 @@ function ContainerFieldsView({
               <ToggleSwitch
                 {...attributes}
                 checked={field.value ?? false}
-                onCheckedChange={field.onChange}
+                onCheckedChange={(checked: boolean) => {
+                  field.onChange(checked);
+                  if (checked) onMultiCardOn();
+                }}
                 onBlur={field.onBlur}
               />
             )}
@@ -176,5 +182,6 @@ export const ContainerFields = memo(
     before.models === after.models &&
     before.canRemove === after.canRemove &&
     before.control === after.control &&
-    before.onRemove === after.onRemove,
+    before.onRemove === after.onRemove &&
+    before.onMultiCardOn === after.onMultiCardOn,
 );

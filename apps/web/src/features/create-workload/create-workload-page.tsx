@@ -4,11 +4,18 @@ import {
   type GpuModel,
   newWorkloadRequest,
   type PreviewResult,
+  type RequestVerdict,
   type WorkloadRequest,
   type WorkloadRequestInput,
   WorkloadRequestSchema,
 } from '@mgpu/shared';
-import { keepPreviousData, skipToken, useMutation, useQuery } from '@tanstack/react-query';
+import {
+  keepPreviousData,
+  skipToken,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from '@tanstack/react-query';
 import { TRPCClientError } from '@trpc/client';
 import {
   lazy,
@@ -32,8 +39,12 @@ import { ContainerFields, containerFormId } from './container-fields.js';
 import type { FieldError } from './draft.js';
 import { DraftStore, DraftStoreContext, useDraft } from './draft-store.js';
 import { useReplayEarlyInput } from './early-input.js';
+import { ApplyFixContext } from './fix-buttons.js';
+import { useFormShortcuts } from './form-shortcuts.js';
 import { PerCardPanel } from './per-card-panel.js';
 import { PlacementPreview } from './placement-preview.js';
+import { verdictSentence } from './verdict-line.js';
+import { useWaitingConfirmation, type WaitingAction } from './waiting-confirmation.js';
 import { WorkloadFields } from './workload-fields.js';
 
 // CodeMirror and the YAML library load only when the YAML or kubectl tab is opened.
@@ -109,9 +120,21 @@ interface SubmitLabels {
   ready: string;
 }
 
-/** The submit button, and beside it why it is disabled (or that the request is ready). */
-function SubmitRow({ pending, labels }: { pending: boolean; labels: SubmitLabels }) {
+interface SubmitRowProps {
+  pending: boolean;
+  labels: SubmitLabels;
+  /** The preview's verdict on the settled request; undefined until it answers. */
+  verdict: RequestVerdict | undefined;
+}
+
+/**
+ * The submit button, and beside it why it is disabled, or the verdict in words (spec §9):
+ * placeable now, or valid but waiting — never "ready" while the preview says no node can run it.
+ */
+function SubmitRow({ pending, labels, verdict }: SubmitRowProps) {
   const { t } = useI18n();
+  const settled = useDraft((draft) => draft.settledJson === draft.requestJson);
+  const shownVerdict = settled ? verdict : undefined;
   const blockedReason = useDraft((draft) =>
     !draft.request
       ? t('form.unreadable')
@@ -133,8 +156,15 @@ function SubmitRow({ pending, labels }: { pending: boolean; labels: SubmitLabels
           {labels.submit}
         </PlainButton>
       </span>
-      <p id="submit-status" className="submit-status" aria-live="polite">
-        {pending ? labels.pending : (blockedReason ?? labels.ready)}
+      <p
+        id="submit-status"
+        className="submit-status"
+        aria-live="polite"
+        data-verdict={blockedReason === undefined ? shownVerdict?.verdict : 'invalid'}
+      >
+        {pending
+          ? labels.pending
+          : (blockedReason ?? verdictSentence(t, shownVerdict, labels.ready))}
       </p>
     </div>
   );
@@ -186,6 +216,8 @@ export interface WorkloadFormProps {
   aboveSubmit?: ReactNode;
   /** The live object an edit replaces: the placement preview counts its replaced pods as freed. */
   replacing?: { namespace: string; name: string };
+  /** What a valid-but-waiting submit asks to confirm: `仍然创建` or, editing, `仍然应用`. */
+  waitingAction?: Exclude<WaitingAction, 'scale'>;
 }
 
 /** A rejected mutation's rule errors (the error formatter's `ruleErrors`), or its message. */
@@ -212,9 +244,12 @@ export function WorkloadForm({
   onSubmit,
   aboveSubmit,
   replacing,
+  waitingAction = 'create',
 }: WorkloadFormProps) {
   const { t, lang } = useI18n();
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const waiting = useWaitingConfirmation(waitingAction);
   const form = useForm<WorkloadRequestInput, unknown, WorkloadRequest>({
     resolver: zodResolver(WorkloadRequestSchema),
     defaultValues: initialRequest,
@@ -231,7 +266,11 @@ export function WorkloadForm({
   // A layout effect: subscribed before the early typing is replayed (a passive effect).
   useLayoutEffect(() => {
     store.setDraft(form.getValues() as WorkloadRequestInput);
-    const subscription = form.watch((values) => store.setDraft(values as WorkloadRequestInput));
+    const subscription = form.watch((values, { name }) => {
+      // A reset (the YAML tab) names no field: the whole draft is the operator's.
+      store.engage(name);
+      store.setDraft(values as WorkloadRequestInput);
+    });
     return () => subscription.unsubscribe();
   }, [form.watch, form.getValues, store]);
   useEffect(() => () => store.dispose(), [store]);
@@ -277,6 +316,7 @@ export function WorkloadForm({
       gpu: { type: 'mgpu', multiCard: false },
     });
   };
+  const { multiCardOn, applyFix } = useFormShortcuts(form, models.data ?? NO_MODELS);
   const replaceDraft = useCallback(
     (next: WorkloadRequest) => form.reset(next, { keepDefaultValues: true }),
     [form.reset],
@@ -285,6 +325,19 @@ export function WorkloadForm({
   const submit = form.handleSubmit(async (parsed) => {
     const json = JSON.stringify(parsed);
     setNetworkFailure(undefined);
+    // The verdict on exactly what is sent, asked afresh: a request some replicas of which will
+    // wait for a node is sent only once the operator confirms (the API itself does not ask).
+    const verdict = await queryClient
+      .fetchQuery(
+        trpc.workload.preview.queryOptions({
+          request: parsed,
+          lang,
+          ...(replacing ? { replacing } : {}),
+        }),
+      )
+      .then((answer) => answer.verdict)
+      .catch(() => undefined);
+    if (verdict?.verdict === 'waiting' && !(await waiting.ask(verdict, parsed))) return;
     const refused = await onSubmit(parsed);
     if (refused?.ruleErrors) store.setServerErrors({ forJson: json, errors: refused.ruleErrors });
     else if (refused?.failure !== undefined) setNetworkFailure(refused.failure);
@@ -302,9 +355,10 @@ export function WorkloadForm({
           models={gpuModels}
           canRemove={containerArray.fields.length > 1}
           onRemove={removeContainer}
+          onMultiCardOn={multiCardOn}
         />
       )),
-    [containerArray.fields, control, gpuModels, removeContainer],
+    [containerArray.fields, control, gpuModels, removeContainer, multiCardOn],
   );
 
   const formTab = (
@@ -318,55 +372,63 @@ export function WorkloadForm({
 
   return (
     <DraftStoreContext value={store}>
-      <form
-        className="create-page"
-        noValidate
-        onSubmit={(event) => {
-          void submit(event);
-        }}
-      >
-        {/* Element Timing: the budgets benchmark reads when the form's title was painted. */}
-        <h1 className="page-title" {...{ elementtiming: 'form-title' }}>
-          {title}
-        </h1>
-        <div className="create-layout">
-          <div className="create-main">
-            <TabStrip
-              label={title}
-              items={[
-                { key: 'form', label: t('form.tab.form'), render: () => formTab },
-                {
-                  key: 'yaml',
-                  label: t('form.tab.yaml'),
-                  render: () => <YamlTab onRequest={replaceDraft} />,
-                },
-                { key: 'kubectl', label: t('form.tab.kubectl'), render: () => <KubectlTab /> },
-              ]}
-            />
-            <FormProblems />
-            {networkFailure ? (
-              <div role="alert" className="form-alert">
-                {t('form.networkError', { message: networkFailure })}
-              </div>
-            ) : null}
-            {aboveSubmit}
-            <SubmitRow pending={pending} labels={labels} />
+      <ApplyFixContext value={applyFix}>
+        <form
+          className="create-page"
+          noValidate
+          onSubmit={(event) => {
+            store.engage(undefined);
+            void submit(event);
+          }}
+        >
+          {/* Element Timing: the budgets benchmark reads when the form's title was painted. */}
+          <h1 className="page-title" {...{ elementtiming: 'form-title' }}>
+            {title}
+          </h1>
+          <div className="create-layout">
+            <div className="create-main">
+              <TabStrip
+                label={title}
+                items={[
+                  { key: 'form', label: t('form.tab.form'), render: () => formTab },
+                  {
+                    key: 'yaml',
+                    label: t('form.tab.yaml'),
+                    render: () => <YamlTab onRequest={replaceDraft} />,
+                  },
+                  { key: 'kubectl', label: t('form.tab.kubectl'), render: () => <KubectlTab /> },
+                ]}
+              />
+              <FormProblems />
+              {networkFailure ? (
+                <div role="alert" className="form-alert">
+                  {t('form.networkError', { message: networkFailure })}
+                </div>
+              ) : null}
+              {aboveSubmit}
+              <SubmitRow
+                pending={pending}
+                labels={labels}
+                verdict={preview.isPlaceholderData ? undefined : preview.data?.verdict}
+              />
+              {waiting.dialog}
+            </div>
+            <aside className="create-side">
+              <PerCardPanel />
+              <PlacementSlot
+                answer={preview.data}
+                forOtherRequest={preview.isPlaceholderData}
+                loading={preview.isFetching}
+                failure={preview.error ? preview.error.message : undefined}
+              />
+            </aside>
           </div>
-          <aside className="create-side">
-            <PerCardPanel />
-            <PlacementSlot
-              answer={preview.data}
-              forOtherRequest={preview.isPlaceholderData}
-              loading={preview.isFetching}
-              failure={preview.error ? preview.error.message : undefined}
-            />
-          </aside>
-        </div>
-      </form>
-      {/* The containers' inputs belong to these (forms cannot nest): see containerFormId. */}
-      {containerArray.fields.map((field, index) => (
-        <form key={field.id} id={containerFormId(index)} hidden />
-      ))}
+        </form>
+        {/* The containers' inputs belong to these (forms cannot nest): see containerFormId. */}
+        {containerArray.fields.map((field, index) => (
+          <form key={field.id} id={containerFormId(index)} hidden />
+        ))}
+      </ApplyFixContext>
     </DraftStoreContext>
   );
 }

@@ -7,7 +7,9 @@ import {
 } from '@mgpu/shared';
 import { createContext, useContext, useSyncExternalStore } from 'react';
 import {
+  type EngagedFields,
   errorsByPath,
+  errorsShown,
   type FieldError,
   isFieldPath,
   mergeErrors,
@@ -30,6 +32,8 @@ export interface DraftSnapshot {
   readonly formErrors: readonly FieldError[];
   /** The request once typing paused for the settle delay: what the cluster is asked about. */
   readonly settledJson: string;
+  /** The fields whose errors are shown (`errorsShown`): quiet until touched. */
+  readonly engaged: EngagedFields;
 }
 
 interface RemoteErrors {
@@ -67,6 +71,7 @@ export class DraftStore {
   #server: RemoteErrors | undefined;
   #settleTimer: ReturnType<typeof setTimeout> | undefined;
   #snapshot: DraftSnapshot;
+  #engaged: EngagedFields = new Set<string>();
 
   constructor(draft: WorkloadRequestInput, lang: Lang, settleDelayMs: number) {
     this.#lang = lang;
@@ -129,6 +134,17 @@ export class DraftStore {
     this.#publish(this.#snapshot);
   }
 
+  /**
+   * The operator changed the field at `path` (react-hook-form's watch names it), or replaced the
+   * whole draft (no path: the YAML tab) or submitted it: its errors show from now on.
+   */
+  engage(path: string | undefined): void {
+    const engaged = this.#engaged;
+    if (engaged === 'all' || (path !== undefined && engaged.has(path))) return;
+    this.#engaged = path === undefined ? 'all' : new Set([...engaged, path]);
+    this.#publish(this.#snapshot);
+  }
+
   dispose(): void {
     clearTimeout(this.#settleTimer);
   }
@@ -153,8 +169,9 @@ export class DraftStore {
       ? mergeErrors(local, current(this.#preview), current(this.#server) ?? [])
       : [];
     const errors = previous ? keepIfSame(previous.errors, merged) : merged;
+    const engaged = this.#engaged;
     if (previous && errors === previous.errors)
-      return { ...previous, request, requestJson, local, settledJson };
+      return { ...previous, request, requestJson, local, settledJson, engaged };
     const byPath: Map<string, readonly FieldError[]> = errorsByPath(errors);
     if (previous)
       for (const [path, list] of byPath)
@@ -168,6 +185,7 @@ export class DraftStore {
       errorsByPath: byPath,
       formErrors: previous ? keepIfSame(previous.formErrors, formErrors) : formErrors,
       settledJson,
+      engaged,
     };
   }
 }
@@ -190,7 +208,14 @@ export function useDraft<T>(select: (snapshot: DraftSnapshot) => T): T {
   return useSyncExternalStore(store.subscribe, read, read);
 }
 
-/** The errors of one field (the same array while they do not change). */
+/**
+ * The errors of one field (the same array while they do not change), once the operator touched
+ * it (`errorsShown`); the submit row still counts them all.
+ */
 export function useFieldErrors(path: string): readonly FieldError[] {
-  return useDraft((snapshot) => snapshot.errorsByPath.get(path) ?? NO_ERRORS);
+  return useDraft((snapshot) =>
+    errorsShown(path, snapshot.engaged)
+      ? (snapshot.errorsByPath.get(path) ?? NO_ERRORS)
+      : NO_ERRORS,
+  );
 }

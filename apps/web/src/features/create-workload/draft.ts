@@ -65,3 +65,21 @@ export function isFieldPath(path: string): boolean {
     /^containers\.\d+\.(name|image|gpu\.(type|multiCard|compute|memoryGiB|cards|model))$/.test(path)
   );
 }
+
+/** The fields the operator has typed into, or every field once they submitted or pasted YAML. */
+export type EngagedFields = ReadonlySet<string> | 'all';
+
+/**
+ * Whether a field's errors are shown yet: quiet until the operator touches it (a fresh form is not
+ * a wall of red). A container's GPU fields decide each other's rules (compute makes memory
+ * required), so typing into one wakes them all; the compute policy wakes with multi-card sharing.
+ */
+export function errorsShown(path: string, engaged: EngagedFields): boolean {
+  if (engaged === 'all' || engaged.has(path)) return true;
+  const gpu = /^(containers\.\d+\.gpu)\./.exec(path)?.[1];
+  for (const field of engaged) {
+    if (gpu !== undefined && field.startsWith(`${gpu}.`)) return true;
+    if (path === 'computePolicy' && /^containers\.\d+\.gpu\.multiCard$/.test(field)) return true;
+  }
+  return false;
+}

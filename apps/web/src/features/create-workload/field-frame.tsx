@@ -11,6 +11,7 @@ import { useI18n } from '../../i18n/i18n.js';
 import type { FieldError } from './draft.js';
 import { errorId, fieldId } from './draft.js';
 import { useFieldErrors } from './draft-store.js';
+import { FixButtons } from './fix-buttons.js';
 
 /**
  * The attributes an input gets for its request path and its current errors: its id, the accessible
@@ -91,6 +92,7 @@ export function FieldFrame<P extends RequestPath>({
                   {error.fix}
                 </span>
               ) : null}
+              <FixButtons fixes={error.fixes} />
             </p>
           ))}
         </div>
