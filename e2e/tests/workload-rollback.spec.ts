@@ -1,0 +1,113 @@
+import { SEED_GPU, seedRequest } from '@mgpu/shared';
+import { expect, type Locator, type Page, test } from '@playwright/test';
+import { callApi } from '../support/api.js';
+
+/**
+ * Issue 27, "a way back": an edit whose new pod fits nowhere while the old pods hold their cards
+ * stalls; the result page says so first and rolls back in one click, after which no pod waits,
+ * the old pods keep their nodes and cards, and the workload reads Running.
+ *
+ * Two replicas of the seed's ask (1.2 on 2 cards, 60 % each) pinned to the A100 pool take its
+ * four free cards (4–7; a fine-tuning job holds 0–3); at 1.6 (80 % a card) the rollout's new pod
+ * fits on no card while the old pods keep theirs: the issue's own example.
+ */
+const STUCK_GPU = { ...SEED_GPU, model: 'NVIDIA-A100-SXM4-80GB' };
+
+const WORDS = {
+  'zh-CN': {
+    compute: 'GPU 算力',
+    apply: '应用',
+    applyAnyway: '仍然应用',
+    rollback: '回滚',
+    running: '运行中',
+    history: '历史版本',
+    revision: (n: number) => `版本 ${n}`,
+    current: '当前',
+    stuck: '滚动更新已停滞',
+  },
+  en: {
+    compute: 'GPU compute',
+    apply: 'Apply',
+    applyAnyway: 'Apply anyway',
+    rollback: 'Roll back',
+    running: 'Running',
+    history: 'Revision history',
+    revision: (n: number) => `Revision ${n}`,
+    current: 'Current',
+    stuck: 'The rollout is stuck',
+  },
+} as const;
+
+/** Each pod of the rollout panel as `revision name → node (cards …)`, sorted: where each runs. */
+async function podsAndCards(rollout: Locator): Promise<string[]> {
+  return (await rollout.locator('ul.rollout-pods > li').allInnerTexts()).sort();
+}
+
+async function applyEdit(page: Page, lang: keyof typeof WORDS, resultPath: RegExp) {
+  const words = WORDS[lang];
+  await page.getByRole('button', { name: words.apply, exact: true }).click();
+  // A request Kubernetes will keep waiting asks first (spec §9): the operator goes ahead.
+  const anyway = page.getByRole('button', { name: words.applyAnyway });
+  await expect(async () => {
+    if (await anyway.isVisible()) await anyway.click();
+    await expect(page).toHaveURL(resultPath, { timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
+}
+
+for (const lang of ['zh-CN', 'en'] as const) {
+  test(`${lang}: a stuck edit is rolled back in one click; the old pods keep their cards and it reads Running`, async ({
+    page,
+  }) => {
+    const words = WORDS[lang];
+    const name = `undo-${lang === 'en' ? 'en' : 'zh'}-${Date.now().toString(36)}`;
+    const resultPath = new RegExp(`/workloads/default/${name}$`);
+    await page.goto('/workloads/new');
+    if (lang === 'en') await page.getByRole('button', { name: 'English' }).click();
+    await callApi(page, 'workload.create', seedRequest(name, { replicas: 2 }, STUCK_GPU));
+    try {
+      await page.goto(`/workloads/default/${name}`);
+      const rollout = page.getByTestId('rollout');
+      const outcome = page.getByTestId('outcome');
+      await expect(outcome).toContainText(words.running, { timeout: 60_000 });
+      await expect(rollout).toHaveAttribute('data-state', 'complete');
+      await expect(rollout.locator('ul.rollout-pods > li')).toHaveCount(2);
+      await expect(rollout.locator('ul.rollout-pods')).toContainText('a100-nbs-0', {
+        timeout: 30_000,
+      });
+      const before = await podsAndCards(rollout);
+
+      await page.goto(`/workloads/default/${name}/edit`);
+      const compute = page.getByLabel(words.compute, { exact: true });
+      await expect(compute).toHaveValue('1.2');
+      await compute.fill('1.6');
+      await applyEdit(page, lang, resultPath);
+
+      // Stuck: said first, with the way back.
+      await expect(rollout).toHaveAttribute('data-state', 'stalled', { timeout: 60_000 });
+      const stalled = page.getByTestId('stalled-rollback');
+      await expect(stalled).toContainText(words.stuck);
+      // It names the revision it goes back to (mid-sentence in English: any case).
+      await expect(stalled).toContainText(new RegExp(`${words.revision(1)}\\b`, 'i'));
+      const history = page.getByTestId('history');
+      await expect(history).toContainText(words.history);
+      await expect(history.locator('li[data-current="true"]')).toContainText(words.revision(2));
+      await expect(history.locator('li[data-current="true"]')).toContainText(words.current);
+
+      await stalled.getByRole('button', { name: words.rollback }).click();
+
+      // Back: no pod waits, the same pods on the same nodes and cards, Running.
+      await expect(rollout).toHaveAttribute('data-state', 'complete', { timeout: 60_000 });
+      await expect(page.getByTestId('stalled-rollback')).toHaveCount(0);
+      await expect(page.getByTestId('unschedulable')).toHaveCount(0);
+      await expect(rollout.locator('ul.rollout-pods > li')).toHaveCount(2);
+      expect(await podsAndCards(rollout)).toEqual(before);
+      await expect(outcome).toContainText(words.running);
+      // Kubernetes took revision 1's ReplicaSet back under the next number.
+      await expect(history.locator('li[data-current="true"]')).toContainText(words.revision(3), {
+        timeout: 15_000,
+      });
+    } finally {
+      await callApi(page, 'workload.delete', { namespace: 'default', name });
+    }
+  });
+}
