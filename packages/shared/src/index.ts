@@ -18,6 +18,7 @@ export * from './manifest-diff.js';
 export * from './messages/index.js';
 export * from './ownership.js';
 export * from './pending.js';
+export * from './per-card-figures.js';
 export * from './placement/index.js';
 export * from './pod-log.js';
 export * from './pools.js';

@@ -206,6 +206,9 @@ export const en = translationOf<typeof zhCN>()({
   'cards.card': 'Card {n}',
   'cards.compute': 'Compute {value}%',
   'cards.memory': 'Memory {value} MiB',
+  'cards.failingRule': '(breaks {rules})',
+  'cards.count': '{cards} cards',
+  'cards.unknown': '—',
   'cards.memoryWhole': 'Memory: whole card',
   'cards.summary': '{name}: {cards} card(s), {percent}% compute each',
 
@@ -272,6 +275,25 @@ export const en = translationOf<typeof zhCN>()({
   'result.outcome.absent': 'Absent',
   'result.replicas': 'Ready replicas {ready}/{desired}',
   'result.instances': 'Per-card allocation (one row per mGPU instance)',
+  'result.diagnosis.title': 'Diagnosis',
+  'result.diagnosis.pod': 'Pod {pod}',
+  'result.events.title': 'Events (newest first)',
+  'result.events.none': 'No events for this pod.',
+  'result.events.meta': '×{count} · {time} · {source}',
+  'result.events.error': 'Events could not be read: {message}',
+  'result.log.title': 'Container log',
+  'result.log.label': 'Log of {container} in pod {pod}',
+  'result.log.container': 'Container',
+  'result.log.empty': 'Waiting for the log…',
+  'result.log.error': 'The log could not be read: {message}',
+  'result.log.unavailable.not-started':
+    'The container has not started yet: its log appears here once it runs.',
+  'result.log.unavailable.no-kubelet':
+    'Log unavailable: the API server could not reach a kubelet on the pod node (a control plane without kubelets has no container logs).',
+  'result.log.unavailable.pod-gone': 'Log unavailable: the pod no longer exists.',
+  'result.log.ended.limit':
+    'The log reached its size limit; reopen the page to read the newest lines.',
+  'result.log.ended.closed': 'The container log closed (the container stopped).',
   'result.rollout.title': 'Rolling update',
   'result.rollout.counts':
     '{updated}/{desired} updated, {ready} ready, {available} available; {old} old pod(s) left',

@@ -1,7 +1,14 @@
-import type { ContainerShare, WorkloadRequest } from '@mgpu/shared';
+import {
+  type ContainerShare,
+  FIGURE_OF_RULE,
+  type PerCardFigures,
+  perCardFigures,
+  type WorkloadRequest,
+} from '@mgpu/shared';
 import { memo, useLayoutEffect } from 'react';
 import { useI18n } from '../../i18n/i18n.js';
-import { useDraft } from './draft-store.js';
+import { errorsShown } from './draft.js';
+import { type DraftSnapshot, useDraft } from './draft-store.js';
 
 /** User-timing mark set when the panel commits (read by the budgets benchmark). */
 const PANEL_MARK = 'mgpu:per-card-panel';
@@ -26,9 +33,63 @@ interface ShareGroupProps {
   index: number;
   container: WorkloadRequest['containers'][number];
   share: ContainerShare | undefined;
+  /** The rules this container's shown errors break, as `figure:rule` pairs joined by spaces. */
+  failing: string;
 }
 
-function ShareGroupView({ index, container, share }: ShareGroupProps) {
+/** One figure of a card that a rule refuses: shown as typed, in red, with the rule's id. */
+function FailingFigure({ text, rules }: { text: string; rules: readonly string[] }) {
+  const { t } = useI18n();
+  return (
+    <span className="figure-failing" data-rules={rules.join(' ')}>
+      {text}
+      {rules.length > 0 ? ` ${t('cards.failingRule', { rules: rules.join(', ') })}` : null}
+    </span>
+  );
+}
+
+/**
+ * The cards of a container whose fields a rule refuses: the figures as typed (issue 27: 768 MiB
+ * per card) rather than a blank, each figure a rule is about marked with that rule.
+ */
+function RefusedCards({ figures, failing }: { figures: PerCardFigures; failing: string }) {
+  const { t } = useI18n();
+  const rulesOf = (figure: string) =>
+    failing
+      .split(' ')
+      .filter((pair) => pair.startsWith(`${figure}:`))
+      .map((pair) => pair.slice(figure.length + 1));
+  const figure = (name: 'compute' | 'memory', text: string) => {
+    const rules = rulesOf(name);
+    return rules.length > 0 ? <FailingFigure text={text} rules={rules} /> : <span>{text}</span>;
+  };
+  const cardsRules = rulesOf('cards');
+  return (
+    <>
+      {cardsRules.length > 0 ? (
+        <FailingFigure text={t('cards.count', { cards: figures.cards })} rules={cardsRules} />
+      ) : null}
+      <ul className="card-slots">
+        {Array.from({ length: figures.cards }, (_, card) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: card slots are positions, not items
+          <li key={card} className="card-slot card-slot-refused" data-testid="card-slot">
+            <span className="card-name">{t('cards.card', { n: card + 1 })}</span>
+            {figure(
+              'compute',
+              t('cards.compute', { value: figures.computePercent ?? t('cards.unknown') }),
+            )}
+            {figure(
+              'memory',
+              t('cards.memory', { value: figures.memoryMiB ?? t('cards.unknown') }),
+            )}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function ShareGroupView({ index, container, share, failing }: ShareGroupProps) {
   const { t } = useI18n();
   if (!container.gpu || container.gpu.type === 'none')
     return (
@@ -37,13 +98,19 @@ function ShareGroupView({ index, container, share }: ShareGroupProps) {
         <p className="muted">{t('cards.noGpu')}</p>
       </div>
     );
-  if (!share)
+  if (!share) {
+    const figures = container.gpu.type === 'mgpu' ? perCardFigures(container.gpu) : undefined;
     return (
       <div className="share-group">
         <h3 className="share-title">{container.name || t('form.container', { n: index + 1 })}</h3>
-        <p className="muted">{t('cards.invalid')}</p>
+        {figures ? (
+          <RefusedCards figures={figures} failing={failing} />
+        ) : (
+          <p className="muted">{t('cards.invalid')}</p>
+        )}
       </div>
     );
+  }
   return (
     <div className="share-group">
       <h3 className="share-title">
@@ -80,6 +147,9 @@ function ShareGroupView({ index, container, share }: ShareGroupProps) {
 /** What a group shows: typing in one container re-renders that container's group only. */
 const sameGroup = (before: ShareGroupProps, after: ShareGroupProps) =>
   before.index === after.index &&
+  before.failing === after.failing &&
+  (before.share !== undefined ||
+    JSON.stringify(before.container.gpu) === JSON.stringify(after.container.gpu)) &&
   before.container.name === after.container.name &&
   (before.container.gpu?.type ?? 'none') === (after.container.gpu?.type ?? 'none') &&
   before.share?.cards === after.share?.cards &&
@@ -91,6 +161,23 @@ const ShareGroup = memo(ShareGroupView, sameGroup);
 
 const NO_SHARES: readonly ContainerShare[] = [];
 
+/**
+ * Per container, the figures its shown errors are about (`figure:rule` pairs), as one string per
+ * container so a keystroke that changes nothing here re-renders nothing.
+ */
+function failingFigures(draft: DraftSnapshot): string {
+  const byContainer: string[] = [];
+  for (const error of draft.errors) {
+    const index = /^containers\.(\d+)\.gpu\./.exec(error.path)?.[1];
+    const figure = FIGURE_OF_RULE[error.rule as keyof typeof FIGURE_OF_RULE];
+    if (index === undefined || figure === undefined || !errorsShown(error.path, draft.engaged))
+      continue;
+    const i = Number(index);
+    byContainer[i] = `${byContainer[i] ?? ''} ${figure}:${error.rule}`.trim();
+  }
+  return byContainer.join('\n');
+}
+
 /** Every card slot of every container with what it gets: shares come from the shared check only. */
 export function PerCardPanel() {
   const { t } = useI18n();
@@ -98,6 +185,7 @@ export function PerCardPanel() {
   const shares = useDraft((draft) => draft.local?.containers ?? NO_SHARES);
   const byIndex = new Map(shares.map((share) => [share.index, share]));
   const containers = request?.containers ?? [];
+  const failing = useDraft(failingFigures).split('\n');
   // The budgets benchmark times keystroke → the paint after this commit (bench/web/budgets.ts);
   // one mark kept, so a long session does not grow the timeline.
   useLayoutEffect(() => {
@@ -114,7 +202,13 @@ export function PerCardPanel() {
         // Containers have no id in the request; position and name tell them apart here.
         const key = `${index}-${container.name}`;
         return (
-          <ShareGroup key={key} index={index} container={container} share={byIndex.get(index)} />
+          <ShareGroup
+            key={key}
+            index={index}
+            container={container}
+            share={byIndex.get(index)}
+            failing={failing[index] ?? ''}
+          />
         );
       })}
     </section>
