@@ -1,5 +1,5 @@
-import { Alert, Modal } from 'antd';
-import { useEffect, useRef, useState } from 'react';
+import { Alert } from 'antd';
+import { useConfirmation } from '../../components/confirmation.js';
 import { type MessageKey, useI18n } from '../../i18n/i18n.js';
 
 /** Above Apply: the workload lacks the console's managed-by label (rule `not-managed`, spec §8). */
@@ -38,41 +38,13 @@ export function useNotManagedConfirmation(
   texts: NotManagedTexts = APPLY_TEXTS,
 ) {
   const { t } = useI18n();
-  const [open, setOpen] = useState(false);
-  const answer = useRef<((confirmed: boolean) => void) | undefined>(undefined);
-  const settle = (confirmed: boolean) => {
-    setOpen(false);
-    answer.current?.(confirmed);
-    answer.current = undefined;
-  };
+  const confirmation = useConfirmation();
   const ask = () =>
-    new Promise<boolean>((resolve) => {
-      // A second ask answers the first with no: one question open at a time.
-      answer.current?.(false);
-      answer.current = resolve;
-      setOpen(true);
+    confirmation.ask({
+      title: t(texts.title, target),
+      body: <p>{t(texts.body)}</p>,
+      ok: t(texts.ok),
+      danger: true,
     });
-  // Leaving the page is no: whoever waits on the answer is not left waiting.
-  useEffect(
-    () => () => {
-      answer.current?.(false);
-      answer.current = undefined;
-    },
-    [],
-  );
-  const dialog = (
-    <Modal
-      open={open}
-      title={t(texts.title, target)}
-      okText={t(texts.ok)}
-      cancelText={t('edit.force.cancel')}
-      okButtonProps={{ danger: true }}
-      onOk={() => settle(true)}
-      onCancel={() => settle(false)}
-      destroyOnHidden
-    >
-      <p>{t(texts.body)}</p>
-    </Modal>
-  );
-  return { ask, dialog };
+  return { ask, dialog: confirmation.dialog };
 }

@@ -17,6 +17,7 @@ import { useI18n } from '../../i18n/i18n.js';
 import { useDashboardI18n } from '../allocations/i18n/dashboard-i18n.js';
 import { QuotaOverview } from '../allocations/quota-overview.js';
 import { useNotManagedConfirmation } from '../edit-workload/not-managed-confirmation.js';
+import { useScaleVerdict } from './scale-verdict.js';
 import {
   AgeCell,
   DeleteFromList,
@@ -51,7 +52,11 @@ function ScaleControl({ item }: { item: WorkloadSummary }) {
     body: 'workloads.scale.force.body',
     ok: 'workloads.scale.force.ok',
   });
+  // Said under the box as the count is typed; a scale some added replicas of which would wait
+  // for a node is sent only once the operator confirms (spec §9).
+  const verdict = useScaleVerdict(item, valid ? wanted : undefined);
   const send = async () => {
+    if (!(await verdict.confirm(wanted))) return;
     const force = !item.managedByConsole;
     if (force && !(await notManaged.ask())) return;
     scale.mutate({
@@ -81,6 +86,12 @@ function ScaleControl({ item }: { item: WorkloadSummary }) {
         {t('workloads.scale')}
       </PlainButton>
       {notManaged.dialog}
+      {verdict.dialog}
+      {verdict.words ? (
+        <span className="workloads-scale-verdict" data-verdict={verdict.verdict}>
+          {verdict.words}
+        </span>
+      ) : null}
       {scale.error ? <span role="alert">{scale.error.message}</span> : null}
     </span>
   );

@@ -1,0 +1,42 @@
+import { rejectionLine } from '@mgpu/shared';
+import { useConfirmation } from '../../components/confirmation.js';
+import { useI18n } from '../../i18n/i18n.js';
+import { type WaitingVerdict, waitingReplicas } from './verdict-line.js';
+
+/** What is about to be sent: a create, an apply (edit) or a scale; it names the confirm button. */
+export type WaitingAction = 'create' | 'apply' | 'scale';
+
+function WaitingBody({ verdict }: { verdict: WaitingVerdict }) {
+  const { t, lang } = useI18n();
+  return (
+    <div data-testid="waiting-confirmation">
+      <p>{t('verdict.waiting', { replicas: waitingReplicas(t, verdict) })}</p>
+      <p>{t('waiting.why')}</p>
+      <ul>
+        {verdict.rejections.map((rejection) => (
+          <li key={`${rejection.group}-${rejection.code}`} data-reason={rejection.reason}>
+            {rejectionLine(rejection, lang)}
+          </li>
+        ))}
+      </ul>
+      <p>{t('waiting.after')}</p>
+    </div>
+  );
+}
+
+/**
+ * The question a valid-but-waiting create, apply or scale waits for (spec §9): which replicas
+ * will stay Pending and why, confirmed with `仍然创建` / `Create anyway` (apply, scale alike);
+ * `ask` resolves false on cancel, and then nothing is sent. The API itself never asks.
+ */
+export function useWaitingConfirmation(action: WaitingAction) {
+  const { t } = useI18n();
+  const confirmation = useConfirmation();
+  const ask = (verdict: WaitingVerdict, target: { namespace: string; name: string }) =>
+    confirmation.ask({
+      title: t('waiting.title', target),
+      body: <WaitingBody verdict={verdict} />,
+      ok: t(`waiting.ok.${action}`),
+    });
+  return { ask, dialog: confirmation.dialog };
+}
