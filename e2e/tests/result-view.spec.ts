@@ -40,22 +40,26 @@ test('a replica no node takes: the headline is in the operator language, the sch
   try {
     await page.goto(`/workloads/default/${name}`);
     const scheduled = page.getByTestId('stage-scheduled');
-    await expect(scheduled).toHaveAttribute('data-state', 'failed', { timeout: 30_000 });
+    // A replica no node takes waits: pending, never failed (issue 27).
+    await expect(scheduled.getByTestId('unschedulable').first()).toBeVisible({ timeout: 30_000 });
+    await expect(scheduled).toHaveAttribute('data-state', 'pending');
     const stuck = scheduled.getByTestId('unschedulable').first();
     await expect(stuck.getByText(new RegExp(`^${name}-.+ 无法调度$`))).toBeVisible();
     // The scheduler's own English stays available, folded, under a translated summary.
     await expect(stuck.getByText(/nodes are available/)).toBeHidden();
     await stuck.getByText('调度器原文').click();
     await expect(stuck.getByText(/nodes are available/)).toBeVisible();
-    await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'failed');
+    const state = page.getByTestId('outcome').getByTestId('workload-state');
+    await expect(state).toHaveAttribute('data-state', 'pending');
+    await expect(page.getByTestId('outcome')).not.toContainText('失败');
 
     // Away and back: with the live stream refused, the last state comes from the query cache.
     await page.getByRole('link', { name: '再创建一个' }).click();
     await expect(page.getByLabel('GPU 算力', { exact: true })).toBeVisible();
     await page.route('**/trpc/workload.progress**', (route) => route.abort());
     await page.goBack();
-    await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'failed');
-    await expect(page.getByTestId('stage-scheduled')).toHaveAttribute('data-state', 'failed');
+    await expect(state).toHaveAttribute('data-state', 'pending');
+    await expect(page.getByTestId('stage-scheduled')).toHaveAttribute('data-state', 'pending');
   } finally {
     await remove(page, name);
   }
