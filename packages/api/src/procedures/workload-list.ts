@@ -40,6 +40,40 @@ function replicasOf(object: LiveWorkload): { wanted: number; ready: number; avai
   };
 }
 
+type Health = Pick<WorkloadSummary, 'state' | 'revisions'>;
+
+/**
+ * The last health read per workload object, with the pods and quota verdict it was read from:
+ * every `workload.watch` subscriber recomputes the list on each change, and most workloads did
+ * not change (the informers replace an object when it does, so a new object is a miss).
+ */
+const healthCache = new WeakMap<LiveWorkload, { key: string; health: Health }>();
+
+/** The workload's state and its pods' shares per revision, read from its live pods. */
+function healthOf(ctx: BffContext, object: LiveWorkload, pods: readonly V1Pod[]): Health {
+  const rolloutOptions = {
+    modelLabel: ctx.modelLabel,
+    quotaRefusesNewPod: quotaRefusesNewPod(ctx, object),
+  };
+  const key = `${rolloutOptions.quotaRefusesNewPod}/${pods
+    .map((pod) => `${pod.metadata?.uid}@${pod.metadata?.resourceVersion}`)
+    .join(',')}`;
+  const cached = healthCache.get(object);
+  if (cached?.key === key) return cached.health;
+  // A Job has no rollout: all its pods run its one template.
+  const newPods = new Set(readRollout(object, pods, rolloutOptions)?.newPods);
+  const health = {
+    state: workloadState(object, pods, rolloutOptions),
+    revisions: revisionShares(
+      pods,
+      (pod) => object.kind === 'Job' || newPods.has(pod),
+      rolloutOptions,
+    ),
+  };
+  healthCache.set(object, { key, health });
+  return health;
+}
+
 /** A workload as the console lists it, its GPU shares read back by the shared reader. */
 export function summarizeWorkload(
   ctx: BffContext,
@@ -55,12 +89,7 @@ export function summarizeWorkload(
   const pods = (ownPods ?? ctx.cluster.pods.list().filter((pod) => ownedBy(pod, object))).filter(
     (pod) => !pod.metadata?.deletionTimestamp,
   );
-  const rolloutOptions = {
-    modelLabel: ctx.modelLabel,
-    quotaRefusesNewPod: quotaRefusesNewPod(ctx, object),
-  };
-  // A Job has no rollout: all its pods run its one template.
-  const newPods = new Set(readRollout(object, pods, rolloutOptions)?.newPods);
+  const health = healthOf(ctx, object, pods);
   return {
     kind: object.kind,
     namespace,
@@ -80,12 +109,8 @@ export function summarizeWorkload(
     verification: verificationOf(
       records ?? ctx.allocations.snapshot({ namespace, workload: name }),
     ),
-    state: workloadState(object, pods, rolloutOptions),
-    revisions: revisionShares(
-      pods,
-      (pod) => object.kind === 'Job' || newPods.has(pod),
-      rolloutOptions,
-    ),
+    state: health.state,
+    revisions: health.revisions,
   };
 }
 
