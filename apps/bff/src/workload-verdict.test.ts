@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import type { Operator } from '@mgpu/api';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   deleteAfterTest,
   eventually,
@@ -8,8 +9,14 @@ import {
   startBffTest,
   uniqueName,
 } from './test-support/bff-harness.js';
+import { operatorCaller, operatorWithToken } from './test-support/operators.js';
 
 const harness = startBffTest();
+/** An operator whose every review and call fails: a token the API server does not accept. */
+let refused: Operator;
+beforeAll(() => {
+  refused = operatorWithToken(harness.connection.kubeConfig, 'not-a-token', 'nobody');
+});
 
 describe('one verdict on a request, in the preview every client reads (spec §9)', () => {
   it('says placeable, waiting (naming the replica and why) or invalid', async () => {
@@ -94,5 +101,24 @@ describe('one verdict on a request, in the preview every client reads (spec §9)
     // Asking changed nothing: still one replica wanted.
     const live = await harness.caller.workload.get({ namespace: 'default', name });
     expect(live.request.replicas).toBe(1);
+  });
+
+  it('names no node to an operator who may not list nodes, and reads a scaled workload as them', async () => {
+    const theirs = operatorCaller(harness.bff.context, refused);
+    const waiting = await theirs.workload.preview({
+      request: seedRequest(uniqueName('withheld'), {}, PENDING_GPU),
+      lang: 'en',
+    });
+    expect(waiting.verdict.verdict).toBe('waiting');
+    const text = JSON.stringify(waiting.verdict);
+    for (const node of await harness.caller.cluster.nodes()) expect(text).not.toContain(node.name);
+
+    // Their own identity reads the workload a scale preview judges: refused, nothing shown.
+    const name = uniqueName('theirs');
+    deleteAfterTest(harness, name);
+    await harness.caller.workload.create({ request: seedRequest(name), lang: 'en' });
+    await expect(
+      theirs.workload.scalePreview({ namespace: 'default', name, replicas: 2, lang: 'en' }),
+    ).rejects.toThrow();
   });
 });
