@@ -116,6 +116,17 @@ describe('filtered reads by the operator’s RBAC (real tier)', () => {
     expect([...alices.namespaces()]).toEqual([teamA]);
   });
 
+  it('offers each operator the namespaces they may list pods in, and no other', async () => {
+    // alice may not list namespaces cluster-wide: she is offered those the console knows of
+    // where she may list pods. bob (view everywhere) lists them all, empty ones too.
+    const alices = await callerFor(alice.operator).cluster.namespaces();
+    expect(alices).toContain(teamA);
+    expect(alices).not.toContain(teamB);
+    expect(alices).not.toContain('default');
+    const bobs = await callerFor(bob.operator).cluster.namespaces();
+    expect(bobs).toEqual(expect.arrayContaining([teamA, teamB, 'default', 'kube-public']));
+  });
+
   it('lists, gets and follows workloads, pending pods and quotas only in their namespaces', async () => {
     const caller = callerFor(alice.operator);
     const listed = await caller.workload.list();
