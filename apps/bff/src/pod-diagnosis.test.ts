@@ -4,9 +4,10 @@
  * agent's lines, then each new one; on the real tier (kube-apiserver with no kubelet to proxy
  * to) a typed "unavailable" instead of an error.
  */
+import { CoreV1Api } from '@kubernetes/client-node';
 import type { PodLogEvent } from '@mgpu/shared';
 import { onRealTier } from '@mgpu/shared/test-tier';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   deleteAfterTest,
   eventually,
@@ -61,10 +62,11 @@ const linesOf = (events: PodLogEvent[]) =>
 describe('pod.events', () => {
   it("lists the pod's Events newest first: placed on its cards by the scheduler, started by the node", async () => {
     const pod = await runningPod('events');
-    const { events } = await eventually(async () => {
+    const { events, containers } = await eventually(async () => {
       const answer = await harness.caller.pod.events({ namespace, pod, lang: 'en' });
       return answer.events.some((event) => event.reason === 'Started') ? answer : undefined;
     }, 'the Started event');
+    expect(containers).toEqual(['worker']);
     const scheduled = events.find((event) => event.reason === 'Scheduled');
     expect(scheduled).toMatchObject({ type: 'Normal', source: 'mgpu-scheduler' });
     expect(scheduled?.message).toMatch(/cards worker=\[/);
@@ -122,9 +124,25 @@ describe('pod.logs', () => {
     expect(linesOf(tail)).toEqual([expect.stringMatching(/epoch 1: loss 0.42$/)]);
   });
 
-  it('says a pod that is gone is unavailable, and refuses a container the pod does not have', async () => {
+  it('says a pod that is gone or has no node is unavailable, and refuses a container the pod does not have', async () => {
     expect(await readLogs({ pod: 'no-such-pod' }, () => false)).toEqual([
       { type: 'unavailable', reason: 'pod-gone', detail: expect.stringMatching(/not found/) },
+    ]);
+    // A pod no node holds yet has no log: said as such, and asked again until it has one.
+    const waiting = uniqueName('waiting');
+    const core = harness.adminKubeConfig.makeApiClient(CoreV1Api);
+    await core.createNamespacedPod({
+      namespace,
+      body: {
+        metadata: { name: waiting },
+        spec: { schedulerName: 'nobody', containers: [{ name: 'worker', image: 'busybox' }] },
+      },
+    });
+    onTestFinished(async () => {
+      await core.deleteNamespacedPod({ namespace, name: waiting, gracePeriodSeconds: 0 });
+    });
+    expect(await readLogs({ pod: waiting }, (seen) => seen.length >= 1)).toEqual([
+      { type: 'unavailable', reason: 'not-started', detail: expect.any(String) },
     ]);
     const pod = await runningPod('container');
     await expect(

@@ -59,6 +59,8 @@ export async function openPodLog(
           if (body.length > MAX_STATUS_BYTES) response.destroy();
         });
         const code = response.statusCode ?? 0;
+        // 204: kube-apiserver's answer for a pod no node holds yet (no kubelet to ask).
+        if (code === 204) body ||= 'the pod has no node yet: no container log';
         // A Status body says what went wrong; any other answer is quoted as it came.
         const refuse = () =>
           reject(

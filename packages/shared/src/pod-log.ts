@@ -36,10 +36,12 @@ export type PodLogEnding = (typeof POD_LOG_ENDINGS)[number];
 /**
  * What a refused log call means. kube-apiserver proxies the call to the node's kubelet: when it
  * cannot reach one it answers 5xx (dial errors); a container that has not started is a 400
- * ("waiting to start", "does not have a host assigned"). Anything else (403, an unknown
+ * ("waiting to start") and a pod with no node yet a 204 without a body. Anything else (403, an unknown
  * container) is an error, not an unavailable log: undefined.
  */
 export function podLogUnavailableOf(status: KubeStatus): PodLogUnavailable | undefined {
+  // kube-apiserver answers a pod no node holds yet with 204 and no log at all.
+  if (status.code === 204) return 'not-started';
   if (status.code === 404) return 'pod-gone';
   if (status.code >= 500) return 'no-kubelet';
   if (

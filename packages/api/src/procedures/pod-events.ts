@@ -39,6 +39,7 @@ export const podEvents = publicProcedure
       return {
         namespace,
         pod,
+        containers: (object.spec?.containers ?? []).map((container) => container.name),
         events: events.map(readEvent).sort((a, b) => newest(b).localeCompare(newest(a))),
       };
     } catch (error) {

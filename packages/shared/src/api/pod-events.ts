@@ -38,6 +38,8 @@ export const PodEventSchema = z.object({
 export const PodEventsSchema = z.object({
   namespace: z.string(),
   pod: z.string(),
+  /** The pod's containers, in its spec's order: the ones whose log `pod.logs` can show. */
+  containers: z.array(z.string()),
   events: z.array(PodEventSchema),
 });
 

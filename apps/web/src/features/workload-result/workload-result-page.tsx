@@ -13,6 +13,7 @@ import { useTRPC } from '../../app/trpc.js';
 import { type Translate, useI18n } from '../../i18n/i18n.js';
 import { DeleteWorkload, deleteTargetOf } from './delete-workload.js';
 import { HistoryPanel, StalledRollback } from './history-panel.js';
+import { PodDiagnosis } from './pod-diagnosis.js';
 import { RolloutPanel } from './rollout-panel.js';
 import { WorkloadHeadline } from './workload-headline.js';
 
@@ -264,6 +265,7 @@ export function WorkloadResultPage() {
           <HistoryPanel target={{ namespace, name }} />
           <h2 className="section-title">{t('result.instances')}</h2>
           <InstanceTable records={progress.records} />
+          <PodDiagnosis namespace={namespace} pods={progress.pods.map((pod) => pod.name)} />
         </>
       )}
       <p>

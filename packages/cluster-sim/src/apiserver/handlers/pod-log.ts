@@ -67,7 +67,8 @@ export function podLog(
   const timestamps = flag(query, 'timestamps');
   const follow = flag(query, 'follow');
   const node = pod.spec?.nodeName;
-  if (!node) throw badRequest(`pod ${name} does not have a host assigned`);
+  // kube-apiserver has no kubelet to ask for a pod no node holds: 204, no body at all.
+  if (!node) return reply.code(204).send();
   // No node agents beside this server: kube-apiserver's answer when it cannot reach a kubelet.
   if (source === undefined)
     throw new ApiError(500, 'InternalError', `no kubelet answers for node ${node}`);

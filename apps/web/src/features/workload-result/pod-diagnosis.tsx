@@ -1,0 +1,191 @@
+import {
+  appendLogLines,
+  POD_LOG_TAIL_DEFAULT,
+  type PodEvent,
+  type PodLogEnding,
+  type PodLogEvent,
+  type PodLogUnavailable,
+} from '@mgpu/shared';
+import { useQuery } from '@tanstack/react-query';
+import { useSubscription } from '@trpc/tanstack-react-query';
+import { Alert, Collapse, Segmented, Tag } from 'antd';
+import { useEffect, useRef, useState } from 'react';
+import { useTRPC } from '../../app/trpc.js';
+import { useI18n } from '../../i18n/i18n.js';
+
+/** How often a pod's Events are read again while its panel is open. */
+const EVENTS_REFRESH_MS = 5_000;
+
+/** What the log view holds: the newest lines (bounded), or why there are none, and whether it ended. */
+interface LogView {
+  lines: string[];
+  unavailable: PodLogUnavailable | undefined;
+  ended: PodLogEnding | undefined;
+}
+
+const EMPTY_LOG: LogView = { lines: [], unavailable: undefined, ended: undefined };
+
+/** One `pod.logs` event applied to the view: a pure step, the component only holds the state. */
+export function applyLogEvent(view: LogView, event: PodLogEvent): LogView {
+  switch (event.type) {
+    case 'lines':
+      return {
+        lines: appendLogLines(event.reset ? [] : view.lines, event.lines),
+        unavailable: undefined,
+        ended: undefined,
+      };
+    case 'unavailable':
+      return { ...view, unavailable: event.reason };
+    case 'ended':
+      return { ...view, ended: event.reason };
+  }
+}
+
+/** The container's log: its last lines, then each new one, scrolled to the newest. */
+function ContainerLog({
+  namespace,
+  pod,
+  container,
+}: {
+  namespace: string;
+  pod: string;
+  container: string;
+}) {
+  const { t, lang } = useI18n();
+  const trpc = useTRPC();
+  const [view, setView] = useState<LogView>(EMPTY_LOG);
+  const subscription = useSubscription(
+    trpc.pod.logs.subscriptionOptions(
+      { namespace, pod, container, tailLines: POD_LOG_TAIL_DEFAULT, lang },
+      { onData: (event) => setView((current) => applyLogEvent(current, event.data)) },
+    ),
+  );
+  const end = useRef<HTMLPreElement>(null);
+  const lineCount = view.lines.length;
+  useEffect(() => {
+    if (lineCount > 0 && end.current) end.current.scrollTop = end.current.scrollHeight;
+  }, [lineCount]);
+  return (
+    <div data-testid="container-log" data-container={container}>
+      {subscription.error ? (
+        <Alert
+          type="error"
+          showIcon
+          title={t('result.log.error', { message: subscription.error.message })}
+        />
+      ) : null}
+      {view.unavailable ? (
+        <Alert
+          type="info"
+          showIcon
+          data-reason={view.unavailable}
+          title={t(`result.log.unavailable.${view.unavailable}`)}
+        />
+      ) : null}
+      {view.lines.length > 0 ? (
+        <pre
+          ref={end}
+          className="container-log"
+          role="log"
+          aria-label={t('result.log.label', { pod, container })}
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling log is read by keyboard too
+          tabIndex={0}
+        >
+          {view.lines.join('\n')}
+        </pre>
+      ) : !view.unavailable && !subscription.error ? (
+        <p className="muted">{t('result.log.empty')}</p>
+      ) : null}
+      {view.ended ? <p className="muted">{t(`result.log.ended.${view.ended}`)}</p> : null}
+    </div>
+  );
+}
+
+function EventList({ events }: { events: PodEvent[] }) {
+  const { t } = useI18n();
+  if (events.length === 0) return <p className="muted">{t('result.events.none')}</p>;
+  // A list, not a table: the per-card table stays the page's only table rows.
+  return (
+    <ol className="pod-events" aria-label={t('result.events.title')}>
+      {events.map((event) => (
+        <li key={`${event.reason}-${event.firstTime}-${event.message}`} data-reason={event.reason}>
+          <Tag color={event.type === 'Warning' ? 'orange' : 'default'}>{event.type}</Tag>
+          <strong>{event.reason}</strong> {event.message}{' '}
+          <span className="muted">
+            {t('result.events.meta', {
+              count: event.count,
+              time: event.lastTime ? new Date(event.lastTime).toLocaleString() : '—',
+              source: event.source ?? '—',
+            })}
+          </span>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** One pod: its Events, newest first, and the log of the container the operator picks. */
+function PodPanel({ namespace, pod }: { namespace: string; pod: string }) {
+  const { t, lang } = useI18n();
+  const trpc = useTRPC();
+  const events = useQuery({
+    ...trpc.pod.events.queryOptions({ namespace, pod, lang }),
+    refetchInterval: EVENTS_REFRESH_MS,
+  });
+  const containers = events.data?.containers ?? [];
+  const [picked, setPicked] = useState<string | undefined>();
+  const container = picked !== undefined && containers.includes(picked) ? picked : containers[0];
+  return (
+    <div data-testid="pod-diagnosis" data-pod={pod}>
+      <h3 className="subsection-title">{t('result.events.title')}</h3>
+      {events.error ? (
+        <Alert
+          type="error"
+          showIcon
+          title={t('result.events.error', { message: events.error.message })}
+        />
+      ) : events.data ? (
+        <EventList events={events.data.events} />
+      ) : (
+        <p className="muted">{t('result.connecting')}</p>
+      )}
+      <h3 className="subsection-title">{t('result.log.title')}</h3>
+      {containers.length > 1 ? (
+        <Segmented
+          aria-label={t('result.log.container')}
+          options={containers}
+          value={container}
+          onChange={(value) => setPicked(String(value))}
+        />
+      ) : null}
+      {container ? (
+        <ContainerLog key={container} namespace={namespace} pod={pod} container={container} />
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * Diagnosis on the result page (issue 27): per pod, its Events and its container's log, read as
+ * the operator. Only open panels read (the first opens by itself): a closed one ends its stream.
+ */
+export function PodDiagnosis({ namespace, pods }: { namespace: string; pods: string[] }) {
+  const { t } = useI18n();
+  if (pods.length === 0) return null;
+  return (
+    <section className="pod-diagnosis" aria-labelledby="diagnosis-title">
+      <h2 id="diagnosis-title" className="section-title">
+        {t('result.diagnosis.title')}
+      </h2>
+      <Collapse
+        defaultActiveKey={pods.slice(0, 1)}
+        destroyOnHidden
+        items={pods.map((pod) => ({
+          key: pod,
+          label: t('result.diagnosis.pod', { pod }),
+          children: <PodPanel namespace={namespace} pod={pod} />,
+        }))}
+      />
+    </section>
+  );
+}
