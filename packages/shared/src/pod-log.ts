@@ -87,7 +87,6 @@ export function appendLogLines(
   lines: readonly string[],
   max: number = POD_LOG_TAIL_MAX,
 ): string[] {
-  const joined =
-    buffer.length + lines.length <= max ? [...buffer, ...lines] : [...buffer, ...lines].slice(-max);
-  return joined;
+  const joined = [...buffer, ...lines];
+  return joined.length <= max ? joined : joined.slice(-max);
 }

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import {
+  appendLogLines,
+  LogLineSplitter,
+  POD_LOG_MAX_LINE,
+  podLogUnavailableOf,
+} from './pod-log.js';
+
+const status = (code: number, message = '') => ({ code, reason: '', message, causes: [] });
+
+describe('a log stream into lines', () => {
+  it('joins a line split across two reads and keeps the unfinished one until its end', () => {
+    const splitter = new LogLineSplitter();
+    expect(splitter.push('step 1 do')).toEqual([]);
+    expect(splitter.push('ne\nstep 2')).toEqual(['step 1 done']);
+    expect(splitter.push(' done\n')).toEqual(['step 2 done']);
+    expect(splitter.flush()).toEqual([]);
+  });
+
+  it('cuts a line longer than the bound, so what waits for a newline stays bounded', () => {
+    const splitter = new LogLineSplitter();
+    const [cut] = splitter.push('x'.repeat(POD_LOG_MAX_LINE + 10));
+    expect(cut).toHaveLength(POD_LOG_MAX_LINE);
+    expect(splitter.flush()).toEqual([]);
+  });
+
+  it('gives the last line when the log ends without a newline', () => {
+    const splitter = new LogLineSplitter();
+    splitter.push('a\nb');
+    expect(splitter.flush()).toEqual(['b']);
+  });
+});
+
+describe('the view buffer', () => {
+  it('keeps only the newest lines', () => {
+    expect(appendLogLines(['1', '2', '3'], ['4', '5'], 4)).toEqual(['2', '3', '4', '5']);
+    expect(appendLogLines([], ['a'], 4)).toEqual(['a']);
+  });
+});
+
+describe('a refused log call', () => {
+  it('is unavailable, not an error, where kube-apiserver could not reach a kubelet', () => {
+    expect(podLogUnavailableOf(status(500, 'dial tcp: lookup node-1: no such host'))).toBe(
+      'no-kubelet',
+    );
+    expect(podLogUnavailableOf(status(502))).toBe('no-kubelet');
+  });
+
+  it('is "not started" for a pod with no node (204) or a container waiting to start', () => {
+    expect(podLogUnavailableOf(status(204))).toBe('not-started');
+    expect(
+      podLogUnavailableOf(
+        status(400, 'container "main" in pod "p" is waiting to start: ContainerCreating'),
+      ),
+    ).toBe('not-started');
+    expect(podLogUnavailableOf(status(404, 'pods "p" not found'))).toBe('pod-gone');
+  });
+
+  it('stays an error when RBAC refuses it or the container is unknown', () => {
+    expect(podLogUnavailableOf(status(403, 'forbidden'))).toBeUndefined();
+    expect(podLogUnavailableOf(status(400, 'container x is not valid for pod p'))).toBeUndefined();
+  });
+});
