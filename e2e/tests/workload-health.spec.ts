@@ -16,6 +16,11 @@ function impossibleRequest(name: string) {
 
 const WORDS = {
   'zh-CN': {
+    stalled: '已停滞',
+    stuck: '新 Pod 放不进任何节点，旧 Pod 仍占用原来的卡',
+    oldRevision: '旧版本 · 1 个 Pod（1 个就绪）',
+    newRevision: '新版本 · 1 个 Pod（0 个就绪）',
+    oldShare: 'worker：2 卡 × 算力 60%',
     pending: '等待调度',
     failed: '失败',
     why: '现在没有节点放得下它的 Pod',
@@ -28,6 +33,11 @@ const WORDS = {
     confirm: '删除',
   },
   en: {
+    stalled: 'Stalled',
+    stuck: 'The new pod fits no node while the old pod still holds its cards',
+    oldRevision: 'Old revision · 1 pod(s), 1 ready',
+    newRevision: 'New revision · 1 pod(s), 0 ready',
+    oldShare: 'worker: 2 card(s) × 60% compute',
     pending: 'Pending',
     failed: 'Failed',
     why: 'No node can fit its pods now',
@@ -40,6 +50,13 @@ const WORDS = {
     confirm: 'Delete',
   },
 } as const;
+
+/** What `workload.get` gives an edit form: the object's version and its form fields. */
+async function opened(page: Page, name: string) {
+  const input = encodeURIComponent(JSON.stringify({ namespace: 'default', name }));
+  const response = await page.request.get(`/trpc/workload.get?input=${input}`);
+  return ((await response.json()) as { result: { data: { resourceVersion: string } } }).result.data;
+}
 
 async function inLanguage(page: Page, lang: keyof typeof WORDS) {
   await page.addInitScript((value) => localStorage.setItem('mgpu.lang', value), lang);
@@ -94,7 +111,57 @@ for (const lang of ['zh-CN', 'en'] as const) {
       const dialog = page.getByRole('dialog');
       await expect(dialog).toContainText(`default/${name}`);
       await dialog.getByRole('button', { name: words.confirm, exact: true }).click();
-      await expect(listed).toHaveCount(0);
+      await expect(dialog).toBeHidden();
+      // Gone once Kubernetes has deleted it (its pods first): slower on a busy machine.
+      await expect(listed).toHaveCount(0, { timeout: 60_000 });
+    } finally {
+      await page.request.post('/trpc/workload.delete', {
+        data: { namespace: 'default', name },
+        headers: { Origin: new URL(page.url()).origin },
+      });
+    }
+  });
+}
+
+for (const lang of ['zh-CN', 'en'] as const) {
+  const words = WORDS[lang];
+
+  test(`a stuck edit reads ${words.stalled} with its reason, and the list shows each revision's share (${lang})`, async ({
+    page,
+  }) => {
+    test.setTimeout(120_000);
+    await inLanguage(page, lang);
+    const name = `stuck-${lang === 'en' ? 'en' : 'zh'}-${Date.now().toString(36)}`;
+    await page.goto(`/workloads?q=${name}`);
+    await callApi(page, 'workload.create', seedRequest(name));
+    try {
+      const row = page.getByRole('row').filter({ has: page.getByRole('link', { name }) });
+      await expect(row.getByTestId('workload-state')).toHaveAttribute('data-state', 'running', {
+        timeout: 60_000,
+      });
+      // The edit asks more than any node has free: its new pod waits, the old one keeps running.
+      const { resourceVersion } = await opened(page, name);
+      await callApi(page, 'workload.update', {
+        namespace: 'default',
+        name,
+        resourceVersion,
+        request: impossibleRequest(name),
+      });
+      const state = row.getByTestId('workload-state');
+      await expect(state).toHaveAttribute('data-state', 'stalled', { timeout: 30_000 });
+      await expect(state).toContainText(words.stalled);
+      await expect(state).toContainText(words.stuck);
+      await expect(row).not.toContainText(words.failed);
+      // Never one share for pods that differ: the new revision's and the old one's, with pods.
+      await expect(row.locator('[data-revision="current"]')).toContainText(words.newRevision);
+      await expect(row.locator('[data-revision="old"]')).toContainText(words.oldRevision);
+      await expect(row.locator('[data-revision="old"]')).toContainText(words.oldShare);
+
+      await row.getByRole('link', { name }).click();
+      const headline = page.getByTestId('outcome');
+      await expect(headline.getByTestId('workload-state')).toHaveAttribute('data-state', 'stalled');
+      await expect(headline).toContainText(words.stuck);
+      await expect(headline).not.toContainText(words.failed);
     } finally {
       await page.request.post('/trpc/workload.delete', {
         data: { namespace: 'default', name },
