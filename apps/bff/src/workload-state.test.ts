@@ -61,10 +61,14 @@ describe('the workload state in the API', () => {
       request: WorkloadRequestSchema.parse(seedRequest(name)),
       lang: 'en',
     });
-    await eventually(
-      async () => (await listed(name))?.state?.state === 'running',
-      'the seed to run',
-    );
+    const running = await eventually(async () => {
+      const found = await listed(name);
+      return found?.state?.state === 'running' ? found : undefined;
+    }, 'the seed to run');
+    // At rest every pod runs the template: one revision, with the template's shares.
+    expect(running.revisions).toEqual([
+      { current: true, pods: 1, ready: 1, containers: running.containers },
+    ]);
     const form = await harness.caller.workload.get({ namespace: 'default', name });
     await harness.caller.workload.update({
       namespace: 'default',
