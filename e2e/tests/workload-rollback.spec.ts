@@ -18,12 +18,15 @@ const WORDS = {
     compute: 'GPU 算力',
     apply: '应用',
     applyAnyway: '仍然应用',
-    rollback: '回滚',
+    // antd sets a space between a button's two CJK characters.
+    rollback: /^回\s*滚$/,
     running: '运行中',
     history: '历史版本',
     revision: (n: number) => `版本 ${n}`,
     current: '当前',
     stuck: '滚动更新已停滞',
+    confirmTitle: '回滚到版本 2？',
+    cancel: /^取\s*消$/,
   },
   en: {
     compute: 'GPU compute',
@@ -35,6 +38,8 @@ const WORDS = {
     revision: (n: number) => `Revision ${n}`,
     current: 'Current',
     stuck: 'The rollout is stuck',
+    confirmTitle: 'Roll back to revision 2?',
+    cancel: 'Cancel',
   },
 } as const;
 
@@ -106,6 +111,22 @@ for (const lang of ['zh-CN', 'en'] as const) {
       await expect(history.locator('li[data-current="true"]')).toContainText(words.revision(3), {
         timeout: 15_000,
       });
+
+      // The edit page lists the same revisions; its Roll back asks first, naming the revision,
+      // and a cancel changes nothing.
+      await page.goto(`/workloads/default/${name}/edit`);
+      const revisions = page.getByTestId('history');
+      await expect(revisions.locator('li[data-current="true"]')).toContainText(words.revision(3));
+      await revisions
+        .locator('li[data-revision="2"]')
+        .getByRole('button', { name: words.rollback })
+        .click();
+      const dialog = page.getByRole('dialog');
+      await expect(dialog).toContainText(words.confirmTitle);
+      await expect(dialog).toContainText('1.6');
+      await dialog.getByRole('button', { name: words.cancel }).click();
+      await expect(dialog).toHaveCount(0);
+      await expect(page.getByLabel(words.compute, { exact: true })).toHaveValue('1.2');
     } finally {
       await callApi(page, 'workload.delete', { namespace: 'default', name });
     }
