@@ -73,7 +73,7 @@ describe('pod.events', () => {
     const times = events.map((event) => event.lastTime ?? '');
     expect(times).toEqual([...times].sort().reverse());
     expect(events.map((event) => event.reason)).toEqual(
-      expect.arrayContaining(['Pulled', 'Created', 'Started']),
+      expect.arrayContaining(['Pulled', 'Started']),
     );
   });
 

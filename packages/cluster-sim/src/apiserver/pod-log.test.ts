@@ -120,8 +120,6 @@ describe('pods/<name>/log', () => {
     });
     const started = events.find((event) => event.reason === 'Started');
     expect(started).toMatchObject({ type: 'Normal', source: { component: 'kubelet' } });
-    expect(events.map((event) => event.reason)).toEqual(
-      expect.arrayContaining(['Pulled', 'Created']),
-    );
+    expect(events.map((event) => event.reason)).toEqual(expect.arrayContaining(['Pulled']));
   });
 });

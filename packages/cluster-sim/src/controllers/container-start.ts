@@ -13,10 +13,11 @@ export interface StartedPod {
 }
 
 /**
- * A started pod's record, as a kubelet leaves it: the Pulled, Created and Started Events of each
- * container, and in each container's log what the node gave it (the mGPU instance per card with
- * its compute weight and memory limit, or whole cards): what an operator checks when the
- * numbers on the card look wrong. Both are optional (the real tier's agents have no log store).
+ * A started pod's record, as a kubelet leaves it: the Pulled and Started Events of each
+ * container (a kubelet also says Created; two per container keep a large cluster's writes
+ * down), and in each container's log what the node gave it (the mGPU instance per card with its
+ * compute weight and memory limit, or whole cards): what an operator checks when the numbers on
+ * the card look wrong. Both are optional (the real tier's agents have no log store).
  */
 export function announceStart(
   pod: V1Pod,
@@ -32,7 +33,6 @@ export function announceStart(
       'Pulled',
       `Container image "${container.image}" already present on machine`,
     );
-    out.events?.pod(pod, 'Normal', 'Created', `Created container: ${container.name}`);
     out.events?.pod(pod, 'Normal', 'Started', `Started container ${container.name}`);
     if (!out.logs) continue;
     const logs = out.logs;
