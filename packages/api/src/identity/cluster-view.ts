@@ -2,6 +2,7 @@ import {
   describeRejections,
   type GpuModel,
   type PreviewResult,
+  rejectionMessage,
   type WorkloadProgress,
 } from '@mgpu/shared';
 import type { BffContext } from '../trpc/context.js';
@@ -22,9 +23,13 @@ export async function seesNodes(ctx: BffContext): Promise<boolean> {
   return ctx.operator === undefined || (await ctx.accessReviews.mayListNodes(ctx.operator));
 }
 
-/** Each node group's verdict without the nodes it names. */
+/** Each node group's verdict without the nodes it names, nor their free room (a shortfall's figure). */
 export function rejectionsWithoutNodes(rejections: readonly Rejection[]): Rejection[] {
-  return rejections.map(({ nodes: _nodes, ...verdict }) => verdict);
+  return rejections.map(({ nodes: _nodes, ...verdict }) => {
+    const { freeComputePercent, freeMemoryMiB, ...params } = verdict.params;
+    if (freeComputePercent === undefined && freeMemoryMiB === undefined) return verdict;
+    return { ...verdict, params, message: rejectionMessage(verdict.code, params) };
+  });
 }
 
 /** `gpu.models`: what the GPU model choice offers (shape, types, policies), no counts or free room. */

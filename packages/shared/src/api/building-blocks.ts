@@ -68,6 +68,8 @@ export const RejectionParamsSchema = z
     memoryMiB: z.number(),
     instances: z.number(),
     instancesPerCard: z.number(),
+    freeComputePercent: z.number(),
+    freeMemoryMiB: z.number(),
   })
   .partial() satisfies z.ZodType<RejectionParams>;
 

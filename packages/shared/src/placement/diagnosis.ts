@@ -5,13 +5,21 @@
 import {
   claimMemoryMiB,
   computeFitsOn,
+  freeComputeOn,
+  freeMemoryOn,
   hasInstanceSlot,
   isIdleCard,
   memoryFitsOn,
 } from '../ledger/book.js';
 import { MAX_INSTANCES_PER_CARD } from '../vke.js';
 import { checkNode, type PodFacts } from './node-filter.js';
-import { type RejectionParamsOf, roundPercent } from './rejections.js';
+import {
+  type RejectionCode,
+  type RejectionParams,
+  type RejectionParamsOf,
+  rejectionMessage,
+  roundPercent,
+} from './rejections.js';
 import type { ContainerDemand, NodeState, PodDemand, Rejection } from './types.js';
 import { type NodeVerdict, verdict } from './verdict.js';
 
@@ -51,6 +59,52 @@ function diagnoseCards(node: NodeState, containers: readonly ContainerDemand[]):
   return verdict('fragmented');
 }
 
+/** The `n`-th largest value (1-based), 0 when there are fewer. */
+const nthLargest = (values: number[], n: number) => values.sort((a, b) => b - a)[n - 1] ?? 0;
+
+/**
+ * A shortfall in numbers (issue 27: "needs 320 %, 240 % free on the best node"): what the best
+ * node of the group has free beside what the pod needs — in total for a node-level code, per card
+ * on the pod's card count for a container's. The figure is added after grouping, so nodes that
+ * fail alike stay one line.
+ */
+function withBestFree(rejection: Rejection, byName: ReadonlyMap<string, NodeState>): void {
+  const nodes = rejection.nodes.flatMap((name) => byName.get(name) ?? []);
+  if (nodes.length === 0) return;
+  const best = (read: (node: NodeState) => number) =>
+    nodes.reduce((max, node) => Math.max(max, read(node)), 0);
+  const cards = rejection.params.cards ?? 1;
+  let extra: RejectionParams | undefined;
+  switch (rejection.code) {
+    case 'compute':
+      extra = { freeComputePercent: roundPercent(best((node) => node.freeCompute)) };
+      break;
+    case 'memory':
+      extra = { freeMemoryMiB: best((node) => node.freeMemoryMiB) };
+      break;
+    case 'container-compute':
+      extra = {
+        freeComputePercent: roundPercent(
+          best((node) => nthLargest(node.cards.map(freeComputeOn), cards)),
+        ),
+      };
+      break;
+    case 'container-memory':
+      extra = {
+        freeMemoryMiB: best((node) =>
+          nthLargest(
+            node.cards.map((card) => freeMemoryOn(card, node.memoryMiBPerCard)),
+            cards,
+          ),
+        ),
+      };
+      break;
+  }
+  if (extra === undefined) return;
+  rejection.params = { ...rejection.params, ...extra };
+  rejection.message = rejectionMessage<RejectionCode>(rejection.code, rejection.params);
+}
+
 /**
  * Why each of these nodes would not take the pod, grouped per node group and failing
  * constraint (words included), largest group first.
@@ -71,6 +125,8 @@ export function explainRejections(
     if (existing) existing.nodes.push(node.name);
     else rejected.set(key, { group: node.group, nodes: [node.name], ...found });
   }
+  const byName = new Map(nodes.map((node) => [node.name, node]));
+  for (const rejection of rejected.values()) withBestFree(rejection, byName);
   return [...rejected.values()].sort(
     (a, b) =>
       b.nodes.length - a.nodes.length ||

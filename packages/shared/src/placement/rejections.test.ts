@@ -27,6 +27,8 @@ const EVERY_PARAM: Required<RejectionParams> = {
   memoryMiB: 4096,
   instances: 3,
   instancesPerCard: 16,
+  freeComputePercent: 240,
+  freeMemoryMiB: 2048,
 };
 
 describe('the rejection catalog', () => {

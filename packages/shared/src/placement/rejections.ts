@@ -73,6 +73,9 @@ export interface RejectionParams {
   instances?: number;
   /** The public scheduler's limit of mGPU instances on one card. */
   instancesPerCard?: number;
+  /** Free on the best node of the group: in total (`compute`), or per card on `cards` cards. */
+  freeComputePercent?: number;
+  freeMemoryMiB?: number;
 }
 
 /** Which constraint each code reports: the grouping the scheduler and preview share. */
@@ -109,6 +112,9 @@ type Needs<Name extends keyof RejectionParams> = Readonly<Pick<Required<Rejectio
 
 type ContainerNeeds = Needs<'container' | 'cards' | 'computePercent' | 'memoryMiB'>;
 
+/** What the best node of the group has free, when the explanation could measure it. */
+type Free = Readonly<Pick<RejectionParams, 'freeComputePercent' | 'freeMemoryMiB'>>;
+
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** `model` lists the models a node affinity allows, comma-separated. */
@@ -141,13 +147,29 @@ const zhCN = {
   pods: '节点已运行 {maxPods} 个 Pod，已满',
   cards: '容器 {container} 需要 {cards} 张卡，这些节点只有 {nodeCards} 张',
   'idle-cards': '需要 {cards} 张空闲整卡',
-  compute: '空闲算力不足（需要 {computePercent}%）',
-  memory: '空闲显存不足（需要 {memoryMiB} MiB）',
+  compute: (p: Needs<'computePercent'> & Free) =>
+    p.freeComputePercent === undefined
+      ? `空闲算力不足（需要 ${p.computePercent}%）`
+      : `空闲算力不足：需要 ${p.computePercent}%，最空闲的节点只有 ${p.freeComputePercent}%`,
+  memory: (p: Needs<'memoryMiB'> & Free) =>
+    p.freeMemoryMiB === undefined
+      ? `空闲显存不足（需要 ${p.memoryMiB} MiB）`
+      : `空闲显存不足：需要 ${p.memoryMiB} MiB，最空闲的节点只有 ${p.freeMemoryMiB} MiB`,
   'instance-limit': '放不下 {instances} 个新的 mGPU 实例（每卡最多 {instancesPerCard} 个）',
   'container-idle-cards': (p: Needs<'container' | 'cards'>) =>
     `容器 ${p.container} 需要 ${p.cards} 张空闲整卡`,
-  'container-compute': (p: ContainerNeeds) => `${containerNeedsZh(p)}，空闲算力足够的卡太少`,
-  'container-memory': (p: ContainerNeeds) => `${containerNeedsZh(p)}，空闲显存足够的卡太少`,
+  'container-compute': (p: ContainerNeeds & Free) =>
+    `${containerNeedsZh(p)}，空闲算力足够的卡太少${
+      p.freeComputePercent === undefined
+        ? ''
+        : `（最好的节点上 ${p.cards} 张卡各有 ${p.freeComputePercent}%）`
+    }`,
+  'container-memory': (p: ContainerNeeds & Free) =>
+    `${containerNeedsZh(p)}，空闲显存足够的卡太少${
+      p.freeMemoryMiB === undefined
+        ? ''
+        : `（最好的节点上 ${p.cards} 张卡各有 ${p.freeMemoryMiB} MiB）`
+    }`,
   'container-instance-limit': (p: ContainerNeeds & Needs<'instancesPerCard'>) =>
     `${containerNeedsZh(p)}，mGPU 实例未满 ${p.instancesPerCard} 个的卡太少`,
   fragmented: '空闲算力和显存过于分散：没有一组卡能同时放下所有容器',
@@ -171,13 +193,28 @@ const en = translationOf<typeof zhCN>()({
   pods: 'node already runs {maxPods} pods',
   cards: '{container} needs {cards} cards, nodes have {nodeCards}',
   'idle-cards': 'needs {cards} idle whole cards',
-  compute: 'not enough free compute (needs {computePercent}%)',
-  memory: 'not enough free GPU memory (needs {memoryMiB} MiB)',
+  compute: (p) =>
+    p.freeComputePercent === undefined
+      ? `not enough free compute (needs ${p.computePercent}%)`
+      : `not enough free compute: needs ${p.computePercent}%, ${p.freeComputePercent}% free on the best node`,
+  memory: (p) =>
+    p.freeMemoryMiB === undefined
+      ? `not enough free GPU memory (needs ${p.memoryMiB} MiB)`
+      : `not enough free GPU memory: needs ${p.memoryMiB} MiB, ${p.freeMemoryMiB} MiB free on the best node`,
   'instance-limit': 'no room for {instances} more mGPU instances ({instancesPerCard} per card)',
   'container-idle-cards': (p) => `${p.container} needs ${plural(p.cards, 'idle whole card')}`,
   'container-compute': (p) =>
-    `${containerNeeds(p)}: too few cards with ${p.computePercent}% compute free`,
-  'container-memory': (p) => `${containerNeeds(p)}: too few cards with ${p.memoryMiB} MiB free`,
+    `${containerNeeds(p)}: too few cards with ${p.computePercent}% compute free${
+      p.freeComputePercent === undefined
+        ? ''
+        : ` (the best node has ${plural(p.cards, 'card')} with ${p.freeComputePercent}% each)`
+    }`,
+  'container-memory': (p) =>
+    `${containerNeeds(p)}: too few cards with ${p.memoryMiB} MiB free${
+      p.freeMemoryMiB === undefined
+        ? ''
+        : ` (the best node has ${plural(p.cards, 'card')} with ${p.freeMemoryMiB} MiB each)`
+    }`,
   'container-instance-limit': (p) =>
     `${containerNeeds(p)}: too few cards under ${p.instancesPerCard} mGPU instances`,
   fragmented:
@@ -199,7 +236,8 @@ void CATALOG_CHECK;
 
 /** Exactly the parameters a code's messages are written from: `{ nodeModel, model }` for `model`. */
 export type RejectionParamsOf<Code extends RejectionCode> = Code extends RejectionCode
-  ? Needs<ParamNames<Code> & keyof RejectionParams>
+  ? Needs<Exclude<ParamNames<Code> & keyof RejectionParams, keyof Free>> &
+      ([ParamNames<Code> & keyof Free] extends [never] ? unknown : Free)
   : never;
 
 /**

@@ -1,9 +1,10 @@
-import { type PendingGroup, rejectionLine } from '@mgpu/shared';
+import type { PendingGroup } from '@mgpu/shared';
 import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { memo, useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
+import { RejectionList } from '../create-workload/rejection-list.js';
 import { formatCards, formatGiB, formatPercent } from './format.js';
 import { type DashboardKey, useDashboardI18n } from './i18n/dashboard-i18n.js';
 import {
@@ -115,7 +116,7 @@ const PendingGroupItem = memo(function PendingGroupItem({
   group: PendingGroup;
   now: number;
 }) {
-  const { t, lang } = useDashboardI18n();
+  const { t } = useDashboardI18n();
   const { pods, showMore } = useGroupPods(group);
   const seconds = Math.max(0, Math.floor((now - Date.parse(group.since)) / 1000));
   const hidden = group.podCount - pods.length;
@@ -170,13 +171,15 @@ const PendingGroupItem = memo(function PendingGroupItem({
       ) : (
         <>
           <p className="alloc-small">{t('allocations.pending.reasons')}</p>
-          <ul className="alloc-pending-reasons" data-testid="pending-reasons">
-            {group.rejections.map((rejection) => (
-              <li key={`${rejection.group}-${rejection.code}-${rejection.nodes?.[0] ?? ''}`}>
-                {rejectionLine(rejection, lang)}
-              </li>
-            ))}
-          </ul>
+          <div className="alloc-pending-reasons">
+            <RejectionList
+              rejections={group.rejections}
+              // The dashboard lists every group a pod could use; ranked, nothing folded.
+              fold={false}
+              listTestId="pending-reasons"
+              itemTestId="pending-reason"
+            />
+          </div>
           {group.largestFits?.map((fit) => (
             <p key={fit.pool} className="alloc-small" data-testid="pending-largest-fit">
               {t('allocations.pending.largestFit', {

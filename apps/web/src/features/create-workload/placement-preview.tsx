@@ -1,31 +1,12 @@
-import { type PreviewResult, rejectionLine } from '@mgpu/shared';
+import type { PreviewResult } from '@mgpu/shared';
 import { memo } from 'react';
 import { useI18n } from '../../i18n/i18n.js';
+import { RejectionList } from './rejection-list.js';
 
 interface PlacementPreviewProps {
   preview: PreviewResult | undefined;
   loading: boolean;
   failure: string | undefined;
-}
-
-type Rejections = PreviewResult['placement']['replicas'][number]['rejections'];
-
-function RejectionList({ rejections }: { rejections: Rejections }) {
-  const { lang } = useI18n();
-  return (
-    <ul data-testid="placement-rejections">
-      {rejections.map((rejection) => (
-        <li
-          key={`${rejection.group}-${rejection.code}-${rejection.nodes?.[0] ?? ''}`}
-          data-testid="placement-rejection"
-          data-reason={rejection.reason}
-          title={rejection.nodes?.join(', ')}
-        >
-          {rejectionLine(rejection, lang)}
-        </li>
-      ))}
-    </ul>
-  );
 }
 
 /**
@@ -100,7 +81,7 @@ function PlacementPreviewView({ preview, loading, failure }: PlacementPreviewPro
                     ? t('placement.othersWithheld')
                     : t('placement.others', { fitting: first.fitting })}
                 </p>
-                <RejectionList rejections={first.rejections} />
+                <RejectionList rejections={first.rejections} fold={false} />
               </>
             )}
           </div>

@@ -2,7 +2,6 @@ import {
   type AllocationRecord,
   PROGRESS_STAGES,
   type ProgressStage,
-  rejectionLine,
   type WorkloadProgress,
 } from '@mgpu/shared';
 import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -11,6 +10,7 @@ import { Alert, Table, type TableColumnsType, Tag, Timeline } from 'antd';
 import { Link, useParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { type Translate, useI18n } from '../../i18n/i18n.js';
+import { RejectionList } from '../create-workload/rejection-list.js';
 import { DeleteWorkload, deleteTargetOf } from './delete-workload.js';
 import { HistoryPanel, StalledRollback } from './history-panel.js';
 import { PodDiagnosis } from './pod-diagnosis.js';
@@ -122,15 +122,11 @@ function StageDetail({
               <div key={pod.name} data-testid="unschedulable">
                 <p>{t('result.unschedulable', { pod: pod.name })}</p>
                 {pod.rejections && pod.rejections.length > 0 ? (
-                  <ul>
-                    {pod.rejections.map((rejection) => (
-                      <li
-                        key={`${rejection.group}-${rejection.code}-${rejection.nodes?.[0] ?? ''}`}
-                      >
-                        {rejectionLine(rejection, lang)}
-                      </li>
-                    ))}
-                  </ul>
+                  <RejectionList
+                    rejections={pod.rejections}
+                    listTestId="unschedulable-reasons"
+                    itemTestId="unschedulable-reason"
+                  />
                 ) : null}
                 <details>
                   <summary>{t('result.schedulerSaid')}</summary>
