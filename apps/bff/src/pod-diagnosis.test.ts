@@ -4,6 +4,7 @@
  * agent's lines, then each new one; on the real tier (kube-apiserver with no kubelet to proxy
  * to) a typed "unavailable" instead of an error.
  */
+import http from 'node:http';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { PodLogEvent } from '@mgpu/shared';
 import { onRealTier } from '@mgpu/shared/test-tier';
@@ -108,6 +109,11 @@ describe('pod.logs', () => {
         }
       },
     );
+    // The operator left: the BFF's log call ends with them, nothing keeps following.
+    await eventually(
+      () => harness.embedded?.containerLogs.followers(namespace, pod, 'worker') === 0,
+      'the log call to end',
+    );
     expect(events[0]).toEqual({ type: 'lines', reset: true, lines: [] });
     const lines = linesOf(events);
     expect(
@@ -150,6 +156,40 @@ describe('pod.logs', () => {
         for await (const _ of stream) break;
       }),
     ).rejects.toThrow(/has no container sidecar/);
+  });
+
+  it('over HTTP (SSE): lines stream to the browser, and the log call ends when it leaves', async () => {
+    const pod = await runningPod('sse');
+    const input = encodeURIComponent(JSON.stringify({ namespace, pod, container: 'worker' }));
+    const text = await new Promise<string>((resolve, reject) => {
+      http
+        .get(
+          `${harness.url}/trpc/pod.logs?input=${input}`,
+          { headers: { accept: 'text/event-stream' } },
+          (response) => {
+            let received = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => {
+              received += chunk;
+              // The first event with lines in it (or the word that there are none), then leave.
+              if (received.includes('"lines":["') || received.includes('"unavailable"')) {
+                response.destroy();
+                resolve(received);
+              }
+            });
+          },
+        )
+        .on('error', reject);
+    });
+    if (onRealTier()) {
+      expect(text).toMatch(/"reason":"no-kubelet"/);
+      return;
+    }
+    expect(text).toMatch(/node \S+: starting container worker/);
+    await eventually(
+      () => harness.embedded?.containerLogs.followers(namespace, pod, 'worker') === 0,
+      'the log call to end once the browser left',
+    );
   });
 
   it('over HTTP: refuses more than 5,000 lines of tail before the stream opens', async () => {

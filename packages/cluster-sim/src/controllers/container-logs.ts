@@ -80,6 +80,11 @@ export class ContainerLogStore {
     return () => log.listeners.delete(listener);
   }
 
+  /** How many streams follow the container's log now (a client that left is no longer one). */
+  followers(namespace: string, pod: string, container: string): number {
+    return this.logs.get(keyOf(namespace, pod, container))?.listeners.size ?? 0;
+  }
+
   private closeLog(key: string, log: ContainerLog): void {
     this.logs.delete(key);
     for (const listener of log.listeners) listener('closed');
