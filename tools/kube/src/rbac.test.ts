@@ -46,7 +46,7 @@ describe.skipIf(!onRealTier())('RBAC of the mGPU console on the real API server'
     await admin().makeApiClient(CoreV1Api).deleteNamespace({ name: namespace });
   });
 
-  it('lets the console read nodes, pods, events, replicasets, namespaces and mgpunodes', async () => {
+  it('lets the console read nodes, pods, events, replicasets, controllerrevisions, namespaces and mgpunodes', async () => {
     const kc = kubeConfigAs('console');
     const core = kc.makeApiClient(CoreV1Api);
     expect((await core.listNode()).items.length).toBeGreaterThan(0);
@@ -54,6 +54,8 @@ describe.skipIf(!onRealTier())('RBAC of the mGPU console on the real API server'
     await core.listEventForAllNamespaces();
     await core.listNamespace();
     await kc.makeApiClient(AppsV1Api).listReplicaSetForAllNamespaces();
+    // workload.history and workload.rollback read a StatefulSet's revisions.
+    await kc.makeApiClient(AppsV1Api).listControllerRevisionForAllNamespaces();
     await kc.makeApiClient(CustomObjectsApi).listClusterCustomObject(MGPU);
   });
 
