@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { largestFit, strandedCapacity } from './capacity.js';
+import { largestFit, largestFitOnCards, strandedCapacity } from './capacity.js';
 import type { CardState, NodeState } from './placement/types.js';
 
 const card = (
@@ -68,5 +68,21 @@ describe('largestFit', () => {
       node('b', [card(0, 0, 0), card(1, 0, 0), card(2, 0, 0), card(3, 0, 0)]),
     ]);
     expect(fit).toEqual({ computePercent: 400, memoryMiB: 4 * 46068, idleCards: 4, cards: 4 });
+  });
+});
+
+describe('largestFitOnCards', () => {
+  it('words the largest fit per card on the request’s own card count, not over up to 8 cards', () => {
+    // Free compute 60, 60, 30, 0: on 2 cards each gets at most 60 %; on 3, at most 30 %.
+    const nodes = [
+      node('a', [card(0, 40, 4096), card(1, 40, 4096), card(2, 70, 4096), card(3, 100, 8192)]),
+    ];
+    expect(largestFitOnCards(nodes, 2)).toEqual({
+      cards: 2,
+      computePercent: 60,
+      memoryMiB: 46068 - 4096,
+    });
+    expect(largestFitOnCards(nodes, 3).computePercent).toBe(30);
+    expect(largestFitOnCards(nodes, 5)).toEqual({ cards: 5, computePercent: 0, memoryMiB: 0 });
   });
 });

@@ -92,3 +92,32 @@ export function largestFit(nodes: readonly NodeState[]): LargestFit {
   }
   return fit;
 }
+
+/** What each of `cards` cards on one node can still give one container, at best (issue 27). */
+export interface FitOnCards {
+  cards: number;
+  /** Per card, in percent of a card. */
+  computePercent: number;
+  /** Per card. */
+  memoryMiB: number;
+}
+
+/**
+ * The largest request of exactly `cards` cards these nodes (one pool) take now, per card: the
+ * `cards`-th freest open card of the best node, each dimension on its own — so a 2-card request
+ * reads "80 % and 20 GiB per card on 2 cards", not a total over up to 8 cards.
+ */
+export function largestFitOnCards(nodes: readonly NodeState[], cards: number): FitOnCards {
+  const fit: FitOnCards = { cards, computePercent: 0, memoryMiB: 0 };
+  const nth = (values: number[]) => values.sort((a, b) => b - a)[cards - 1] ?? 0;
+  for (const node of nodes) {
+    if (!node.schedulable || node.resourceType !== 'mgpu') continue;
+    const open = node.cards.filter((card) => hasInstanceSlot(card) && !card.wholeNvidia);
+    fit.computePercent = Math.max(fit.computePercent, nth(open.map(freeComputeOn)));
+    fit.memoryMiB = Math.max(
+      fit.memoryMiB,
+      nth(open.map((card) => freeMemoryOn(card, node.memoryMiBPerCard))),
+    );
+  }
+  return fit;
+}

@@ -101,7 +101,12 @@ describe('pending pods', () => {
     // Only the pool that lacks room answers "what fits": its figure is the pool overview's.
     const nbs = pools.find((pool) => pool.pool === 'NVIDIA-L20/native-burst-share');
     expect(pending?.largestFits).toEqual([
-      { pool: 'NVIDIA-L20/native-burst-share', largestFit: nbs?.largestFit },
+      {
+        pool: 'NVIDIA-L20/native-burst-share',
+        largestFit: nbs?.largestFit,
+        // Worded per the pod's own card count (1): what one card still gives.
+        onCards: { cards: 1, computePercent: 20, memoryMiB: expect.any(Number) },
+      },
     ]);
     expect(nbs?.largestFit.computePercent).toBe(20);
     expect(Object.fromEntries(pendingPodsPerPool(pendingPods(pods, states, pools)))).toEqual({

@@ -1,6 +1,7 @@
 import type { PodLike } from './allocations.js';
 import type { PendingGroup, PendingGroupPod, PendingPod } from './api/cluster-pending.js';
 import type { PoolSummary } from './api/cluster-summary.js';
+import { largestFitOnCards } from './capacity.js';
 import type { KubeContainerLike } from './ledger/read-pod.js';
 import { workloadOfPod } from './ownership.js';
 import { podDemandOf, podNeedsGpu } from './placement/demand.js';
@@ -153,6 +154,7 @@ export function pendingVerdictOf(
       fitsNow: node ? poolOf(node) : null,
     };
   }
+  const widestCards = Math.max(1, ...demand.containers.map((container) => container.cards));
   const roomGroups = new Set(
     result.rejections
       .filter((rejection) => ROOM_REASONS.has(rejection.reason))
@@ -165,7 +167,15 @@ export function pendingVerdictOf(
     // Node groups are named like pools (`<model>/<policy>`), so each maps onto its summary.
     largestFits: pools
       .filter((pool) => roomGroups.has(pool.pool))
-      .map((pool) => ({ pool: pool.pool, largestFit: { ...pool.largestFit } })),
+      .map((pool) => ({
+        pool: pool.pool,
+        largestFit: { ...pool.largestFit },
+        // Worded per the pod's own card count: "per card on 2 cards", not a total over 8.
+        onCards: largestFitOnCards(
+          states.filter((state) => poolOf(state) === pool.pool),
+          widestCards,
+        ),
+      })),
     fitsNow: null,
   };
 }

@@ -39,7 +39,16 @@ export const PendingPodSchema = z.object({
   fitsNow: z.string().nullable().optional(),
   /** Pools whose nodes turn the pod down only for lack of room, with what still fits there. */
   largestFits: z
-    .array(z.object({ pool: z.string(), largestFit: PoolSummarySchema.shape.largestFit }))
+    .array(
+      z.object({
+        pool: z.string(),
+        largestFit: PoolSummarySchema.shape.largestFit,
+        /** Per card, on the pod's own (widest container's) card count (`largestFitOnCards`). */
+        onCards: z
+          .object({ cards: z.number(), computePercent: z.number(), memoryMiB: z.number() })
+          .optional(),
+      }),
+    )
     .optional(),
   /** True when node names and per-pool figures were left out: the operator may not list nodes. */
   nodesWithheld: z.boolean().optional(),

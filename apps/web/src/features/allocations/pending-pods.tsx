@@ -182,12 +182,20 @@ const PendingGroupItem = memo(function PendingGroupItem({
           </div>
           {group.largestFits?.map((fit) => (
             <p key={fit.pool} className="alloc-small" data-testid="pending-largest-fit">
-              {t('allocations.pending.largestFit', {
-                pool: fit.pool,
-                compute: formatCards(fit.largestFit.computePercent),
-                memory: formatGiB(fit.largestFit.memoryMiB),
-                cards: fit.largestFit.cards,
-              })}
+              {/* Per the pod's own card count: "at most 1.6 cards, up to 8 cards" misread a 2-card pod. */}
+              {fit.onCards
+                ? t('allocations.pending.fitOnCards', {
+                    pool: fit.pool,
+                    cards: fit.onCards.cards,
+                    compute: fit.onCards.computePercent,
+                    memory: formatGiB(fit.onCards.memoryMiB),
+                  })
+                : t('allocations.pending.largestFit', {
+                    pool: fit.pool,
+                    compute: formatCards(fit.largestFit.computePercent),
+                    memory: formatGiB(fit.largestFit.memoryMiB),
+                    cards: fit.largestFit.cards,
+                  })}
             </p>
           ))}
         </>
