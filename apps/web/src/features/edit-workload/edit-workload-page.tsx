@@ -13,6 +13,7 @@ import { PlainButton } from '../../components/plain-button.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { mutationFailure, WorkloadForm } from '../create-workload/create-workload-page.js';
 import { useDraft } from '../create-workload/draft-store.js';
+import { fieldLabelOfPath } from '../create-workload/field-labels.js';
 import { HistoryPanel } from '../workload-result/history-panel.js';
 import { NotManagedAlert, useNotManagedConfirmation } from './not-managed-confirmation.js';
 import { KeptFields, ReadOnlyWorkload } from './unexpressed-fields.js';
@@ -51,8 +52,9 @@ function ChangesPanel({ live }: { live: WorkloadRequest }) {
           <tbody>
             {changes.map((change) => (
               <tr key={change.path} data-path={change.path}>
-                <th scope="row">
-                  <code>{change.path}</code>
+                {/* The form's label ("GPU 算力"), not the request path the diff is keyed by. */}
+                <th scope="row" title={change.path}>
+                  {fieldLabelOfPath(change.path, t)}
                 </th>
                 <td>{shown(change.before, t('edit.empty'))}</td>
                 <td>{shown(change.after, t('edit.empty'))}</td>
