@@ -43,6 +43,8 @@ test('the seed example: 1.2 compute on 2 cards with 8 GiB runs at 60 / 60 on two
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'verified', {
     timeout: 90_000,
   });
+  // The node's raw §6 fields (every weight under its own name, the ids) are one click away.
+  await page.getByRole('checkbox', { name: '显示节点上报的全部原始字段' }).check();
   const headers = await page.getByRole('columnheader').allTextContents();
   const nativeBurst = headers.indexOf('compute_weight_native_burst');
   const online = headers.indexOf('compute_weight_online');

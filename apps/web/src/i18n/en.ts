@@ -314,6 +314,8 @@ export const en = translationOf<typeof zhCN>()({
   'result.col.node': 'Node',
   'result.col.card': 'Card',
   'result.col.requested': 'Requested (per card)',
+  'result.col.weights': 'Compute weight (all three equal)',
+  'result.rawFields': 'Show every raw field the node reported',
   'result.col.verification': 'Verification',
   'result.verification.verified': 'verified',
   'result.verification.drift': 'drift: {fields}',

@@ -299,6 +299,8 @@ export const zhCN = {
   'result.col.node': '节点',
   'result.col.card': '卡',
   'result.col.requested': '申请（每卡）',
+  'result.col.weights': '算力权重（三项相同）',
+  'result.rawFields': '显示节点上报的全部原始字段',
   'result.col.verification': '验证',
   'result.verification.verified': '一致',
   'result.verification.drift': '偏差：{fields}',

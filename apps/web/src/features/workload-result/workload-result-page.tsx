@@ -1,18 +1,14 @@
-import {
-  type AllocationRecord,
-  PROGRESS_STAGES,
-  type ProgressStage,
-  type WorkloadProgress,
-} from '@mgpu/shared';
+import { PROGRESS_STAGES, type ProgressStage, type WorkloadProgress } from '@mgpu/shared';
 import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
-import { Alert, Table, type TableColumnsType, Tag, Timeline } from 'antd';
+import { Alert, Timeline } from 'antd';
 import { Link, useParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { type Translate, useI18n } from '../../i18n/i18n.js';
 import { RejectionList } from '../create-workload/rejection-list.js';
 import { DeleteWorkload, deleteTargetOf } from './delete-workload.js';
 import { HistoryPanel, StalledRollback } from './history-panel.js';
+import { InstanceTable } from './instance-table.js';
 import { PodDiagnosis } from './pod-diagnosis.js';
 import { RolloutPanel } from './rollout-panel.js';
 import { WorkloadHeadline } from './workload-headline.js';
@@ -22,73 +18,6 @@ const STATE_COLOR: Record<ProgressStage['state'], string> = {
   pending: 'gray',
   failed: 'red',
 };
-
-/** Shows what a node reported, or a dash: a field no node reported is never made up. */
-const reported = (value: string | number | boolean | null) =>
-  value === null ? '—' : String(value);
-
-function VerificationBadge({ record }: { record: AllocationRecord }) {
-  const { t } = useI18n();
-  switch (record.verification) {
-    case 'verified':
-      return <Tag color="green">{t('result.verification.verified')}</Tag>;
-    case 'drift':
-      return (
-        <Tag color="red">{t('result.verification.drift', { fields: record.drift.join(', ') })}</Tag>
-      );
-    default:
-      return <Tag>{t('result.verification.unreported')}</Tag>;
-  }
-}
-
-function InstanceTable({ records }: { records: AllocationRecord[] }) {
-  const { t } = useI18n();
-  // Node-side columns keep the §6 names operators know from the node, in every language.
-  const nodeColumn = (field: keyof AllocationRecord & string) => ({
-    title: field,
-    key: field,
-    render: (_: unknown, record: AllocationRecord) =>
-      reported(record[field] as string | number | boolean | null),
-  });
-  const columns: TableColumnsType<AllocationRecord> = [
-    { title: t('result.col.pod'), dataIndex: 'pod', key: 'pod' },
-    { title: t('result.col.container'), dataIndex: 'container', key: 'container' },
-    { title: t('result.col.node'), dataIndex: 'node', key: 'node' },
-    { title: t('result.col.card'), dataIndex: 'card', key: 'card' },
-    nodeColumn('device_id'),
-    nodeColumn('instance_id'),
-    nodeColumn('compute_weight_native_burst'),
-    nodeColumn('compute_weight_online'),
-    nodeColumn('compute_weight'),
-    nodeColumn('vmem_limit'),
-    {
-      title: t('result.col.requested'),
-      key: 'requested',
-      render: (_, record) =>
-        `${record.requested.computePercent}% / ${
-          record.requested.memoryMiB === null ? '—' : `${record.requested.memoryMiB} MiB`
-        }`,
-    },
-    {
-      title: t('result.col.verification'),
-      key: 'verification',
-      render: (_, record) => <VerificationBadge record={record} />,
-    },
-    // Long and rarely read: last, so the weights and the badge stay on screen.
-    nodeColumn('container_id'),
-  ];
-  return (
-    <Table
-      rowKey="id"
-      size="small"
-      pagination={false}
-      columns={columns}
-      dataSource={records}
-      scroll={{ x: true }}
-      locale={{ emptyText: t('result.noInstances') }}
-    />
-  );
-}
 
 /**
  * What a stage means, worded in the operator's language from the progress's own data (pods,
@@ -106,7 +35,6 @@ function StageDetail({
   progress: WorkloadProgress;
   t: Translate;
 }) {
-  const { lang } = useI18n();
   switch (name) {
     case 'created': {
       const uid = progress.stages.find((stage) => stage.stage === 'created')?.detail;
