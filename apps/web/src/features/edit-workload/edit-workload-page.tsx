@@ -52,7 +52,7 @@ function ChangesPanel({ live }: { live: WorkloadRequest }) {
           <tbody>
             {changes.map((change) => (
               <tr key={change.path} data-path={change.path}>
-                {/* The form's label ("GPU 算力"), not the request path the diff is keyed by. */}
+                {/* The form's label ("GPU compute"), not the request path the diff is keyed by. */}
                 <th scope="row" title={change.path}>
                   {fieldLabelOfPath(change.path, t)}
                 </th>
