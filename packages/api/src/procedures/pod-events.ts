@@ -35,12 +35,18 @@ export const podEvents = publicProcedure
     try {
       const object = await ctx.cluster.podReads.read(namespace, pod);
       const events = await ctx.cluster.podReads.events(namespace, pod, object.metadata?.uid);
-      const newest = (event: PodEvent) => event.lastTime ?? '';
+      // Kubernetes keeps an Event's times in whole seconds: those of one second keep the list's
+      // order, which is the order they were made in (names are `<pod>.<nanoseconds in hex>`).
+      const read = events.map((event, index) => ({ event: readEvent(event), index }));
+      read.sort(
+        (a, b) =>
+          (b.event.lastTime ?? '').localeCompare(a.event.lastTime ?? '') || b.index - a.index,
+      );
       return {
         namespace,
         pod,
         containers: (object.spec?.containers ?? []).map((container) => container.name),
-        events: events.map(readEvent).sort((a, b) => newest(b).localeCompare(newest(a))),
+        events: read.map(({ event }) => event),
       };
     } catch (error) {
       throw kubeFailure(error, lang);
