@@ -1,45 +1,14 @@
-import {
-  appendLogLines,
-  POD_LOG_TAIL_DEFAULT,
-  type PodEvent,
-  type PodLogEnding,
-  type PodLogEvent,
-  type PodLogUnavailable,
-} from '@mgpu/shared';
+import { POD_LOG_TAIL_DEFAULT, type PodEvent } from '@mgpu/shared';
 import { useQuery } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { Alert, Collapse, Segmented, Tag } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTRPC } from '../../app/trpc.js';
 import { useI18n } from '../../i18n/i18n.js';
+import { applyLogEvent, EMPTY_LOG, type LogView } from './pod-log-view.js';
 
 /** How often a pod's Events are read again while its panel is open. */
 const EVENTS_REFRESH_MS = 5_000;
-
-/** What the log view holds: the newest lines (bounded), or why there are none, and whether it ended. */
-interface LogView {
-  lines: string[];
-  unavailable: PodLogUnavailable | undefined;
-  ended: PodLogEnding | undefined;
-}
-
-const EMPTY_LOG: LogView = { lines: [], unavailable: undefined, ended: undefined };
-
-/** One `pod.logs` event applied to the view: a pure step, the component only holds the state. */
-export function applyLogEvent(view: LogView, event: PodLogEvent): LogView {
-  switch (event.type) {
-    case 'lines':
-      return {
-        lines: appendLogLines(event.reset ? [] : view.lines, event.lines),
-        unavailable: undefined,
-        ended: undefined,
-      };
-    case 'unavailable':
-      return { ...view, unavailable: event.reason };
-    case 'ended':
-      return { ...view, ended: event.reason };
-  }
-}
 
 /** The container's log: its last lines, then each new one, scrolled to the newest. */
 function ContainerLog({
