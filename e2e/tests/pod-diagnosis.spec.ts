@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { expect, type Page, test } from '@playwright/test';
 import { callApi } from '../support/api.js';
@@ -56,6 +57,13 @@ async function showsDiagnosis(page: Page, lang: keyof typeof WORDS) {
     );
     const text = (await log.textContent()) ?? '';
     expect(text.match(/mGPU instance/g)).toHaveLength(2);
+    // Read by keyboard and screen reader too: no serious axe violation in the section.
+    const axe = await new AxeBuilder({ page }).include('.pod-diagnosis').analyze();
+    expect(
+      axe.violations
+        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+        .map((violation) => violation.id),
+    ).toEqual([]);
   } finally {
     await callApi(page, 'workload.delete', { namespace: 'default', name });
   }
