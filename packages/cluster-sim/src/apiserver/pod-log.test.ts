@@ -2,11 +2,16 @@
  * `pods/<name>/log` on the embedded cluster, as kubectl logs and the console read it: the node
  * agent's lines (what it set up for the container), tail, limitBytes, follow, and kube's refusals.
  */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizationFor, type EmbeddedCluster, startEmbeddedCluster } from '../embedded.js';
 import { eventually } from '../test-support/controller-cluster.js';
+import { KUBECTL } from './test-cluster.js';
 
 let cluster: EmbeddedCluster;
 let core: CoreV1Api;
@@ -60,6 +65,35 @@ describe('pods/<name>/log', () => {
     expect(tail.text.trimEnd().split('\n')).toEqual(all.slice(-2));
     const bounded = await readLog({ container: pod.container, limitBytes: '12' });
     expect(bounded.text).toBe(`${all.join('\n')}\n`.slice(0, 12));
+  });
+
+  it('is what kubectl logs prints', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pod-log-'));
+    try {
+      const kubeconfig = join(dir, 'kubeconfig');
+      await cluster.writeKubeconfig(kubeconfig);
+      const printed = await new Promise<string>((resolve, reject) =>
+        execFile(
+          KUBECTL,
+          [
+            '--kubeconfig',
+            kubeconfig,
+            'logs',
+            '-n',
+            pod.namespace,
+            pod.name,
+            '-c',
+            pod.container,
+            '--tail=1',
+          ],
+          { timeout: 30_000 },
+          (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout)),
+        ),
+      );
+      expect(printed).toBe(`container ${pod.container} started\n`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('follows: a line the container writes reaches an open stream, which ends with the pod', async () => {
