@@ -71,7 +71,7 @@ function ContainerLog({
 }
 
 function EventList({ events }: { events: PodEvent[] }) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   if (events.length === 0) return <p className="muted">{t('result.events.none')}</p>;
   // A list, not a table: the per-card table stays the page's only table rows.
   return (
@@ -83,7 +83,7 @@ function EventList({ events }: { events: PodEvent[] }) {
           <span className="muted">
             {t('result.events.meta', {
               count: event.count,
-              time: event.lastTime ? new Date(event.lastTime).toLocaleString() : '—',
+              time: event.lastTime ? new Date(event.lastTime).toLocaleString(lang) : '—',
               source: event.source ?? '—',
             })}
           </span>
