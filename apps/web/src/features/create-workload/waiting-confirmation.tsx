@@ -1,24 +1,23 @@
-import { rejectionLine } from '@mgpu/shared';
 import { useConfirmation } from '../../components/confirmation.js';
 import { useI18n } from '../../i18n/i18n.js';
+import { RejectionList } from './rejection-list.js';
 import { type WaitingVerdict, waitingReplicas } from './verdict-line.js';
 
 /** What is about to be sent: a create, an apply (edit) or a scale; it names the confirm button. */
 export type WaitingAction = 'create' | 'apply' | 'scale';
 
 function WaitingBody({ verdict }: { verdict: WaitingVerdict }) {
-  const { t, lang } = useI18n();
+  const { t } = useI18n();
   return (
     <div data-testid="waiting-confirmation">
       <p>{t('verdict.waiting', { replicas: waitingReplicas(t, verdict) })}</p>
       <p>{t('waiting.why')}</p>
-      <ul>
-        {verdict.rejections.map((rejection) => (
-          <li key={`${rejection.group}-${rejection.code}`} data-reason={rejection.reason}>
-            {rejectionLine(rejection, lang)}
-          </li>
-        ))}
-      </ul>
+      {/* Closest group first, the ones the operator's own choices rule out folded (issue 27). */}
+      <RejectionList
+        rejections={verdict.rejections}
+        listTestId="waiting-reasons"
+        itemTestId="waiting-reason"
+      />
       <p>{t('waiting.after')}</p>
     </div>
   );
