@@ -54,7 +54,12 @@ describe('--auth kubernetes without a session', () => {
         body: JSON.stringify({ namespace: 'default', name: 'anything' }),
       });
       expect(mutation.status).toBe(401);
-      for (const path of ['allocations.watch', 'workload.progress', 'cluster.pendingWatch'])
+      for (const path of [
+        'allocations.watch',
+        'workload.progress',
+        'cluster.pendingWatch',
+        'pod.logs',
+      ])
         expect(await streamStatus(path, headers)).toBe(401);
     },
   );
