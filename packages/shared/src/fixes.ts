@@ -35,18 +35,16 @@ const FIXES: FixCatalog = {
     ...params.computeSuggestions.map((value) => set(path, value)),
     ...params.cardSuggestions.map((cards) => set(sibling(path, 'cards'), cards)),
   ],
-  // No card count splits it: at most one whole card per card, which brings all its memory.
-  'per-card-compute-max': ({ path, params }) =>
-    params.cardsNeeded
-      ? [set(sibling(path, 'cards'), params.cardsNeeded)]
-      : [
-          {
-            changes: [
-              { path, value: params.maxCompute },
-              { path: sibling(path, 'memoryGiB'), value: '' },
-            ],
-          },
-        ],
+  // More cards, or at most one whole card per card (which brings all its memory): both are said.
+  'per-card-compute-max': ({ path, params }) => [
+    ...(params.cardsNeeded ? [set(sibling(path, 'cards'), params.cardsNeeded)] : []),
+    {
+      changes: [
+        { path, value: params.maxCompute },
+        { path: sibling(path, 'memoryGiB'), value: '' },
+      ],
+    },
+  ],
   'memory-required': ({ path, params }) => [set(path, params.minimumGiB)],
   'memory-with-whole-card': ({ path }) => [set(path, '')],
   'per-card-memory-integer': ({ path, params }) =>
