@@ -80,6 +80,11 @@ const FIXES: FixCatalog = {
   'statefulset-name': ({ path, params }) =>
     params.suggestion ? [set(path, params.suggestion)] : [],
   'replicas-exceed-cluster': ({ path, params }) => (params.max > 0 ? [set(path, params.max)] : []),
+  // Fewer replicas is the one fix a form can apply; a smaller request per pod is the operator's call.
+  'quota-exceeded': ({ params }) =>
+    params.surge === undefined && params.replicas > 1 && params.maxReplicas > 0
+      ? [set('replicas', params.maxReplicas)]
+      : [],
   'multi-card-mgpu-only': ({ path }) => [set(path, false)],
   'model-conflict': ({ path, params }) => [set(path, params.other)],
 };

@@ -216,8 +216,12 @@ describe('quota-exceeded: the request against its namespace quotas', () => {
         rule: 'quota-exceeded',
         message: `ResourceQuota "gpu" of Namespace "team-a" limits ${QUOTA_CORE} to 400 (4 cards) and 100 (1 card) is used; 3 replicas × 120 ask for 360 (3.6 cards) more (GPU compute of container "worker").`,
         fix: 'Ask for at most 100 (1 card) per pod, or run at most 2 replicas, or have the quota raised (kubectl describe resourcequota gpu -n team-a).',
+        fixes: [{ changes: [{ path: 'replicas', value: 2 }] }],
       },
     ]);
+    // The button's fix, applied, fits the quota.
+    const fixed = checkRequest(request({ replicas: 2 }), { lang: 'en', inventory });
+    expect(fixed.errors.filter((error) => error.rule === 'quota-exceeded')).toEqual([]);
     expect(zh.errors[0]?.message).toContain('400（4 张卡）');
     expect(zh.errors[0]?.message).toContain('已使用 100（1 张卡）');
     expect(zh.errors[0]?.fix).toContain('最多运行 2 个副本');
