@@ -28,6 +28,9 @@ export default defineConfig({
   use: {
     baseURL,
     locale: 'zh-CN',
+    // The console honours prefers-reduced-motion (antd's zoom-in of dialogs is off), so a click
+    // never lands on a dialog's button while it is still moving into place.
+    contextOptions: { reducedMotion: 'reduce' },
     trace: 'retain-on-failure',
     launchOptions: {
       executablePath: CHROMIUM_PATH,

@@ -2,6 +2,7 @@ import { ConfigProvider } from 'antd';
 import enUS from 'antd/locale/en_US';
 import zhCN from 'antd/locale/zh_CN';
 import { Outlet } from 'react-router';
+import { usePrefersReducedMotion } from '../components/reduced-motion.js';
 import { useI18n } from '../i18n/i18n.js';
 
 /**
@@ -11,11 +12,13 @@ import { useI18n } from '../i18n/i18n.js';
  */
 export function AntdScope() {
   const { lang } = useI18n();
+  const reducedMotion = usePrefersReducedMotion();
   return (
     <ConfigProvider
       locale={lang === 'en' ? enUS : zhCN}
       // antd spaces out two-character Chinese labels ("创 建"); §7 names the button exactly "创建".
       button={{ autoInsertSpace: false }}
+      theme={{ token: { motion: !reducedMotion } }}
     >
       <Outlet />
     </ConfigProvider>

@@ -1,6 +1,9 @@
-import { Modal } from 'antd';
-import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from 'react';
 import { useI18n } from '../i18n/i18n.js';
+
+// antd's dialog loads with the first question, not with the form: the create page's first
+// bundle stays free of antd's theme runtime (docs/performance.md, the form's budgets).
+const Modal = lazy(() => import('./confirmation-modal.js'));
 
 /** What one question says: its title, body and confirm button; `danger` reddens the button. */
 export interface ConfirmationContent {
@@ -41,19 +44,22 @@ export function useConfirmation() {
     },
     [],
   );
-  const dialog = (
-    <Modal
-      open={open}
-      title={content?.title}
-      okText={content?.ok}
-      cancelText={t('edit.force.cancel')}
-      okButtonProps={{ danger: content?.danger ?? false }}
-      onOk={() => settle(true)}
-      onCancel={() => settle(false)}
-      destroyOnHidden
-    >
-      {content?.body}
-    </Modal>
-  );
+  const dialog =
+    content === undefined ? null : (
+      <Suspense fallback={null}>
+        <Modal
+          open={open}
+          title={content?.title}
+          okText={content?.ok}
+          cancelText={t('edit.force.cancel')}
+          okButtonProps={{ danger: content?.danger ?? false }}
+          onOk={() => settle(true)}
+          onCancel={() => settle(false)}
+          destroyOnHidden
+        >
+          {content.body}
+        </Modal>
+      </Suspense>
+    );
   return { ask, dialog };
 }
