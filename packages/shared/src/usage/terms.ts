@@ -37,3 +37,16 @@ export const DEFAULT_IDLE_AFTER_SECONDS = 30 * 60;
 export const DEFAULT_USAGE_WINDOW_MINUTES = 10;
 /** The longest window a caller may ask for: one day. */
 export const MAX_USAGE_WINDOW_MINUTES = 24 * 60;
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600 };
+
+/**
+ * `--idle-after`'s duration (`30s`, `2m`, `30m`, `1h`) in seconds; undefined when it is not a
+ * positive whole number of one of those units.
+ */
+export function parseUsageDuration(text: string): number | undefined {
+  const match = /^(\d+)([smh])$/.exec(text.trim());
+  if (!match?.[1] || !match[2]) return undefined;
+  const seconds = Number(match[1]) * (DURATION_UNITS[match[2]] ?? 0);
+  return seconds > 0 ? seconds : undefined;
+}
