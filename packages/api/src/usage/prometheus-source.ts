@@ -1,0 +1,230 @@
+/**
+ * Usage read through Prometheus (`--prometheus-url`): each figure is ONE PromQL query over the
+ * whole cluster, aggregated by the card's or the instance's labels, so the number of queries
+ * does not grow with the cluster (HAMi-WebUI PR #96 ran its store out of memory with one query
+ * per card). The expressions are `UsageQueries` (dcgm-exporter's by default, overridable with
+ * `--usage-queries`). A Prometheus that cannot be reached or refuses a query makes the read
+ * throw a `PrometheusError` (`unreachable` | `query-failed`): the caller reports the figures as
+ * unknown, never as 0.
+ */
+import { DEFAULT_USAGE_QUERIES, type UsageQueries } from '@mgpu/shared';
+import {
+  type InstantSample,
+  PrometheusHttp,
+  type PrometheusHttpOptions,
+} from './prometheus-http.js';
+import type {
+  CardUsage,
+  InstanceUsage,
+  UsageQuery,
+  UsageSource,
+  UtilizationFigures,
+} from './usage-source.js';
+
+export interface PrometheusSourceOptions extends PrometheusHttpOptions {
+  /** The expressions and labels (default `DEFAULT_USAGE_QUERIES`). */
+  queries?: UsageQueries;
+}
+
+/** A plain series selector (`name` or `name{…}`) is read sample by sample, not subqueried. */
+const PLAIN_SELECTOR = /^[a-zA-Z_:][a-zA-Z0-9_:]*\s*(\{[^{}]*\})?$/;
+/** At most this many subquery steps per series, however long the window. */
+const MAX_STEPS = 720;
+
+export class PrometheusSource implements UsageSource {
+  readonly kind = 'prometheus' as const;
+  readonly simulated = false;
+  readonly hasInstanceSeries: boolean;
+  private readonly http: PrometheusHttp;
+  private readonly queries: UsageQueries;
+
+  constructor(options: PrometheusSourceOptions) {
+    this.http = new PrometheusHttp(options);
+    this.queries = options.queries ?? DEFAULT_USAGE_QUERIES;
+    this.hasInstanceSeries = this.queries.instanceUtilization !== null;
+  }
+
+  /** The server asked, without credentials (for the start's log line). */
+  get url(): string {
+    return this.http.url;
+  }
+
+  async instanceUsage(query: UsageQuery): Promise<InstanceUsage[]> {
+    const { instanceUtilization, instanceMemoryUsed, labels } = this.queries;
+    if (instanceUtilization === null) return [];
+    const keys = [labels.node, labels.card, labels.namespace, labels.pod, labels.container];
+    const [utilization, memory] = await Promise.all([
+      this.utilization(instanceUtilization, keys, query),
+      instanceMemoryUsed === null
+        ? Promise.resolve(new Map<string, number>())
+        : this.http
+            .query(
+              `avg by (${keys.join(', ')}) (${this.overWindow('avg', instanceMemoryUsed, query)})`,
+            )
+            .then((samples) => byKey(samples, keys)),
+    ]);
+    const instances: InstanceUsage[] = [];
+    for (const [key, figures] of utilization) {
+      const [node, card, namespace, pod, container] = JSON.parse(key) as string[];
+      const index = card ? Number(card) : Number.NaN;
+      if (!node || !namespace || !pod || !container || !Number.isInteger(index)) continue;
+      instances.push({
+        node,
+        card: index,
+        namespace,
+        pod,
+        container,
+        utilization: figures.utilization,
+        memoryUsedMiB: finiteOrNull(memory.get(key)),
+      });
+    }
+    return instances;
+  }
+
+  async cardUsage(query: UsageQuery): Promise<CardUsage[]> {
+    const { cardUtilization, cardUtilizationFallback, cardMemoryUsed, cardMemoryFree, labels } =
+      this.queries;
+    const keys = [labels.node, labels.card];
+    const memoryOf = (expression: string) =>
+      this.http
+        .query(`avg by (${keys.join(', ')}) (${this.overWindow('avg', expression, query)})`)
+        .then((samples) => byKey(samples, keys));
+    const [primary, used, free] = await Promise.all([
+      this.utilization(cardUtilization, keys, query, [labels.uuid, labels.model]),
+      memoryOf(cardMemoryUsed),
+      memoryOf(cardMemoryFree),
+    ]);
+    // dcgm-exporter without its profiling fields has no GR_ENGINE_ACTIVE: GPU_UTIL then.
+    const utilization =
+      primary.size === 0 && cardUtilizationFallback !== null
+        ? await this.utilization(cardUtilizationFallback, keys, query, [labels.uuid, labels.model])
+        : primary;
+    const cards = new Map<string, CardUsage>();
+    const cardOf = (key: string): CardUsage | undefined => {
+      const known = cards.get(key);
+      if (known) return known;
+      const [node, card] = JSON.parse(key) as string[];
+      const index = card ? Number(card) : Number.NaN;
+      if (!node || !Number.isInteger(index)) return undefined;
+      const fresh: CardUsage = {
+        node,
+        card: index,
+        uuid: null,
+        model: null,
+        utilization: { meanPercent: null, sampledSeconds: 0, quietSeconds: null },
+        memoryUsedMiB: null,
+        memoryFreeMiB: null,
+      };
+      cards.set(key, fresh);
+      return fresh;
+    };
+    for (const [key, figures] of utilization) {
+      const card = cardOf(key);
+      if (!card) continue;
+      card.utilization = figures.utilization;
+      card.uuid = figures.extra[labels.uuid] || null;
+      card.model = figures.extra[labels.model] || null;
+    }
+    for (const [key, value] of used) {
+      const card = cardOf(key);
+      if (card) card.memoryUsedMiB = finiteOrNull(value);
+    }
+    for (const [key, value] of free) {
+      const card = cardOf(key);
+      if (card) card.memoryFreeMiB = finiteOrNull(value);
+    }
+    return [...cards.values()];
+  }
+
+  close(): void {}
+
+  /**
+   * Three queries for a utilisation expression, each over the whole cluster: the mean over the
+   * window, the span of the samples in it, and how long it stayed under the idle threshold up to
+   * its newest sample (newest sample − the last one at or over the threshold, or − the oldest
+   * when none was), looking back max(window, idle-after).
+   */
+  private async utilization(
+    expression: string,
+    keys: readonly string[],
+    query: UsageQuery,
+    extraLabels: readonly string[] = [],
+  ): Promise<Map<string, { utilization: UtilizationFigures; extra: Record<string, string> }>> {
+    const lookbackSeconds = Math.max(query.windowSeconds, query.idleAfterSeconds);
+    const windowStep = this.stepSeconds(query.windowSeconds);
+    const lookbackStep = this.stepSeconds(lookbackSeconds);
+    const times = (seconds: number, step: number, inner = `(${expression})`) =>
+      `timestamp(${inner})[${seconds}s:${step}s]`;
+    const threshold = query.idleThresholdPercent;
+    const [means, spans, quiets] = await Promise.all([
+      this.http.query(
+        `avg by (${[...keys, ...extraLabels].join(', ')}) (${this.overWindow('avg', expression, query)})`,
+      ),
+      this.http.query(
+        `max by (${keys.join(', ')}) (max_over_time(${times(query.windowSeconds, windowStep)}) - min_over_time(${times(query.windowSeconds, windowStep)}))`,
+      ),
+      this.http.query(
+        `min by (${keys.join(', ')}) (max_over_time(${times(lookbackSeconds, lookbackStep)}) - (max_over_time(${times(lookbackSeconds, lookbackStep, `(${expression}) >= ${threshold}`)}) or min_over_time(${times(lookbackSeconds, lookbackStep)})))`,
+      ),
+    ]);
+    const spanOf = byKey(spans, keys);
+    const quietOf = byKey(quiets, keys);
+    const figures = new Map<
+      string,
+      { utilization: UtilizationFigures; extra: Record<string, string> }
+    >();
+    for (const sample of means) {
+      const key = keyOf(sample, keys);
+      const mean = finiteOrNull(sample.value);
+      const span = finiteOrNull(spanOf.get(key));
+      const quiet = finiteOrNull(quietOf.get(key));
+      figures.set(key, {
+        utilization: {
+          meanPercent: mean,
+          // The subquery's first step may reach a sample just before the window: clamp.
+          sampledSeconds: mean === null ? 0 : clamp(span ?? 0, 0, query.windowSeconds),
+          quietSeconds: mean === null || quiet === null ? null : clamp(quiet, 0, lookbackSeconds),
+        },
+        extra: Object.fromEntries(extraLabels.map((label) => [label, sample.labels[label] ?? ''])),
+      });
+    }
+    return figures;
+  }
+
+  /** `fn_over_time` of the expression over the window: raw samples for a plain series. */
+  private overWindow(fn: 'avg' | 'max', expression: string, query: UsageQuery): string {
+    return PLAIN_SELECTOR.test(expression)
+      ? `${fn}_over_time(${expression}[${query.windowSeconds}s])`
+      : `${fn}_over_time((${expression})[${query.windowSeconds}s:${this.stepSeconds(query.windowSeconds)}s])`;
+  }
+
+  /** The configured step, coarser when the window would need more than `MAX_STEPS`. */
+  private stepSeconds(windowSeconds: number): number {
+    return Math.max(durationSeconds(this.queries.step), Math.ceil(windowSeconds / MAX_STEPS));
+  }
+}
+
+/** `15s`, `1m`, `500ms` (validated by the queries' schema) → seconds. */
+function durationSeconds(text: string): number {
+  const match = /^(\d+)(ms|s|m|h)$/.exec(text);
+  if (!match) return 15;
+  const value = Number(match[1]);
+  const unit = { ms: 0.001, s: 1, m: 60, h: 3600 }[match[2] as 'ms' | 's' | 'm' | 'h'];
+  return Math.max(1, value * unit);
+}
+
+function keyOf(sample: InstantSample, keys: readonly string[]): string {
+  return JSON.stringify(keys.map((label) => sample.labels[label] ?? ''));
+}
+
+function byKey(samples: readonly InstantSample[], keys: readonly string[]): Map<string, number> {
+  return new Map(samples.map((sample) => [keyOf(sample, keys), sample.value]));
+}
+
+function finiteOrNull(value: number | undefined): number | null {
+  return value !== undefined && Number.isFinite(value) ? value : null;
+}
+
+function clamp(value: number, low: number, high: number): number {
+  return Math.min(high, Math.max(low, value));
+}
