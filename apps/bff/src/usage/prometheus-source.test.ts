@@ -1,0 +1,297 @@
+/**
+ * The Prometheus usage source against Debian's real Prometheus scraping a fixture exporter that
+ * serves dcgm-exporter's names and the per-instance series: what the console reads is what the
+ * exporter said, dcgm's GR_ENGINE_ACTIVE falls back to GPU_UTIL, a `--usage-queries` file
+ * renames it all, and an unreachable or refusing Prometheus is an error, never a 0.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PrometheusError, PrometheusSource } from '@mgpu/api';
+import { parseUsageQueries } from '@mgpu/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PrometheusServer, startPrometheus } from '../test-support/prometheus.js';
+import {
+  dcgmLine,
+  type FixtureExporter,
+  instanceLine,
+  serveMetricsText,
+} from './gpu-exporter-fixture.js';
+
+const A100 = 'NVIDIA A100-SXM4-80GB';
+const card0 = { node: 'gpu-node-a', index: 0, uuid: 'GPU-aaaa-0000', model: A100 };
+const card1 = { node: 'gpu-node-a', index: 1, uuid: 'GPU-aaaa-0001', model: A100 };
+const busy = {
+  node: 'gpu-node-a',
+  card: 0,
+  namespace: 'team-a',
+  pod: 'train-0',
+  container: 'main',
+};
+const quiet = {
+  node: 'gpu-node-a',
+  card: 1,
+  namespace: 'team-b',
+  pod: 'idle-0',
+  container: 'main',
+};
+
+/** dcgm-exporter with its profiling field, the embedded exporter's instance series, other names. */
+const FULL_TEXT = [
+  dcgmLine('DCGM_FI_PROF_GR_ENGINE_ACTIVE', card0, 0.45),
+  dcgmLine('DCGM_FI_PROF_GR_ENGINE_ACTIVE', card1, 0.02),
+  // Deliberately unlike the engine's figure: the test tells which one was read.
+  dcgmLine('DCGM_FI_DEV_GPU_UTIL', card0, 61),
+  dcgmLine('DCGM_FI_DEV_GPU_UTIL', card1, 7),
+  dcgmLine('DCGM_FI_DEV_FB_USED', card0, 30000),
+  dcgmLine('DCGM_FI_DEV_FB_USED', card1, 1000),
+  dcgmLine('DCGM_FI_DEV_FB_FREE', card0, 51920),
+  dcgmLine('DCGM_FI_DEV_FB_FREE', card1, 80920),
+  instanceLine('mgpu_instance_utilization_percent', busy, 80),
+  instanceLine('mgpu_instance_utilization_percent', quiet, 0),
+  instanceLine('mgpu_instance_memory_used_mib', busy, 12000),
+  instanceLine('mgpu_instance_memory_used_mib', quiet, 500),
+  // Another vendor's exporter, for the override file.
+  'acme_gpu_busy_ratio{node_name="gpu-node-b",card_index="3",serial="ACME-3",product="Acme X1"} 0.25',
+  'acme_gpu_mem_used_bytes{node_name="gpu-node-b",card_index="3"} 2147483648',
+  'acme_gpu_mem_free_bytes{node_name="gpu-node-b",card_index="3"} 1073741824',
+  '',
+].join('\n');
+
+/** dcgm-exporter without profiling fields (the default counters of many installs). */
+const NO_PROFILING_TEXT = [
+  dcgmLine('DCGM_FI_DEV_GPU_UTIL', card0, 61),
+  dcgmLine('DCGM_FI_DEV_FB_USED', card0, 30000),
+  dcgmLine('DCGM_FI_DEV_FB_FREE', card0, 51920),
+  '',
+].join('\n');
+
+const QUERY = { windowSeconds: 120, idleThresholdPercent: 5, idleAfterSeconds: 30 };
+// Scraped every second: a one-second subquery step sees each sample.
+const FINE_STEP = parseUsageQueries('step: 1s', 'test.yaml');
+
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+async function exporter(text: string): Promise<FixtureExporter> {
+  const served = await serveMetricsText(text);
+  cleanups.push(served.close);
+  return served;
+}
+async function prometheusScraping(
+  target: string,
+  tls?: { certFile: string; keyFile: string },
+): Promise<PrometheusServer> {
+  const server = await startPrometheus({ targets: [target], ...(tls ? { tls } : {}) });
+  cleanups.push(server.close);
+  return server;
+}
+
+describe('the Prometheus usage source on a real Prometheus', () => {
+  let prometheus: PrometheusServer;
+  beforeAll(async () => {
+    prometheus = await prometheusScraping((await exporter(FULL_TEXT)).target);
+    // A few seconds of samples: enough for a span and a quiet stretch.
+    await prometheus.waitForScrapes(4);
+  }, 90_000);
+
+  it('reads each card of dcgm-exporter: engine activity as percent, frame buffer, UUID and model', async () => {
+    const source = new PrometheusSource({ url: prometheus.url, queries: FINE_STEP });
+    const cards = await source.cardUsage(QUERY);
+    const byIndex = new Map(
+      cards.filter((card) => card.node === 'gpu-node-a').map((c) => [c.card, c]),
+    );
+    expect([...byIndex.keys()].sort()).toEqual([0, 1]);
+    const first = byIndex.get(0);
+    expect(first?.utilization.meanPercent).toBeCloseTo(45, 6);
+    expect(first).toMatchObject({
+      uuid: card0.uuid,
+      model: A100,
+      memoryUsedMiB: 30000,
+      memoryFreeMiB: 51920,
+    });
+    expect(byIndex.get(1)?.utilization.meanPercent).toBeCloseTo(2, 6);
+    expect(byIndex.get(1)?.memoryUsedMiB).toBe(1000);
+    // Samples over a few seconds, not one.
+    expect(first?.utilization.sampledSeconds).toBeGreaterThan(0);
+    expect(first?.utilization.sampledSeconds).toBeLessThanOrEqual(QUERY.windowSeconds);
+  });
+
+  it('reads each instance: its own utilisation and memory, keyed like its allocation record', async () => {
+    const source = new PrometheusSource({ url: prometheus.url, queries: FINE_STEP });
+    expect(source.hasInstanceSeries).toBe(true);
+    const instances = await source.instanceUsage(QUERY);
+    const train = instances.find((instance) => instance.pod === 'train-0');
+    const idle = instances.find((instance) => instance.pod === 'idle-0');
+    expect(train).toMatchObject({ ...busy, memoryUsedMiB: 12000 });
+    expect(train?.utilization.meanPercent).toBe(80);
+    // At 80 % it is never quiet; at 0 % it has been quiet for as long as it was sampled.
+    expect(train?.utilization.quietSeconds).toBe(0);
+    expect(idle).toMatchObject({ ...quiet, memoryUsedMiB: 500 });
+    expect(idle?.utilization.meanPercent).toBe(0);
+    expect(idle?.utilization.quietSeconds).toBeGreaterThan(0);
+    expect(idle?.utilization.quietSeconds).toBeGreaterThanOrEqual(
+      (idle?.utilization.sampledSeconds ?? 0) - 1,
+    );
+  });
+
+  it('a quiet instance becomes idle once it stayed quiet for the whole idle-after', async () => {
+    const source = new PrometheusSource({ url: prometheus.url, queries: FINE_STEP });
+    const idleAfterSeconds = 3;
+    await prometheus.waitForScrapes(idleAfterSeconds + 1);
+    const instances = await source.instanceUsage({ ...QUERY, idleAfterSeconds });
+    const idle = instances.find((instance) => instance.pod === 'idle-0');
+    expect(idle?.utilization.quietSeconds).toBeGreaterThanOrEqual(idleAfterSeconds);
+  });
+
+  it('a --usage-queries file names another exporter’s series and labels', async () => {
+    const queries = parseUsageQueries(
+      [
+        'cardUtilization: acme_gpu_busy_ratio * 100',
+        'cardUtilizationFallback: null',
+        'cardMemoryUsed: acme_gpu_mem_used_bytes / 1048576',
+        'cardMemoryFree: acme_gpu_mem_free_bytes / 1048576',
+        'instanceUtilization: null',
+        'instanceMemoryUsed: null',
+        'step: 1s',
+        'labels: { node: node_name, card: card_index, uuid: serial, model: product }',
+      ].join('\n'),
+      'acme.yaml',
+    );
+    const source = new PrometheusSource({ url: prometheus.url, queries });
+    expect(source.hasInstanceSeries).toBe(false);
+    expect(await source.instanceUsage(QUERY)).toEqual([]);
+    const cards = await source.cardUsage(QUERY);
+    expect(cards).toHaveLength(1);
+    expect(cards[0]).toMatchObject({
+      node: 'gpu-node-b',
+      card: 3,
+      uuid: 'ACME-3',
+      model: 'Acme X1',
+      memoryUsedMiB: 2048,
+      memoryFreeMiB: 1024,
+    });
+    expect(cards[0]?.utilization.meanPercent).toBeCloseTo(25, 6);
+  });
+
+  it('a query Prometheus refuses is a failed query, not a figure', async () => {
+    const queries = parseUsageQueries('cardMemoryUsed: "sum(("', 'broken.yaml');
+    const source = new PrometheusSource({ url: prometheus.url, queries });
+    const failure = await source.cardUsage(QUERY).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(PrometheusError);
+    expect(failure).toMatchObject({ kind: 'query-failed' });
+    expect((failure as Error).message).toMatch(/refused the query/);
+  });
+});
+
+describe('dcgm-exporter without its profiling fields', () => {
+  it('falls back from DCGM_FI_PROF_GR_ENGINE_ACTIVE to DCGM_FI_DEV_GPU_UTIL', async () => {
+    const prometheus = await prometheusScraping((await exporter(NO_PROFILING_TEXT)).target);
+    const source = new PrometheusSource({ url: prometheus.url, queries: FINE_STEP });
+    const [card] = await source.cardUsage(QUERY);
+    expect(card).toMatchObject({
+      node: 'gpu-node-a',
+      card: 0,
+      uuid: card0.uuid,
+      memoryUsedMiB: 30000,
+    });
+    expect(card?.utilization.meanPercent).toBe(61);
+    // No per-instance series on this exporter: nothing is attributed to an instance.
+    expect(await source.instanceUsage(QUERY)).toEqual([]);
+  }, 90_000);
+});
+
+describe('reaching Prometheus', () => {
+  it('a Prometheus nobody answers at is unreachable, said as such', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const source = new PrometheusSource({ url: `http://127.0.0.1:${port}` });
+    const failure = await source.instanceUsage(QUERY).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(PrometheusError);
+    expect(failure).toMatchObject({ kind: 'unreachable' });
+    expect((failure as Error).message).toContain(`127.0.0.1:${port}`);
+  });
+
+  it('over HTTPS with a private CA and a bearer token through an authenticating proxy', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'mgpu-prometheus-tls-'));
+    cleanups.push(() => rm(directory, { recursive: true, force: true }));
+    const certFile = join(directory, 'cert.pem');
+    const keyFile = join(directory, 'key.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+      ],
+      { stdio: 'ignore' },
+    );
+    const prometheus = await prometheusScraping((await exporter(NO_PROFILING_TEXT)).target, {
+      certFile,
+      keyFile,
+    });
+    const ca = readFileSync(certFile);
+    // Trusted by its CA file: figures. Without it: unreachable (the certificate is refused).
+    const trusted = new PrometheusSource({ url: prometheus.url, ca, queries: FINE_STEP });
+    expect((await trusted.cardUsage(QUERY))[0]?.utilization.meanPercent).toBe(61);
+    const untrusting = new PrometheusSource({ url: prometheus.url, queries: FINE_STEP });
+    expect(await untrusting.cardUsage(QUERY).catch((error: unknown) => error)).toMatchObject({
+      kind: 'unreachable',
+    });
+
+    // kube-rbac-proxy's part, in small: only a request with the bearer token reaches Prometheus.
+    const token = 'prometheus-reader-token';
+    const seen: (string | undefined)[] = [];
+    const proxy = createServer((incoming, outgoing) => {
+      seen.push(incoming.headers.authorization);
+      if (incoming.headers.authorization !== `Bearer ${token}`) {
+        outgoing.writeHead(401, { 'content-type': 'text/plain' }).end('Unauthorized');
+        return;
+      }
+      const target = new URL(incoming.url ?? '/', prometheus.url);
+      const forwarded = httpsRequest(
+        target,
+        { method: incoming.method, headers: { ...incoming.headers, host: target.host }, ca },
+        (answer: IncomingMessage) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
+      incoming.pipe(forwarded);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => proxy.close(() => resolve())));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const withToken = new PrometheusSource({
+      url: proxyUrl,
+      bearerToken: token,
+      queries: FINE_STEP,
+    });
+    expect((await withToken.cardUsage(QUERY))[0]?.utilization.meanPercent).toBe(61);
+    const withoutToken = new PrometheusSource({ url: proxyUrl, queries: FINE_STEP });
+    expect(await withoutToken.cardUsage(QUERY).catch((error: unknown) => error)).toMatchObject({
+      kind: 'unreachable',
+    });
+    expect(seen).toContain(`Bearer ${token}`);
+  }, 90_000);
+});
