@@ -29,3 +29,6 @@ export type { BffContext } from './trpc/context.js';
 export { createCallerFactory, type RuleErrorShape, RuleErrors, SSE_TIMING } from './trpc/init.js';
 export { preparedJson } from './trpc/prepared-output.js';
 export { snapshotEvents } from './trpc/snapshot-events.js';
+// Usage (issue 28): Prometheus as a usage source.
+export { PrometheusError, type PrometheusFailure } from './usage/prometheus-http.js';
+export { PrometheusSource, type PrometheusSourceOptions } from './usage/prometheus-source.js';
