@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -260,7 +260,7 @@ describe('reaching Prometheus', () => {
     });
 
     // kube-rbac-proxy's part, in small: only a request with the bearer token reaches Prometheus.
-    const token = 'prometheus-reader-token';
+    let token = 'prometheus-reader-token';
     const seen: (string | undefined)[] = [];
     const proxy = createServer((incoming, outgoing) => {
       seen.push(incoming.headers.authorization);
@@ -282,16 +282,23 @@ describe('reaching Prometheus', () => {
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise((resolve) => proxy.close(() => resolve())));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const tokenFile = join(directory, 'token');
+    await writeFile(tokenFile, `${token}\n`);
     const withToken = new PrometheusSource({
       url: proxyUrl,
-      bearerToken: token,
+      bearerTokenFile: tokenFile,
       queries: FINE_STEP,
     });
+    expect((await withToken.cardUsage(QUERY))[0]?.utilization.meanPercent).toBe(61);
+    expect(seen).toContain('Bearer prometheus-reader-token');
+    // A rotated token (a projected service-account token, say) is used without a restart.
+    token = 'rotated-reader-token';
+    await writeFile(tokenFile, token);
     expect((await withToken.cardUsage(QUERY))[0]?.utilization.meanPercent).toBe(61);
     const withoutToken = new PrometheusSource({ url: proxyUrl, queries: FINE_STEP });
     expect(await withoutToken.cardUsage(QUERY).catch((error: unknown) => error)).toMatchObject({
       kind: 'unreachable',
     });
-    expect(seen).toContain(`Bearer ${token}`);
+    expect(seen).toContain('Bearer rotated-reader-token');
   }, 90_000);
 });

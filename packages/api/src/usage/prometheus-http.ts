@@ -4,14 +4,20 @@
  * `PrometheusError` whose `kind` tells the operator whether Prometheus could not be reached or
  * answered the query with an error.
  */
+import { readFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
 export interface PrometheusHttpOptions {
   /** The server, e.g. `http://prometheus.monitoring:9090` (a path prefix is kept). */
   url: string;
-  /** Sent as `Authorization: Bearer <token>` (e.g. read from `--prometheus-token-file`). */
+  /** Sent as `Authorization: Bearer <token>`. */
   bearerToken?: string;
+  /**
+   * `--prometheus-token-file`: the token read from this file on every request, so a rotated
+   * token (a projected service-account token, say) is used without a restart.
+   */
+  bearerTokenFile?: string;
   /** PEM of the CA that signed the server's certificate (`--prometheus-ca-file`). */
   ca?: string | Buffer;
   /** Per request, default 10 s: a query that takes longer is reported as failed, not waited on. */
@@ -112,7 +118,10 @@ export class PrometheusHttp {
     let status: number;
     let text: string;
     try {
-      ({ status, text } = await this.send(url, body));
+      const token = this.options.bearerTokenFile
+        ? (await readFile(this.options.bearerTokenFile, 'utf8')).trim()
+        : this.options.bearerToken;
+      ({ status, text } = await this.send(url, body, token));
     } catch (error) {
       throw new PrometheusError(
         'unreachable',
@@ -137,13 +146,17 @@ export class PrometheusHttp {
     return answer.data;
   }
 
-  private send(url: URL, body: string): Promise<{ status: number; text: string }> {
+  private send(
+    url: URL,
+    body: string,
+    bearerToken: string | undefined,
+  ): Promise<{ status: number; text: string }> {
     const headers: Record<string, string> = {
       'content-type': 'application/x-www-form-urlencoded',
       'content-length': String(Buffer.byteLength(body)),
       accept: 'application/json',
     };
-    if (this.options.bearerToken) headers.authorization = `Bearer ${this.options.bearerToken}`;
+    if (bearerToken) headers.authorization = `Bearer ${bearerToken}`;
     const signal = AbortSignal.timeout(this.timeoutMs);
     return new Promise((resolve, reject) => {
       const onResponse = (response: IncomingMessage) => {

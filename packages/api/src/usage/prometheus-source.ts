@@ -139,6 +139,19 @@ export class PrometheusSource implements UsageSource {
   close(): void {}
 
   /**
+   * Checks, once at start, that Prometheus answers and holds card series: throws a
+   * `PrometheusError` when it cannot be asked, an `Error` naming the series when it has none.
+   */
+  async probe(): Promise<void> {
+    const { cardUtilization, cardUtilizationFallback } = this.queries;
+    const count = `count(${cardUtilization})${cardUtilizationFallback === null ? '' : ` or count(${cardUtilizationFallback})`}`;
+    if ((await this.http.query(count)).length === 0)
+      throw new Error(
+        `Prometheus at ${this.url} has no series of ${cardUtilization}${cardUtilizationFallback === null ? '' : ` nor of ${cardUtilizationFallback}`} (yet): usage figures stay unknown until it has`,
+      );
+  }
+
+  /**
    * Three queries for a utilisation expression, each over the whole cluster: the mean over the
    * window, the span of the samples in it, and how long it stayed under the idle threshold up to
    * its newest sample (newest sample − the last one at or over the threshold, or − the oldest
