@@ -2,16 +2,19 @@ import { existsSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { isConflict, kubeConfigForServer, type ServerAccess } from '@mgpu/kube-client';
+import type { GpuUsageSnapshot } from '@mgpu/shared';
 import { parse, stringify } from 'yaml';
 import { type ApiServer, startApiServer } from './apiserver/api-server.js';
 import { ContainerLogStore } from './controllers/container-logs.js';
 import type { RunningController } from './controllers/controller.js';
 import { startDeploymentController } from './controllers/deployment-controller.js';
 import { startJobController } from './controllers/job-controller.js';
-import { startNodeAgents } from './controllers/node-agent.js';
+import { type NodeAgents, startNodeAgents } from './controllers/node-agent.js';
 import { startReplicaSetController } from './controllers/replicaset-controller.js';
 import { type SchedulerOptions, startScheduler } from './controllers/scheduler.js';
 import { startStatefulSetController } from './controllers/statefulset-controller.js';
+import { type GpuExporterServer, serveGpuExporter } from './gpu-usage/exporter-server.js';
+import { exporterText } from './gpu-usage/exporter-text.js';
 import {
   loadTopology,
   type Topology,
@@ -34,6 +37,21 @@ export interface EmbeddedClusterOptions {
   log?: (message: string) => void;
   /** The API's bearer token, e.g. an earlier start's so its clients keep working; random if absent. */
   token?: string;
+  /** Also serve the GPU exporter's `GET /metrics` on this loopback port (0: a free one). */
+  gpuMetricsPort?: number;
+}
+
+/**
+ * The embedded cluster's GPU exporter, read in-process: the node agents' model of what each
+ * container uses (simulated, not measured), fresh on every call.
+ */
+export interface EmbeddedGpuMetrics {
+  /** dcgm-exporter text, exactly what `GET /metrics` on the exporter port answers. */
+  text(nowMs?: number): string;
+  /** The same figures as objects. */
+  samples(nowMs?: number): GpuUsageSnapshot;
+  /** Where `GET /metrics` answers, when `gpuMetricsPort` was given. */
+  url?: string;
 }
 
 export interface EmbeddedCluster extends EmbeddedApi {
@@ -43,6 +61,8 @@ export interface EmbeddedCluster extends EmbeddedApi {
   topology: Topology;
   /** What the containers wrote (the node agents write, `pods/<name>/log` reads). */
   containerLogs: ContainerLogStore;
+  /** What the containers use of their GPUs, as the simulator models it. */
+  gpuMetrics: EmbeddedGpuMetrics;
   /** Writes a kubeconfig for kubectl and other clients (TLS with the CA, the token; 0600). */
   writeKubeconfig(file: string): Promise<void>;
   /** Resolves once the controllers have nothing queued. */
@@ -113,10 +133,13 @@ export async function startEmbeddedCluster(
   const kubeConfig = kubeConfigFor(server);
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const running: RunningController[] = [];
+  let exporter: GpuExporterServer | undefined;
   const stop = async () => {
+    await exporter?.close();
     await Promise.allSettled([...running].reverse().map((controller) => controller.stop()));
     await server.close();
   };
+  let agents: NodeAgents;
   try {
     for (const namespace of topologyNamespaces(topology)) {
       try {
@@ -129,7 +152,8 @@ export async function startEmbeddedCluster(
     }
     // Agents register the nodes; the pods that already run come next, so the scheduler's
     // first decision sees their cards taken.
-    running.push(await startNodeAgents(kubeConfig, { topology, log, logs: containerLogs }));
+    agents = await startNodeAgents(kubeConfig, { topology, log, logs: containerLogs });
+    running.push(agents);
     const nodes = new Map(topologyNodes(topology).map((node) => [node.name, node]));
     for (const pod of restarted ? [] : topology.pods) {
       const body = topologyPodObject(pod, pod.node ? nodes.get(pod.node) : undefined);
@@ -144,6 +168,11 @@ export async function startEmbeddedCluster(
     running.push(await startDeploymentController(kubeConfig, { log }));
     running.push(await startStatefulSetController(kubeConfig, { log }));
     running.push(await startJobController(kubeConfig, { log }));
+    if (options.gpuMetricsPort !== undefined)
+      exporter = await serveGpuExporter(
+        () => exporterText(agents.gpuUsage()),
+        options.gpuMetricsPort,
+      );
   } catch (error) {
     await stop();
     throw error;
@@ -155,6 +184,11 @@ export async function startEmbeddedCluster(
     kubeConfig,
     topology,
     containerLogs,
+    gpuMetrics: {
+      text: (nowMs) => exporterText(agents.gpuUsage(nowMs)),
+      samples: (nowMs) => agents.gpuUsage(nowMs),
+      ...(exporter ? { url: exporter.url } : {}),
+    },
     async writeKubeconfig(file) {
       const text = stringify(parse(kubeConfigForClients(server).exportConfig()));
       // mode applies only to a new file; an existing one is narrowed too, as it holds the token.

@@ -17,9 +17,11 @@ export {
   type EmbeddedApi,
   type EmbeddedCluster,
   type EmbeddedClusterOptions,
+  type EmbeddedGpuMetrics,
   kubeConfigFor,
   kubeConfigForClients,
   startEmbeddedCluster,
 } from './embedded.js';
+export { exporterText } from './gpu-usage/exporter-text.js';
 export { whenLauncherExits } from './launchers.js';
 export * from './topology/index.js';

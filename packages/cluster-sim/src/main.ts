@@ -1,9 +1,11 @@
 /**
  * The embedded cluster, standalone (spec §7):
  * `pnpm --silent sim --port P --kubeconfig FILE [--topology FILE] [--state-file FILE]
- * [--event-ttl DURATION]` serves the Kubernetes API on 127.0.0.1:P, writes a kubeconfig, prints a
- * line with `ready` and runs until SIGTERM or SIGINT. `--event-ttl` is kube-apiserver's: how long
- * an Event lives after its last write (a Go duration, default 1h).
+ * [--event-ttl DURATION] [--gpu-metrics-port P]` serves the Kubernetes API on 127.0.0.1:P,
+ * writes a kubeconfig, prints a line with `ready` and runs until SIGTERM or SIGINT.
+ * `--event-ttl` is kube-apiserver's: how long an Event lives after its last write (a Go
+ * duration, default 1h). `--gpu-metrics-port` serves the GPU exporter (dcgm-exporter text of
+ * the simulated use, spec §9) at http://127.0.0.1:P/metrics.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,7 +14,7 @@ import { startEmbeddedCluster } from './embedded.js';
 import { whenLauncherExits } from './launchers.js';
 
 const usage =
-  'usage: sim --port P --kubeconfig FILE [--topology FILE] [--state-file FILE] [--event-ttl DURATION]';
+  'usage: sim --port P --kubeconfig FILE [--topology FILE] [--state-file FILE] [--event-ttl DURATION] [--gpu-metrics-port P]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${usage}\n`);
@@ -31,6 +33,7 @@ let values: {
   topology?: string;
   'state-file'?: string;
   'event-ttl'?: string;
+  'gpu-metrics-port'?: string;
   help?: boolean;
 };
 try {
@@ -41,6 +44,7 @@ try {
       topology: { type: 'string' },
       'state-file': { type: 'string' },
       'event-ttl': { type: 'string' },
+      'gpu-metrics-port': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   }));
@@ -52,8 +56,17 @@ if (values.help) {
   process.stdout.write(`${usage}\n`);
   process.exit(0);
 }
-const port = values.port === undefined ? 0 : Number(values.port);
-if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port: not a port: ${values.port}`);
+const portOf = (flag: string, text: string) => {
+  const port = Number(text);
+  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)
+    fail(`--${flag}: not a port: ${text}`);
+  return port;
+};
+const port = values.port === undefined ? 0 : portOf('port', values.port);
+const gpuMetricsPort =
+  values['gpu-metrics-port'] === undefined
+    ? undefined
+    : portOf('gpu-metrics-port', values['gpu-metrics-port']);
 const eventTtlMs =
   values['event-ttl'] === undefined ? undefined : parseDuration(values['event-ttl']);
 if (values['event-ttl'] !== undefined && eventTtlMs === undefined)
@@ -66,6 +79,7 @@ const cluster = await startEmbeddedCluster({
   ...(values.topology ? { topology: resolve(cwd, values.topology) } : {}),
   ...(values['state-file'] ? { stateFile: resolve(cwd, values['state-file']) } : {}),
   ...(eventTtlMs !== undefined ? { eventTtlMs } : {}),
+  ...(gpuMetricsPort !== undefined ? { gpuMetricsPort } : {}),
 }).catch(refuse);
 
 if (values.kubeconfig) {
@@ -79,7 +93,7 @@ const nodes = cluster.topology.pools.reduce((sum, pool) => sum + pool.nodes, 0);
 process.stdout.write(
   `mgpu embedded cluster ready at ${cluster.url} (${nodes} nodes, topology ${cluster.topology.name}${
     values.kubeconfig ? `, kubeconfig ${values.kubeconfig}` : ''
-  })\n`,
+  }${cluster.gpuMetrics.url ? `, GPU exporter at ${cluster.gpuMetrics.url}` : ''})\n`,
 );
 
 let stopping = false;

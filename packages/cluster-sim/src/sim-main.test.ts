@@ -3,11 +3,14 @@
  * tiers: these check its command line, not the cluster behind MGPU_TEST_KUBECONFIG).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GPU_METRICS } from '@mgpu/shared';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from './duration.js';
 import { eventually } from './test-support/controller-cluster.js';
+import { parseExposition } from './test-support/prometheus-text.js';
 import { authorizationFrom, startSimProcess } from './test-support/sim-process.js';
 
 describe('parseDuration reads Go durations as kube-apiserver does', () => {
@@ -95,5 +98,45 @@ describe('pnpm sim --state-file', { timeout: 90_000 }, () => {
     // No stack trace and no usage: the flags were right, the file was not.
     expect(stderr).not.toMatch(/^\s+at /m);
     expect(stderr).not.toContain('usage:');
+  });
+});
+
+/** A loopback port nobody listens on now. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+
+describe('pnpm sim --gpu-metrics-port', { timeout: 90_000 }, () => {
+  it('serves the GPU exporter: a card series per card, the running pods per instance', async () => {
+    const port = await freePort();
+    const sim = startSimProcess(['--port', '0', '--gpu-metrics-port', String(port)]);
+    try {
+      await sim.url;
+      const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(response.status).toBe(200);
+      const families = parseExposition(await response.text());
+      expect(families.get(GPU_METRICS.cardUtilization)?.samples.length).toBeGreaterThan(0);
+      const instances = families.get(GPU_METRICS.instanceUtilization)?.samples ?? [];
+      // The default topology's pods already run on their cards.
+      expect(instances.map((sample) => sample.labels.pod)).toContain('train-ddp-0');
+      for (const sample of instances) {
+        expect(sample.value).toBeGreaterThanOrEqual(0);
+        expect(sample.value).toBeLessThanOrEqual(100);
+      }
+      expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
+    } finally {
+      sim.stop();
+    }
+  });
+
+  it('refuses a value that is not a port, naming the flag, with exit code 2', async () => {
+    const { code, stderr } = await startSimProcess(['--port', '0', '--gpu-metrics-port', 'x']).exit;
+    expect(code).toBe(2);
+    expect(stderr).toContain('--gpu-metrics-port: not a port: x');
   });
 });

@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { isConflict, isNotFound, mergePatch, objectKey, splitKey } from '@mgpu/kube-client';
 import {
+  APP_LABEL,
   bookOnCard,
   claimMemoryMiB,
   DEFAULT_NODE_POLICY,
   emptyCard,
+  type GpuUsageSnapshot,
   isTerminalPod,
   MAX_INSTANCES_PER_CARD,
   MGPU_NODE_API_VERSION,
@@ -14,11 +16,15 @@ import {
   type MgpuInstance,
   nodeStateFromNode,
   readPodClaims,
+  simulatedUtilizationOf,
   VKE,
   WHOLE_CARD_CLAIM,
   type WrittenMgpuNode,
   type WrittenMgpuNodeStatus,
+  workloadOfPod,
 } from '@mgpu/shared';
+import { modelledOf, runningGpuNodes } from '../gpu-usage/agent-usage.js';
+import { gpuUsageSnapshot, instanceProcesses } from '../gpu-usage/snapshot.js';
 import { type Topology, type TopologyNode, topologyNodes } from '../topology/topology.js';
 import type { ContainerLogStore } from './container-logs.js';
 import { announceStart } from './container-start.js';
@@ -57,6 +63,16 @@ interface RunningPod {
   instances: MgpuInstance[];
   whole: { card: number; container: string; containerID: string }[];
   containers: RunningContainer[];
+  /** Its replicas share a usage profile (the embedded cluster's model of GPU use). */
+  workload: string;
+  /** The pod's simulated-utilization annotation, when valid. */
+  annotatedPercent: number | undefined;
+}
+
+/** The node agents, and what their containers use of the GPUs (the model's figures). */
+export interface NodeAgents extends RunningController {
+  /** Every card of every GPU node and every container on them, at `nowMs` (default now). */
+  gpuUsage(nowMs?: number): GpuUsageSnapshot;
 }
 
 /** One simulated kubelet + mGPU driver: its cards' instance slots and the pods it runs. */
@@ -72,6 +88,7 @@ interface AgentNode {
   slots: boolean[][];
   pods: Map<string, RunningPod>;
   podIPs: number;
+  cardUuids: string[];
   object: TopologyNode['object'];
 }
 
@@ -99,7 +116,7 @@ const podIP = (index: number, serial: number) =>
 export async function startNodeAgents(
   kubeConfig: KubeConfig,
   options: NodeAgentOptions,
-): Promise<RunningController> {
+): Promise<NodeAgents> {
   const { informers, controllerOptions } = controllerInformers(kubeConfig, options);
   const clients = informers.clients;
   const log = options.log ?? (() => undefined);
@@ -126,6 +143,7 @@ export async function startNodeAgents(
       slots: state.cards.map(() => Array.from({ length: MAX_INSTANCES_PER_CARD }, () => false)),
       pods: new Map(),
       podIPs: 0,
+      cardUuids: state.cards.map((_, card) => cardUuid(state.name, card)),
       object: spec.object,
     });
   });
@@ -264,16 +282,37 @@ export async function startNodeAgents(
     const key = objectKey(pod);
     const existing = agent.pods.get(key);
     const uid = pod.metadata?.uid ?? '';
-    if (existing && existing.uid === uid) return existing;
+    const annotatedPercent = simulatedUtilizationOf(pod.metadata?.annotations);
+    if (existing && existing.uid === uid) {
+      // `kubectl annotate` on a running pod changes its simulated use, and so its vmem_info.
+      if (existing.annotatedPercent !== annotatedPercent) {
+        existing.annotatedPercent = annotatedPercent;
+        for (const instance of existing.instances)
+          Object.assign(
+            instance,
+            instanceProcesses(modelledOf(existing, instance), instance.container_id),
+          );
+        scheduleReport(agent.name);
+      }
+      return existing;
+    }
     if (existing) release(key);
     const containers: RunningContainer[] = (pod.spec?.containers ?? []).map((container) => ({
       name: container.name,
       containerID: containerIdOf(uid, container.name),
       image: container.image ?? '',
     }));
-    const running: RunningPod = { key, uid, instances: [], whole: [], containers };
-    const claims = readPodClaims(pod);
     const { namespace, name } = splitKey(key);
+    const running: RunningPod = {
+      key,
+      uid,
+      instances: [],
+      whole: [],
+      containers,
+      workload: workloadOfPod(pod)?.name ?? pod.metadata?.labels?.[APP_LABEL] ?? name,
+      annotatedPercent,
+    };
+    const claims = readPodClaims(pod);
     for (const container of claims?.containers ?? []) {
       const containerID = containerIdOf(uid, container.name);
       for (const card of container.cards) {
@@ -294,7 +333,7 @@ export async function startNodeAgents(
         const percent = container.perCard.computePercent;
         // The weights mirror the asked per-card share (seed: 1.2 on 2 cards → 60 and 60).
         // QoS on for the policies that enforce a share; the exact semantics are not public.
-        running.instances.push({
+        const instance: MgpuInstance = {
           namespace,
           pod: name,
           container: container.name,
@@ -313,7 +352,10 @@ export async function startNodeAgents(
           tasks: [],
           vmem_info: { free_mib: memory, used: [] },
           vmem_limit: memory,
-        });
+        };
+        // What the model says the container's process holds on the card (spec §6 vmem_info).
+        Object.assign(instance, instanceProcesses(modelledOf(running, instance), containerID));
+        running.instances.push(instance);
       }
     }
     agent.pods.set(key, running);
@@ -433,6 +475,7 @@ export async function startNodeAgents(
   for (const agent of agents.values()) scheduleReport(agent.name);
 
   return {
+    gpuUsage: (nowMs = Date.now()) => gpuUsageSnapshot(runningGpuNodes(agents.values()), nowMs),
     async stop() {
       reports.stop();
       events.stop();
