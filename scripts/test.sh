@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
 pnpm exec biome ci .
 pnpm exec turbo run build typecheck --output-logs=errors-only
+# The usage tests (issue 28) scrape with Debian's real Prometheus; install it when missing, as
+# Chromium below. Each test starts its own on a free port; a service the package starts is unused.
+[ -x /usr/bin/prometheus ] || { echo "installing Debian prometheus" >&2; apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus >&2; }
 # One package's suite at a time: each starts clusters, servers and processes, and on 2 cores
 # running them side by side only makes every one of them slow.
 pnpm exec turbo run test --concurrency=1 --output-logs=new-only
