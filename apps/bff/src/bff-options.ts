@@ -1,4 +1,4 @@
-import type { BffContext, ClusterConnection, PoolHistoryOptions } from '@mgpu/api';
+import type { BffContext, ClusterConnection, PoolHistoryOptions, UsageOptions } from '@mgpu/api';
 import type { CardPolicy } from '@mgpu/shared';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from './http/trust-proxy.js';
@@ -65,6 +65,11 @@ export interface BffOptions {
   metricsHost?: string;
   /** Per-pool history: sampling interval (default 10 s) and how long it reaches (default 1 h). */
   history?: PoolHistoryOptions;
+  /**
+   * GPU usage (issue 28): the source (`--prometheus-url`'s; unset: the embedded cluster's
+   * exporter, else none) and `--idle-threshold` / `--idle-after`.
+   */
+  usage?: UsageOptions;
   /** How long an operator's RBAC decisions are cached (default 5 s): a revocation's delay. */
   accessReviewTtlMs?: number;
   /**

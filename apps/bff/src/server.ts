@@ -1,5 +1,5 @@
 import type { Operator } from '@mgpu/api';
-import { type AppRouter, appRouter, SSE_TIMING } from '@mgpu/api';
+import { type AppRouter, appRouter, readUsage, SSE_TIMING, workloadUsageRows } from '@mgpu/api';
 import type { FastifyRequest } from 'fastify';
 import type { BffOptions, RunningBff } from './bff-options.js';
 import { createFastify } from './http/fastify-app.js';
@@ -51,6 +51,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     subscriptions?.close();
     allocations.stop();
     history.stop();
+    context.usage.source.close();
     await server.close();
     await cluster.stopInformers();
   };
@@ -87,6 +88,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
             allocations,
             router: appRouter,
             sseSubscribers: () => streams.streams,
+            workloadUsage: async () => workloadUsageRows(context, await readUsage(context.usage)),
           });
     if (metrics) server.addHook('onResponse', metrics.onResponse);
     await registerTrpc(server, {

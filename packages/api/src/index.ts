@@ -23,12 +23,24 @@ export { type Operator, operatorKubeConfig, operatorToken } from './identity/ope
 export { AllocationFeed } from './live/allocation-feed.js';
 export { PendingPodsView, type PendingSource, type PendingState } from './live/pending-pods.js';
 export { PoolHistory, type PoolHistoryOptions } from './live/pool-history.js';
+// Usage: the source interface, the embedded exporter's source, the context the procedures read.
+export { workloadUsageRows } from './procedures/usage-workloads.js';
 export { workloadProgress } from './procedures/workload-progress.js';
 export { type AppCaller, type AppRouter, appRouter, createCaller } from './router.js';
 export type { BffContext } from './trpc/context.js';
 export { createCallerFactory, type RuleErrorShape, RuleErrors, SSE_TIMING } from './trpc/init.js';
 export { preparedJson } from './trpc/prepared-output.js';
 export { snapshotEvents } from './trpc/snapshot-events.js';
+export { ExporterSource, type ExporterSourceOptions } from './usage/exporter-source.js';
 // Usage (issue 28): Prometheus as a usage source.
 export { PrometheusError, type PrometheusFailure } from './usage/prometheus-http.js';
 export { PrometheusSource, type PrometheusSourceOptions } from './usage/prometheus-source.js';
+export { readUsage } from './usage/read-usage.js';
+export { type UsageContext, type UsageOptions, usageContextFor } from './usage/usage-settings.js';
+export {
+  type CardUsage,
+  type InstanceUsage,
+  type UsageQuery,
+  type UsageSource,
+  unavailableUsageSource,
+} from './usage/usage-source.js';

@@ -11,6 +11,9 @@ import { gpuModels } from './procedures/gpu-models.js';
 import { podEvents } from './procedures/pod-events.js';
 import { podLogs } from './procedures/pod-logs.js';
 import { sessionWhoami } from './procedures/session-whoami.js';
+import { usageCards } from './procedures/usage-cards.js';
+import { usageNamespaces } from './procedures/usage-namespaces.js';
+import { usageWorkloads } from './procedures/usage-workloads.js';
 import { workloadCreate } from './procedures/workload-create.js';
 import { workloadDelete } from './procedures/workload-delete.js';
 import { workloadGet } from './procedures/workload-get.js';
@@ -56,6 +59,7 @@ export const appRouter = router({
   }),
   allocations: router({ watch: allocationsWatch }),
   session: router({ whoami: sessionWhoami }),
+  usage: router({ workloads: usageWorkloads, namespaces: usageNamespaces, cards: usageCards }),
 });
 
 export type AppRouter = typeof appRouter;

@@ -5,6 +5,7 @@ import {
   type NodeState,
   pendingPodsPerPool,
   sameItems,
+  type WorkloadUsage,
 } from '@mgpu/shared';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -17,6 +18,7 @@ import {
   SeriesLines,
   type SeriesPart,
 } from './series-text.js';
+import { registerUsageMetrics } from './usage-metrics.js';
 
 /** What the figures are read from at scrape time: the dashboard's own model, nothing else. */
 export interface MetricsSources {
@@ -28,6 +30,8 @@ export interface MetricsSources {
   sseSubscribers(): number;
   /** The router, so HTTP metrics name tRPC procedures (a bounded set) rather than raw paths. */
   router: AnyTRPCRouter;
+  /** `usage.workloads`' rows, for `mgpu_workload_*` (issue 28); unset: no such series. */
+  workloadUsage?: () => Promise<readonly WorkloadUsage[]>;
 }
 
 const CARD_LABELS = ['node', 'card', 'model', 'policy'] as const;
@@ -185,6 +189,7 @@ export class ConsoleMetrics {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
+    if (sources.workloadUsage) registerUsageMetrics(this.registry, sources.workloadUsage);
     collectDefaultMetrics({ register: this.registry });
   }
 

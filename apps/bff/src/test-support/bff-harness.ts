@@ -77,7 +77,12 @@ export async function startHarness(
   } else {
     embedded = await startEmbeddedCluster({ log: () => {} });
     const cluster = embedded;
-    connection = embeddedConnection(cluster, () => cluster.stop());
+    // Its GPU exporter read in-process, as `npm start` on the embedded cluster does (issue 28).
+    connection = embeddedConnection(
+      cluster,
+      () => cluster.stop(),
+      () => cluster.gpuMetrics.samples(),
+    );
   }
   const adminKubeConfig = adminKubeConfigOf(tier, connection.kubeConfig);
   if (tier.kind === 'real' && !earlierFilesCleared) {

@@ -1,5 +1,12 @@
 import type { BffContext, Operator } from '@mgpu/api';
-import { AccessReviews, AllocationFeed, ClusterClient, ClusterViews, PoolHistory } from '@mgpu/api';
+import {
+  AccessReviews,
+  AllocationFeed,
+  ClusterClient,
+  ClusterViews,
+  PoolHistory,
+  usageContextFor,
+} from '@mgpu/api';
 import { SNAPSHOT_PART_SIZE, VKE } from '@mgpu/shared';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { BffOptions } from '../bff-options.js';
@@ -27,6 +34,7 @@ export function createConsoleContext(
     views,
     snapshotPartSize: options.snapshotPartSize ?? SNAPSHOT_PART_SIZE,
     history: new PoolHistory(views, options.history),
+    usage: usageContextFor(options.connection, options.usage),
     cardPolicy,
     accessReviews: new AccessReviews(
       options.accessReviewTtlMs !== undefined ? { ttlMs: options.accessReviewTtlMs } : {},

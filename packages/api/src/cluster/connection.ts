@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubeConfigForServer, type ServerAccess } from '@mgpu/kube-client';
+import type { GpuUsageSnapshot } from '@mgpu/shared';
 
 /** Where the console's cluster comes from; the first log line says which. */
 export type ClusterSource =
@@ -15,6 +16,11 @@ export interface ClusterConnection {
   source: ClusterSource;
   /** Stops what the connection started (the embedded cluster); a no-op for external clusters. */
   close(): Promise<void>;
+  /**
+   * The embedded cluster's GPU exporter figures, read in-process (issue 28): the console's
+   * usage source when no `--prometheus-url` is given. Absent on a real cluster.
+   */
+  gpuUsage?: () => GpuUsageSnapshot;
 }
 
 /** What the embedded cluster is started with. */
@@ -28,6 +34,8 @@ export interface EmbeddedClusterOptions {
 /** The embedded cluster's API (plain HTTP on loopback, its bearer token), and how to stop it. */
 export interface StartedEmbeddedCluster extends Pick<ServerAccess, 'url' | 'token'> {
   stop(): Promise<void>;
+  /** Its GPU exporter, read in-process (the simulator's model of what containers use). */
+  gpuMetrics?: { samples(): GpuUsageSnapshot };
 }
 
 /**
@@ -113,7 +121,12 @@ export async function connectCluster(options: ConnectOptions = {}): Promise<Clus
     ...(options.embeddedOptions?.topology ? { topology: options.embeddedOptions.topology } : {}),
     ...(options.embeddedOptions?.stateFile ? { stateFile: options.embeddedOptions.stateFile } : {}),
   });
-  return embeddedConnection(cluster, () => cluster.stop());
+  const gpuMetrics = cluster.gpuMetrics;
+  return embeddedConnection(
+    cluster,
+    () => cluster.stop(),
+    gpuMetrics ? () => gpuMetrics.samples() : undefined,
+  );
 }
 
 /**
@@ -123,11 +136,13 @@ export async function connectCluster(options: ConnectOptions = {}): Promise<Clus
 export function embeddedConnection(
   api: Pick<ServerAccess, 'url' | 'token'>,
   stop: () => Promise<void> = async () => {},
+  gpuUsage?: () => GpuUsageSnapshot,
 ): ClusterConnection {
   return {
     kubeConfig: kubeConfigForServer(api),
     source: { kind: 'embedded', server: api.url },
     close: stop,
+    ...(gpuUsage ? { gpuUsage } : {}),
   };
 }
 

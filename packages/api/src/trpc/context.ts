@@ -7,6 +7,7 @@ import type { AuditEntry } from '../identity/audit.js';
 import type { Operator } from '../identity/operator.js';
 import type { AllocationFeed } from '../live/allocation-feed.js';
 import type { PoolHistory } from '../live/pool-history.js';
+import type { UsageContext } from '../usage/usage-settings.js';
 
 /** What every procedure gets: the cluster, its live state, and how the scheduler picks cards. */
 export interface BffContext {
@@ -23,6 +24,8 @@ export interface BffContext {
   views: ClusterViews;
   /** The last hour (configurable) of per-pool figures (`cluster.history`). */
   history: PoolHistory;
+  /** Where GPU usage is read and the idle settings (`usage.*`, issue 28). */
+  usage: UsageContext;
   cardPolicy: CardPolicy;
   /**
    * The node label that names a node's GPU model (VKE's by default; a real cluster may use
