@@ -12,6 +12,7 @@ import {
 } from 'react';
 import { useSearchParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
+import { NamespaceUsageSection } from '../usage/namespace-usage-table.js';
 import { AllocationModel } from './allocation-model.js';
 import { isClusterWideForbidden } from './cluster-wide-access.js';
 import {
@@ -257,6 +258,8 @@ export function AllocationsPage() {
         </h2>
         <QuotaOverview namespace={filters.namespace} />
       </section>
+
+      <NamespaceUsageSection />
 
       <PoolHistorySection />
 

@@ -1,6 +1,8 @@
 import { MAX_INSTANCES_PER_CARD } from '@mgpu/shared';
 import { memo } from 'react';
 import { Link } from 'react-router';
+import { CardUsedLine, InstanceUsedText, useNodeCardUsage } from '../usage/card-usage.js';
+import { UsageSourceNotice } from '../usage/usage-figures.js';
 import type { LiveNode } from './allocation-model.js';
 import { formatGiB, formatMiB, formatPercent } from './format.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
@@ -21,6 +23,8 @@ export const NodeView = memo(function NodeView({
   linkTo(change: { node?: string; instance?: string }): string;
 }) {
   const { t } = useDashboardI18n();
+  // Used beside allocated: the card's own figure, and each instance's where the source has it.
+  const usage = useNodeCardUsage(name);
   return (
     <section className="alloc-panel" aria-labelledby="alloc-node-title" data-testid="node-view">
       <div className="panel-head">
@@ -40,6 +44,7 @@ export const NodeView = memo(function NodeView({
               memory: node.layout.memoryMiBPerCard,
             })}
           </p>
+          <UsageSourceNotice source={usage.answer} />
           <ul className="alloc-cards">
             {node.cards.map((card) => (
               <li
@@ -68,6 +73,7 @@ export const NodeView = memo(function NodeView({
                         total: node.layout.memoryMiBPerCard,
                       })}
                     />
+                    <CardUsedLine card={usage.index.cards.get(`${name}/${card.index}`)} />
                     <p className="alloc-small" data-testid="card-instances">
                       {t('allocations.node.instances', {
                         count: card.instances,
@@ -98,7 +104,8 @@ export const NodeView = memo(function NodeView({
                             </span>{' '}
                             <span className="muted">
                               {formatMiB(holder.requested.memoryMiB, t('allocations.wholeCard'))}
-                            </span>
+                            </span>{' '}
+                            <InstanceUsedText used={usage.index.instances.get(holder.id)} />
                           </li>
                         ))}
                       </ul>

@@ -2,6 +2,7 @@ import type { AllocationRecord } from '@mgpu/shared';
 import { Table, type TableColumnsType, Tag } from 'antd';
 import { useState } from 'react';
 import { useI18n } from '../../i18n/i18n.js';
+import { InstanceUsedCell, useNodesCardUsage } from '../usage/card-usage.js';
 import { WEIGHT_FIELDS, weightsAgree } from './instance-columns.js';
 
 /** Shows what a node reported, or a dash: a field no node reported is never made up. */
@@ -38,6 +39,7 @@ export function InstanceTable({ records }: { records: AllocationRecord[] }) {
       reported(record[field] as string | number | boolean | null),
   });
   const foldWeights = !raw && weightsAgree(records);
+  const usage = useNodesCardUsage([...new Set(records.map((record) => record.node))].sort());
   const columns: TableColumnsType<AllocationRecord> = [
     { title: t('result.col.pod'), dataIndex: 'pod', key: 'pod' },
     { title: t('result.col.container'), dataIndex: 'container', key: 'container' },
@@ -55,6 +57,13 @@ export function InstanceTable({ records }: { records: AllocationRecord[] }) {
         `${record.requested.computePercent}% / ${
           record.requested.memoryMiB === null ? '—' : `${record.requested.memoryMiB} MiB`
         }`,
+    },
+    {
+      title: t('usage.col.used'),
+      key: 'used',
+      render: (_, record) => (
+        <InstanceUsedCell index={usage} id={record.id} node={record.node} card={record.card} />
+      ),
     },
     {
       title: t('result.col.verification'),

@@ -7,7 +7,7 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { Alert, Table, type TableColumnsType, Tag } from 'antd';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { NativeSelect } from '../../components/native-select.js';
@@ -17,6 +17,8 @@ import { useI18n } from '../../i18n/i18n.js';
 import { useDashboardI18n } from '../allocations/i18n/dashboard-i18n.js';
 import { QuotaOverview } from '../allocations/quota-overview.js';
 import { useNotManagedConfirmation } from '../edit-workload/not-managed-confirmation.js';
+import { UsageSourceNotice, useWorkloadUsage, WorkloadUsageCell } from '../usage/usage-figures.js';
+import { sourceOfAll, usageByWorkload, workloadUsageKey } from '../usage/usage-model.js';
 import { useScaleVerdict } from './scale-verdict.js';
 import {
   AgeCell,
@@ -152,6 +154,8 @@ export function WorkloadsPage() {
     );
 
   const items = list.data ?? [];
+  const usage = useWorkloadUsage();
+  const usageOf = useMemo(() => usageByWorkload(usage.data), [usage.data]);
   const namespaces = useListNamespaces(items);
   const shown = items.filter(
     (item) =>
@@ -188,6 +192,15 @@ export function WorkloadsPage() {
       title: t('workloads.column.shares'),
       key: 'shares',
       render: (_value, item) => <SharesCell item={item} />,
+    },
+    {
+      title: t('workloads.column.usage'),
+      key: 'usage',
+      render: (_value, item) => (
+        <WorkloadUsageCell
+          usage={usageOf.get(workloadUsageKey(item.kind, item.namespace, item.name))}
+        />
+      ),
     },
     {
       title: t('workloads.column.policy'),
@@ -279,6 +292,10 @@ export function WorkloadsPage() {
       </div>
       {list.error ? <Alert type="error" showIcon message={list.error.message} /> : null}
       {watch.error ? <Alert type="error" showIcon message={watch.error.message} /> : null}
+      <UsageSourceNotice source={sourceOfAll(usage.data ?? [])} />
+      {usage.error ? (
+        <Alert type="warning" showIcon title={t('usage.error', { message: usage.error.message })} />
+      ) : null}
       <Table<WorkloadSummary>
         rowKey={(item) => `${item.kind}/${item.namespace}/${item.name}`}
         columns={columns}
