@@ -173,6 +173,7 @@ export async function startEmbeddedCluster(
         () => exporterText(agents.gpuUsage()),
         options.gpuMetricsPort,
       );
+    if (exporter) log(`GPU exporter (simulated use) at ${exporter.url}`);
   } catch (error) {
     await stop();
     throw error;

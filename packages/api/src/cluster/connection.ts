@@ -27,6 +27,8 @@ export interface ClusterConnection {
 export interface EmbeddedClusterOptions {
   topology?: string;
   stateFile?: string;
+  /** Also serve its GPU exporter (`GET /metrics`, dcgm-exporter text) on this loopback port. */
+  gpuMetricsPort?: number;
   /** Where its controllers log. */
   log?: (message: string) => void;
 }
@@ -120,6 +122,9 @@ export async function connectCluster(options: ConnectOptions = {}): Promise<Clus
     ...(options.log ? { log: options.log } : {}),
     ...(options.embeddedOptions?.topology ? { topology: options.embeddedOptions.topology } : {}),
     ...(options.embeddedOptions?.stateFile ? { stateFile: options.embeddedOptions.stateFile } : {}),
+    ...(options.embeddedOptions?.gpuMetricsPort !== undefined
+      ? { gpuMetricsPort: options.embeddedOptions.gpuMetricsPort }
+      : {}),
   });
   const gpuMetrics = cluster.gpuMetrics;
   return embeddedConnection(
