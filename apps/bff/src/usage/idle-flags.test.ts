@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { idleFlagsOf } from './idle-flags.js';
+
+describe('--idle-threshold and --idle-after', () => {
+  it('read the flags, else their variables, else leave the defaults to the console', () => {
+    expect(idleFlagsOf({ 'idle-threshold': '10', 'idle-after': '2m' }, {})).toEqual({
+      idleThresholdPercent: 10,
+      idleAfterSeconds: 120,
+    });
+    expect(idleFlagsOf({}, { MGPU_IDLE_THRESHOLD: '2.5', MGPU_IDLE_AFTER: '30s' })).toEqual({
+      idleThresholdPercent: 2.5,
+      idleAfterSeconds: 30,
+    });
+    expect(idleFlagsOf({}, {})).toEqual({});
+  });
+
+  it('refuse a value that is not a percent or a duration, naming the flag', () => {
+    for (const threshold of ['0', '101', 'five', ' '])
+      expect(() => idleFlagsOf({ 'idle-threshold': threshold }, {})).toThrow('--idle-threshold');
+    for (const after of ['30', '1d', '0m', 'soon'])
+      expect(() => idleFlagsOf({ 'idle-after': after }, {})).toThrow('--idle-after');
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * `--idle-threshold P` and `--idle-after D` (spec §9 "Usage"): when a workload holding cards
+ * counts as idle. Checked at start, so a typo stops the console with the flag named (exit 2)
+ * rather than flagging every workload, or none.
+ */
+import type { UsageOptions } from '@mgpu/api';
+import { parseUsageDuration } from '@mgpu/shared';
+
+/** The flags' values (or `MGPU_IDLE_THRESHOLD` / `MGPU_IDLE_AFTER`); unset: the defaults. */
+export function idleFlagsOf(
+  values: Partial<Record<string, string | boolean | string[] | undefined>>,
+  env: NodeJS.ProcessEnv,
+): Pick<UsageOptions, 'idleThresholdPercent' | 'idleAfterSeconds'> {
+  const text = (flag: string, variable: string): string | undefined => {
+    const value = values[flag];
+    return (typeof value === 'string' ? value : undefined) ?? (env[variable] || undefined);
+  };
+  const threshold = text('idle-threshold', 'MGPU_IDLE_THRESHOLD');
+  const after = text('idle-after', 'MGPU_IDLE_AFTER');
+  const idleThresholdPercent = threshold === undefined ? undefined : Number(threshold);
+  if (
+    idleThresholdPercent !== undefined &&
+    (threshold?.trim() === '' ||
+      !Number.isFinite(idleThresholdPercent) ||
+      idleThresholdPercent <= 0 ||
+      idleThresholdPercent > 100)
+  )
+    throw new Error(`--idle-threshold must be a percent above 0 and at most 100, not ${threshold}`);
+  const idleAfterSeconds = after === undefined ? undefined : parseUsageDuration(after);
+  if (after !== undefined && idleAfterSeconds === undefined)
+    throw new Error(`--idle-after must be a duration such as 30s, 2m or 30m, not ${after}`);
+  return {
+    ...(idleThresholdPercent !== undefined ? { idleThresholdPercent } : {}),
+    ...(idleAfterSeconds !== undefined ? { idleAfterSeconds } : {}),
+  };
+}
