@@ -3,9 +3,10 @@
  * every GPU node, every container on them, the simulated-utilization annotation obeyed, and the
  * node agents' `vmem_info` from the same model.
  */
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, type V1Deployment } from '@kubernetes/client-node';
 import { mergePatch } from '@mgpu/kube-client';
 import {
+  checkRequest,
   GPU_METRICS,
   MGPU_NODE_RESOURCE,
   type MgpuNodeStatus,
@@ -167,6 +168,37 @@ describe('the embedded GPU exporter', () => {
     expect((reported.vmem_info?.free_mib ?? 0) + (busy.memoryUsedMiB ?? 0)).toBe(
       reported.vmem_limit,
     );
+  });
+
+  it("takes a Deployment's pod template annotation: each replica at what it says", async () => {
+    const checked = checkRequest({
+      name: 'quiet-deploy',
+      namespace: NAMESPACE,
+      replicas: 2,
+      containers: [
+        {
+          name: 'main',
+          image: 'busybox:1.36',
+          gpu: { type: 'mgpu', multiCard: false, compute: '0.2', memoryGiB: '2' },
+        },
+      ],
+    });
+    const manifest = checked.manifest;
+    if (!manifest) throw new Error('the request is invalid');
+    manifest.spec.template.metadata.annotations = {
+      ...manifest.spec.template.metadata.annotations,
+      [SIMULATED_UTILIZATION_ANNOTATION]: '0',
+    };
+    await cluster.kubeConfig
+      .makeApiClient(AppsV1Api)
+      .createNamespacedDeployment({ namespace: NAMESPACE, body: manifest as V1Deployment });
+    const replicas = await eventually(() => {
+      const found = cluster.gpuMetrics
+        .samples()
+        .instances.filter((item) => item.pod.startsWith('quiet-deploy-'));
+      return found.length === 2 ? found : undefined;
+    });
+    for (const replica of replicas) expect(replica.utilizationPercent).toBe(0);
   });
 
   it('follows the annotation when it changes on a running pod (kubectl annotate)', async () => {
