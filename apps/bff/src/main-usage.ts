@@ -9,6 +9,7 @@ Cluster
   --embedded                 the embedded mGPU cluster even when a kubeconfig is found
   --topology FILE            the embedded cluster's nodes and cards (JSON)
   --state-file FILE          where the embedded cluster keeps its objects across restarts
+  --gpu-metrics-port P       its GPU exporter (simulated dcgm text) on 127.0.0.1:P (MGPU_GPU_METRICS_PORT)
   --card-policy binpack|spread   the card policy the preview assumes   (MGPU_CARD_POLICY)
   --model-label KEY          the node label naming the GPU model       (MGPU_MODEL_LABEL)
   --reserved-namespace NS    never written into (repeatable)           (MGPU_RESERVED_NAMESPACES)
@@ -35,6 +36,8 @@ GPU usage
   --prometheus-token-file F  a bearer token for it, re-read per query   (MGPU_PROMETHEUS_TOKEN_FILE)
   --prometheus-ca-file FILE  the CA of an https Prometheus              (MGPU_PROMETHEUS_CA_FILE)
   --usage-queries FILE       PromQL overrides, YAML or JSON (README)    (MGPU_USAGE_QUERIES)
+  --idle-threshold P         under P % of its allocation is quiet, default 5 (MGPU_IDLE_THRESHOLD)
+  --idle-after D             quiet this long while holding cards is idle: 30s, 2m, default 30m (MGPU_IDLE_AFTER)
 
   -h, --help                 this text
 `;

@@ -12,6 +12,7 @@ import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { consoleTokenProblem } from './identity/console-token.js';
 import { USAGE } from './main-usage.js';
 import { startBff } from './server.js';
+import { idleFlagsOf } from './usage/idle-flags.js';
 import { prometheusFlagsOf, prometheusSourceOf } from './usage/prometheus-flags.js';
 
 const flags = {
@@ -29,6 +30,7 @@ const flags = {
     'allowed-origin': { type: 'string', multiple: true },
     'reserved-namespace': { type: 'string', multiple: true },
     'metrics-port': { type: 'string' },
+    'gpu-metrics-port': { type: 'string' },
     'metrics-host': { type: 'string' },
     'history-minutes': { type: 'string' },
     auth: { type: 'string' },
@@ -45,6 +47,8 @@ const flags = {
     'prometheus-token-file': { type: 'string' },
     'prometheus-ca-file': { type: 'string' },
     'usage-queries': { type: 'string' },
+    'idle-threshold': { type: 'string' },
+    'idle-after': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 } as const;
@@ -83,6 +87,19 @@ if (
   process.exit(2);
 }
 const metricsHost = values['metrics-host'] ?? process.env.MGPU_METRICS_HOST;
+// Issue 28: the embedded cluster's GPU exporter over HTTP too, for a Prometheus to scrape.
+const gpuMetricsPortText = values['gpu-metrics-port'] ?? process.env.MGPU_GPU_METRICS_PORT;
+const gpuMetricsPort = gpuMetricsPortText === undefined ? undefined : Number(gpuMetricsPortText);
+if (
+  gpuMetricsPort !== undefined &&
+  (gpuMetricsPortText?.trim() === '' ||
+    !Number.isInteger(gpuMetricsPort) ||
+    gpuMetricsPort < 0 ||
+    gpuMetricsPort > 65535)
+) {
+  log.fatal(`--gpu-metrics-port must be a port number, not ${gpuMetricsPortText}`);
+  process.exit(2);
+}
 // How far back the dashboard's per-pool history reaches (sampled every 10 s, kept in memory).
 const historyMinutes = Number(values['history-minutes'] ?? process.env.MGPU_HISTORY_MINUTES ?? 60);
 if (!Number.isFinite(historyMinutes) || historyMinutes <= 0 || historyMinutes > 7 * 24 * 60) {
@@ -166,10 +183,13 @@ const accessReviewTtlMs =
     ? undefined
     : 1000 * positiveNumberOf('access-review-ttl', accessReviewTtlText, 0);
 
-// Issue 28: usage through Prometheus when named; a wrong URL, file or query file stops the start.
+// Issue 28: usage through Prometheus when named, and the idle settings; a wrong URL, file,
+// query file or idle setting stops the start.
 let prometheusSource: ReturnType<typeof prometheusSourceOf>;
+let idleSettings: ReturnType<typeof idleFlagsOf>;
 try {
   prometheusSource = prometheusSourceOf(prometheusFlagsOf(values, process.env));
+  idleSettings = idleFlagsOf(values, process.env);
 } catch (error) {
   log.fatal(error instanceof Error ? error.message : String(error));
   process.exit(2);
@@ -183,6 +203,7 @@ try {
     embeddedOptions: {
       ...(values.topology ? { topology: values.topology } : {}),
       ...(values['state-file'] ? { stateFile: values['state-file'] } : {}),
+      ...(gpuMetricsPort !== undefined ? { gpuMetricsPort } : {}),
     },
     // Imported only here and only when started: a console on a real cluster never loads the simulator.
     startEmbedded: async (options) =>
@@ -192,6 +213,10 @@ try {
   });
   if (connection.source.kind === 'embedded')
     log.info({ cluster: connection.source }, describeSource(connection.source));
+  else if (gpuMetricsPort !== undefined)
+    log.warn(
+      "--gpu-metrics-port serves the embedded cluster's GPU exporter; this cluster has its own exporters, so it is ignored",
+    );
   // The embedded API has one token of its own and no token reviews or RBAC: nobody could sign in.
   if (auth && connection.source.kind === 'embedded')
     log.warn(
@@ -236,7 +261,7 @@ try {
     // Loopback unless opened (e.g. 0.0.0.0 for a Prometheus in the cluster): not `--host`.
     ...(metricsHost ? { metricsHost } : {}),
     history: { retentionMs: historyMinutes * 60_000 },
-    usage: { ...(prometheusSource ? { source: prometheusSource } : {}) },
+    usage: { ...(prometheusSource ? { source: prometheusSource } : {}), ...idleSettings },
     logger: { level: process.env.LOG_LEVEL ?? 'info' },
   });
   log.info(`console ready at ${bff.url}${auth ? ` (sign-in: --auth ${auth})` : ''}`);
