@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,16 @@ async function modulesLoadedBy(args: readonly string[]): Promise<string[]> {
   return (await readFile(trace, 'utf8')).split('\n').filter(Boolean);
 }
 
+/** A loopback port nobody listens on now. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+
 const simulatorModules = (urls: readonly string[]) =>
   urls.filter((url) => url.includes('/packages/cluster-sim/'));
 
@@ -69,8 +80,21 @@ describe('the console process', () => {
     expect(simulatorModules(loaded)).toEqual([]);
   });
 
-  it('with --embedded, loads the simulator to start it', { timeout: 120_000 }, async () => {
-    const loaded = await modulesLoadedBy(['--embedded']);
+  it('with --embedded, loads the simulator to start it, and --gpu-metrics-port serves its GPU exporter', {
+    timeout: 120_000,
+  }, async () => {
+    const gpuMetricsPort = await freePort();
+    const loaded = await modulesLoadedBy([
+      '--embedded',
+      '--gpu-metrics-port',
+      String(gpuMetricsPort),
+    ]);
     expect(simulatorModules(loaded)).not.toEqual([]);
+    const response = await fetch(`http://127.0.0.1:${gpuMetricsPort}/metrics`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toMatch(/^# HELP DCGM_FI_DEV_GPU_UTIL .*simulated/m);
+    // The default topology's pods already hold cards: their instances are in it.
+    expect(text).toMatch(/^mgpu_instance_utilization_percent\{.*pod="train-ddp-0".*\} \d/m);
   });
 });
