@@ -28,7 +28,7 @@ export const usageCards = publicProcedure
       ctx,
       node ? all.filter((record) => record.node === node) : all,
     );
-    const cards = cardFigures(visible, readings, onCard).filter(
+    const cards = cardFigures(visible, readings, onCard, all).filter(
       (card) => !node || card.node === node,
     );
     return {

@@ -14,6 +14,8 @@ export function cardFigures(
   held: readonly HeldInstance[],
   readings: UsageReadings,
   onCard: ReadonlyMap<string, number>,
+  /** Cards held by instances the caller may not see: listed whole, their instances left out. */
+  alsoHeld: Iterable<{ node: string; card: number }> = [],
 ): CardUsageFigures[] {
   const cards = new Map<string, CardUsageFigures>();
   const cardOf = (node: string, card: number): CardUsageFigures => {
@@ -38,6 +40,7 @@ export function cardFigures(
   };
   if (!readings.failed)
     for (const reading of readings.cards.values()) cardOf(reading.node, reading.card);
+  for (const other of alsoHeld) cardOf(other.node, other.card);
   for (const instance of held) {
     const used = instanceUsed(instance, readings, onCard);
     cardOf(instance.node, instance.card).instances.push({

@@ -122,6 +122,20 @@ describe('workload efficiency', () => {
     expect(card?.instances.map((instance) => instance.used.computePercent)).toEqual([null, null]);
   });
 
+  it('lists a card whose holders the caller may not see whole, without their instances', () => {
+    const theirs = { ...held('other-1', 'n2', 3, 50), id: 'team-b/other-1/main/3' };
+    const read = readings([], [], 'unavailable');
+    const cards = cardFigures([], read, instancesPerCard([theirs]), [theirs]);
+    expect(cards).toEqual([
+      expect.objectContaining({
+        node: 'n2',
+        card: 3,
+        instances: [],
+        used: { computePercent: null, memoryMiB: null },
+      }),
+    ]);
+  });
+
   it('a card held by one instance only: the card’s figure is its own', () => {
     const alone = held('web-1', 'n1', 0, 50);
     const verdict = workloadVerdict([alone], readings([], [['n1', 0, 40]], 'prometheus'), settings);
