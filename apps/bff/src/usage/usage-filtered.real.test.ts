@@ -1,0 +1,101 @@
+import { CoreV1Api, RbacAuthorizationV1Api, type V1ClusterRole } from '@kubernetes/client-node';
+import { onRealTier } from '@mgpu/shared/test-tier';
+import { TRPCError } from '@trpc/server';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually, seedRequest, uniqueName } from '../test-support/bff-harness.js';
+import {
+  type ServiceAccountOperator,
+  serviceAccountOperator,
+  startOperatorTest,
+} from '../test-support/operators.js';
+
+/**
+ * Usage under per-user auth (issue 28: "a team sees its own namespaces' usage"), by upstream
+ * kube-apiserver's RBAC (vitest.real.config.ts only): the rows of `usage.workloads` and
+ * `usage.namespaces` are those of the namespaces the operator may list pods in; `usage.cards`
+ * needs `list nodes`, and on a card it shows only their own instances. The real tier has no GPU
+ * exporter, so the figures are null (`unavailable`): what is cut is which rows exist.
+ */
+if (!onRealTier())
+  throw new Error(
+    'usage-filtered.real.test.ts runs on the real tier: tools/kube/with-real-cluster.sh',
+  );
+
+const { harness, cleanups, callerFor } = startOperatorTest();
+
+describe('usage cut to the operator’s namespaces (real tier)', () => {
+  let teamA: string;
+  let teamB: string;
+  let alice: ServiceAccountOperator;
+  let carol: ServiceAccountOperator;
+  const nodeReader = uniqueName('mgpu-usage-node-reader');
+
+  beforeAll(async () => {
+    const admin = harness.adminKubeConfig;
+    const core = admin.makeApiClient(CoreV1Api);
+    const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+    teamA = uniqueName('usage-a');
+    teamB = uniqueName('usage-b');
+    for (const namespace of [teamA, teamB]) {
+      await core.createNamespace({ body: { metadata: { name: namespace } } });
+      cleanups.push(() => core.deleteNamespace({ name: namespace }));
+    }
+    const role: V1ClusterRole = {
+      metadata: { name: nodeReader },
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }],
+    };
+    await rbac.createClusterRole({ body: role });
+    cleanups.push(() => rbac.deleteClusterRole({ name: nodeReader }));
+    // alice: edit in team-a only. carol: the same and the nodes (sees cards, not team-b's pods).
+    alice = await serviceAccountOperator(admin, teamA, 'alice');
+    carol = await serviceAccountOperator(admin, teamA, 'carol');
+    cleanups.push(
+      () => alice.delete(),
+      () => carol.delete(),
+    );
+    await alice.bind('edit', teamA);
+    await carol.bind('edit', teamA);
+    await carol.bind(nodeReader);
+    for (const namespace of [teamA, teamB])
+      await harness.caller.workload.create({
+        request: seedRequest(uniqueName('usage'), { namespace }),
+        clientRequestId: uniqueName('c'),
+        lang: 'en',
+      });
+    await eventually(() => {
+      const namespaces = new Set(
+        harness.bff.context.allocations.snapshot().map((record) => record.namespace),
+      );
+      return namespaces.has(teamA) && namespaces.has(teamB);
+    }, 'allocation records in both teams’ namespaces');
+  });
+
+  it('lists only the operator’s namespaces’ workloads and teams', async () => {
+    const all = await harness.caller.usage.workloads({});
+    expect(all.some((row) => row.namespace === teamB)).toBe(true);
+    const caller = callerFor(alice.operator);
+    const rows = await caller.usage.workloads({});
+    expect(rows.some((row) => row.namespace === teamA)).toBe(true);
+    expect(rows.every((row) => row.namespace === teamA)).toBe(true);
+    // No exporter on this tier: unknown, never 0.
+    expect(rows.every((row) => row.efficiency === null && row.source === 'unavailable')).toBe(true);
+    expect(await caller.usage.workloads({ namespace: teamB })).toEqual([]);
+    const teams = await caller.usage.namespaces({});
+    expect(teams.map((team) => team.namespace)).toEqual([teamA]);
+    expect(teams[0]).toMatchObject({ workloads: 1, efficiency: null });
+  });
+
+  it('shows cards only to who may list nodes, and on them only their own instances', async () => {
+    await expect(callerFor(alice.operator).usage.cards({})).rejects.toSatisfy(
+      (error: unknown) => error instanceof TRPCError && error.code === 'FORBIDDEN',
+    );
+    const everyone = await harness.caller.usage.cards({});
+    const ids = (cards: typeof everyone.cards) =>
+      cards.flatMap((card) => card.instances.map((instance) => instance.id));
+    expect(ids(everyone.cards).some((id) => id.startsWith(`${teamB}/`))).toBe(true);
+    const carols = await callerFor(carol.operator).usage.cards({});
+    expect(carols.cards.length).toBe(everyone.cards.length);
+    expect(ids(carols.cards).some((id) => id.startsWith(`${teamA}/`))).toBe(true);
+    expect(ids(carols.cards).every((id) => id.startsWith(`${teamA}/`))).toBe(true);
+  });
+});
