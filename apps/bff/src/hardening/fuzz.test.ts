@@ -129,6 +129,12 @@ function templateOf(path: string): unknown {
       return { namespace: 'default', workload: name, node: 'node-0', pod: `${name}-0` };
     case 'cluster.nodes':
       return { pool: 'NVIDIA-L20/native-burst-share', node: 'node-0' };
+    case 'usage.workloads':
+      return { namespace: 'default', windowMinutes: 10 };
+    case 'usage.namespaces':
+      return { windowMinutes: 10 };
+    case 'usage.cards':
+      return { node: 'node-0', windowMinutes: 10 };
     case 'cluster.summary':
     case 'cluster.layout':
     case 'gpu.models':
