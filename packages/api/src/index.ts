@@ -33,7 +33,12 @@ export { preparedJson } from './trpc/prepared-output.js';
 export { snapshotEvents } from './trpc/snapshot-events.js';
 export { ExporterSource, type ExporterSourceOptions } from './usage/exporter-source.js';
 // Usage (issue 28): Prometheus as a usage source.
-export { PrometheusError, type PrometheusFailure } from './usage/prometheus-http.js';
+export {
+  PrometheusError,
+  type PrometheusFailure,
+  PrometheusHttp,
+  type RangeSeries,
+} from './usage/prometheus-http.js';
 export { PrometheusSource, type PrometheusSourceOptions } from './usage/prometheus-source.js';
 export { readUsage } from './usage/read-usage.js';
 export { type UsageContext, type UsageOptions, usageContextFor } from './usage/usage-settings.js';

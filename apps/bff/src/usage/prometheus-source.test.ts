@@ -12,7 +12,7 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PrometheusError, PrometheusSource } from '@mgpu/api';
+import { PrometheusError, PrometheusHttp, PrometheusSource } from '@mgpu/api';
 import { parseUsageQueries } from '@mgpu/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PrometheusServer, startPrometheus } from '../test-support/prometheus.js';
@@ -178,6 +178,25 @@ describe('the Prometheus usage source on a real Prometheus', () => {
       memoryFreeMiB: 1024,
     });
     expect(cards[0]?.utilization.meanPercent).toBeCloseTo(25, 6);
+  });
+
+  it('reads a range (query_range): every point of an instance over the last seconds', async () => {
+    const http = new PrometheusHttp({ url: prometheus.url });
+    const end = Math.floor(Date.now() / 1000);
+    const series = await http.queryRange(
+      'mgpu_instance_utilization_percent{pod="train-0"}',
+      end - 3,
+      end,
+      1,
+    );
+    expect(series).toHaveLength(1);
+    expect(series[0]?.labels).toMatchObject({ namespace: 'team-a', container: 'main' });
+    expect(series[0]?.points.length).toBeGreaterThanOrEqual(2);
+    for (const point of series[0]?.points ?? []) {
+      expect(point.value).toBe(80);
+      expect(point.time).toBeGreaterThanOrEqual(end - 3);
+      expect(point.time).toBeLessThanOrEqual(end);
+    }
   });
 
   it('a query Prometheus refuses is a failed query, not a figure', async () => {
