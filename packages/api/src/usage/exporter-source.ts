@@ -1,11 +1,13 @@
 /**
  * Usage read from the embedded cluster's GPU exporter in-process (issue 28: no
  * `--prometheus-url` on the embedded cluster): a snapshot every `sampleIntervalMs` (15 s, like
- * a scrape) kept in a bounded ring, so `npm start` shows usage at once and the window's mean and
- * the idle verdict need no Prometheus. The figures are the simulator's model (`simulated`).
+ * a scrape), kept per series for a bounded time, so `npm start` shows usage at once and the
+ * window's mean and the idle verdict need no Prometheus. The figures are the simulator's model
+ * (`simulated`).
  */
 import type { GpuUsageSnapshot } from '@mgpu/shared';
 import type {
+  CardKey,
   CardUsage,
   InstanceUsage,
   UsageQuery,
@@ -18,175 +20,196 @@ export interface ExporterSourceOptions {
   read: () => GpuUsageSnapshot;
   /** Between two snapshots, default 15 s. */
   sampleIntervalMs?: number;
-  /** How far back snapshots are kept, default 30 min: at least `--idle-after`. */
+  /** How far back points are kept, default 30 min: at least `--idle-after`. */
   retentionMs?: number;
 }
 
 export const EXPORTER_SAMPLE_INTERVAL_MS = 15_000;
 const DEFAULT_RETENTION_MS = 30 * 60_000;
 
-/** One series' points, oldest first: time (ms) and value. */
-type Points = { at: number; value: number }[];
+/**
+ * One series' points, oldest first, in parallel arrays (a series is read far more often than
+ * it grows, and 24,000 of them at 1,000 nodes should not be 3 million small objects).
+ */
+interface Series<Labels> {
+  labels: Labels;
+  at: number[];
+  utilization: number[];
+  /** Memory used (NaN where the exporter had none) and, for cards, free. */
+  memoryUsed: number[];
+  memoryFree: number[];
+}
+
+type InstanceLabels = Omit<InstanceUsage, 'utilization' | 'memoryUsedMiB'>;
+type CardLabels = CardKey & { uuid: string; model: string };
 
 export class ExporterSource implements UsageSource {
   readonly kind = 'embedded' as const;
   readonly simulated = true;
   readonly hasInstanceSeries = true;
   private readonly read: () => GpuUsageSnapshot;
-  private readonly capacity: number;
-  /** Snapshots oldest first; never more than `capacity` (the ring's bound). */
-  private readonly ring: GpuUsageSnapshot[] = [];
+  private readonly retentionMs: number;
+  private readonly instances = new Map<string, Series<InstanceLabels>>();
+  private readonly cards = new Map<string, Series<CardLabels>>();
+  /** The newest snapshot's time: windows end there. */
+  private newest: number | undefined;
   private readonly timer: NodeJS.Timeout;
 
   constructor(options: ExporterSourceOptions) {
     this.read = options.read;
-    const interval = options.sampleIntervalMs ?? EXPORTER_SAMPLE_INTERVAL_MS;
-    this.capacity = Math.ceil((options.retentionMs ?? DEFAULT_RETENTION_MS) / interval) + 1;
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.sample();
-    this.timer = setInterval(() => this.sample(), interval);
+    this.timer = setInterval(
+      () => this.sample(),
+      options.sampleIntervalMs ?? EXPORTER_SAMPLE_INTERVAL_MS,
+    );
     this.timer.unref();
   }
 
   private sample(): void {
+    let snapshot: GpuUsageSnapshot;
     try {
-      this.ring.push(this.read());
+      snapshot = this.read();
     } catch {
       // The cluster is stopping: no snapshot this time; the window shows the gap.
       return;
     }
-    if (this.ring.length > this.capacity) this.ring.splice(0, this.ring.length - this.capacity);
-  }
-
-  /** The snapshots at most `seconds` older than the newest. */
-  private since(seconds: number): GpuUsageSnapshot[] {
-    const newest = this.ring.at(-1)?.at;
-    if (newest === undefined) return [];
-    return this.ring.filter((snapshot) => snapshot.at >= newest - seconds * 1000);
+    const { at } = snapshot;
+    this.newest = at;
+    for (const sample of snapshot.instances) {
+      const { node, card, namespace, pod, container } = sample;
+      const key = `${node}/${namespace}/${pod}/${container}/${card}`;
+      append(
+        this.instances,
+        key,
+        { node, card, namespace, pod, container },
+        at,
+        sample.utilizationPercent,
+        sample.memoryUsedMiB,
+        null,
+      );
+    }
+    for (const sample of snapshot.cards) {
+      const { node, card, uuid, model } = sample;
+      append(
+        this.cards,
+        `${node}/${card}`,
+        { node, card, uuid, model },
+        at,
+        sample.utilizationPercent,
+        sample.memoryUsedMiB,
+        sample.memoryFreeMiB,
+      );
+    }
+    // The bound: points older than the retention go, and so do series with none left (a pod gone).
+    const oldest = at - this.retentionMs;
+    forget(this.instances, oldest);
+    forget(this.cards, oldest);
   }
 
   async instanceUsage(query: UsageQuery): Promise<InstanceUsage[]> {
-    const series = new Map<string, { instance: InstanceUsage; points: Points; memory: Points }>();
-    for (const snapshot of this.since(lookbackSeconds(query)))
-      for (const sample of snapshot.instances) {
-        const key = `${sample.node}/${sample.namespace}/${sample.pod}/${sample.container}/${sample.card}`;
-        let entry = series.get(key);
-        if (!entry) {
-          const { node, card, namespace, pod, container } = sample;
-          entry = {
-            instance: {
-              node,
-              card,
-              namespace,
-              pod,
-              container,
-              utilization: noFigures(),
-              memoryUsedMiB: null,
-            },
-            points: [],
-            memory: [],
-          };
-          series.set(key, entry);
-        }
-        entry.points.push({ at: snapshot.at, value: sample.utilizationPercent });
-        if (sample.memoryUsedMiB !== null)
-          entry.memory.push({ at: snapshot.at, value: sample.memoryUsedMiB });
-      }
-    const now = this.ring.at(-1)?.at ?? 0;
-    return [...series.values()].map(({ instance, points, memory }) => ({
-      ...instance,
-      utilization: figuresOf(points, query, now),
-      memoryUsedMiB: meanIn(memory, query, now),
+    const from = this.windowStart(query);
+    return [...this.instances.values()].map((series) => ({
+      ...series.labels,
+      utilization: figuresOf(series, query, from),
+      memoryUsedMiB: meanOf(series.at, series.memoryUsed, from),
     }));
   }
 
   async cardUsage(query: UsageQuery): Promise<CardUsage[]> {
-    const series = new Map<
-      string,
-      { card: CardUsage; points: Points; used: Points; free: Points }
-    >();
-    for (const snapshot of this.since(lookbackSeconds(query)))
-      for (const sample of snapshot.cards) {
-        const key = `${sample.node}/${sample.card}`;
-        let entry = series.get(key);
-        if (!entry) {
-          entry = {
-            card: {
-              node: sample.node,
-              card: sample.card,
-              uuid: sample.uuid,
-              model: sample.model,
-              utilization: noFigures(),
-              memoryUsedMiB: null,
-              memoryFreeMiB: null,
-            },
-            points: [],
-            used: [],
-            free: [],
-          };
-          series.set(key, entry);
-        }
-        entry.points.push({ at: snapshot.at, value: sample.utilizationPercent });
-        if (sample.memoryUsedMiB !== null)
-          entry.used.push({ at: snapshot.at, value: sample.memoryUsedMiB });
-        if (sample.memoryFreeMiB !== null)
-          entry.free.push({ at: snapshot.at, value: sample.memoryFreeMiB });
-      }
-    const now = this.ring.at(-1)?.at ?? 0;
-    return [...series.values()].map(({ card, points, used, free }) => ({
-      ...card,
-      utilization: figuresOf(points, query, now),
-      memoryUsedMiB: meanIn(used, query, now),
-      memoryFreeMiB: meanIn(free, query, now),
+    const from = this.windowStart(query);
+    return [...this.cards.values()].map((series) => ({
+      ...series.labels,
+      utilization: figuresOf(series, query, from),
+      memoryUsedMiB: meanOf(series.at, series.memoryUsed, from),
+      memoryFreeMiB: meanOf(series.at, series.memoryFree, from),
     }));
+  }
+
+  /** The window ends at the newest snapshot (not the clock): a late sample shifts it, not empties it. */
+  private windowStart(query: UsageQuery): number {
+    return (this.newest ?? 0) - query.windowSeconds * 1000;
   }
 
   close(): void {
     clearInterval(this.timer);
-    this.ring.length = 0;
+    this.instances.clear();
+    this.cards.clear();
   }
 }
 
-/** How far back the figures look: the window, and at least `--idle-after` for quietness. */
-const lookbackSeconds = (query: UsageQuery) =>
-  Math.max(query.windowSeconds, query.idleAfterSeconds);
+function append<Labels>(
+  all: Map<string, Series<Labels>>,
+  key: string,
+  labels: Labels,
+  at: number,
+  utilization: number,
+  memoryUsed: number | null,
+  memoryFree: number | null,
+): void {
+  let series = all.get(key);
+  if (!series) {
+    series = { labels, at: [], utilization: [], memoryUsed: [], memoryFree: [] };
+    all.set(key, series);
+  }
+  series.at.push(at);
+  series.utilization.push(utilization);
+  series.memoryUsed.push(memoryUsed ?? Number.NaN);
+  series.memoryFree.push(memoryFree ?? Number.NaN);
+}
 
-const noFigures = (): UtilizationFigures => ({
-  meanPercent: null,
-  sampledSeconds: 0,
-  quietSeconds: null,
-});
+function forget<Labels>(all: Map<string, Series<Labels>>, oldest: number): void {
+  for (const [key, series] of all) {
+    let drop = 0;
+    while (drop < series.at.length && (series.at[drop] ?? 0) < oldest) drop += 1;
+    if (drop === series.at.length) {
+      all.delete(key);
+      continue;
+    }
+    if (drop === 0) continue;
+    series.at.splice(0, drop);
+    series.utilization.splice(0, drop);
+    series.memoryUsed.splice(0, drop);
+    series.memoryFree.splice(0, drop);
+  }
+}
 
-/** The points in the query's window (the newest snapshot's time minus the window). */
-const inWindow = (points: Points, query: UsageQuery, now: number) =>
-  points.filter((point) => point.at >= now - query.windowSeconds * 1000);
-
-function meanIn(points: Points, query: UsageQuery, now: number): number | null {
-  const window = inWindow(points, query, now);
-  return window.length > 0
-    ? window.reduce((sum, point) => sum + point.value, 0) / window.length
-    : null;
+/** Mean of the known values (not NaN) from `from` on; null with none. */
+function meanOf(at: readonly number[], values: readonly number[], from: number): number | null {
+  let sum = 0;
+  let count = 0;
+  for (let index = at.length - 1; index >= 0 && (at[index] ?? 0) >= from; index--) {
+    const value = values[index] ?? Number.NaN;
+    if (Number.isNaN(value)) continue;
+    sum += value;
+    count += 1;
+  }
+  return count > 0 ? sum / count : null;
 }
 
 /**
  * Mean over the window, the span sampled, and the trailing run under the threshold: from the
- * newest point back to the oldest still under it. A series that stopped before the newest
- * snapshot (its pod went away) still reads up to its own last point.
+ * series' newest point back to the oldest still under it, as far as points are kept (at least
+ * `--idle-after`). A series that stopped (its pod went away) reads up to its own last point.
  */
-function figuresOf(points: Points, query: UsageQuery, now: number): UtilizationFigures {
-  const window = inWindow(points, query, now);
-  const first = window[0];
-  const last = window.at(-1);
-  let quietSince: number | undefined;
-  for (let index = points.length - 1; index >= 0; index--) {
-    const point = points[index];
-    if (!point || point.value >= query.idleThresholdPercent) break;
-    quietSince = point.at;
-  }
-  const newest = points.at(-1);
+function figuresOf<Labels>(
+  series: Series<Labels>,
+  query: UsageQuery,
+  from: number,
+): UtilizationFigures {
+  const { at, utilization } = series;
+  const last = at.length - 1;
+  if (last < 0) return { meanPercent: null, sampledSeconds: 0, quietSeconds: null };
+  let first = last;
+  while (first > 0 && (at[first - 1] ?? 0) >= from) first -= 1;
+  let quietFrom = last + 1;
+  while (quietFrom > 0 && (utilization[quietFrom - 1] ?? 0) < query.idleThresholdPercent)
+    quietFrom -= 1;
+  const newest = at[last] ?? 0;
+  const inWindow = (at[first] ?? 0) >= from;
   return {
-    meanPercent: meanIn(points, query, now),
-    sampledSeconds: first && last ? (last.at - first.at) / 1000 : 0,
-    quietSeconds:
-      newest === undefined ? null : quietSince === undefined ? 0 : (newest.at - quietSince) / 1000,
+    meanPercent: inWindow ? meanOf(at, utilization, from) : null,
+    sampledSeconds: inWindow ? (newest - (at[first] ?? newest)) / 1000 : 0,
+    quietSeconds: quietFrom > last ? 0 : (newest - (at[quietFrom] ?? newest)) / 1000,
   };
 }
