@@ -182,6 +182,15 @@ describe('a console with no usage source', () => {
     const cards = await caller.usage.cards({});
     expect(cards.source).toBe('unavailable');
     expect(cards.cards.every((card) => card.used.computePercent === null)).toBe(true);
+    // Every held card counts once, bare pods' too (a row of kind Pod): the team table is whole.
+    await eventually(async () => {
+      const all = await caller.usage.workloads({});
+      const held = bare.context.allocations
+        .snapshot()
+        .filter((record) => record.phase !== 'Succeeded' && record.phase !== 'Failed');
+      return all.reduce((sum, row) => sum + row.instances, 0) === held.length;
+    }, 'every held card in one row');
+    expect((await caller.usage.workloads({})).some((row) => row.kind === 'Pod')).toBe(true);
     // No series rather than a 0 an alert would read as idle.
     const text = await (await fetch(bare.metricsUrl ?? '')).text();
     expect(text).not.toMatch(

@@ -4,7 +4,10 @@ import {
   type UsageReadings,
   UsageWorkloadsInputSchema,
   UsageWorkloadsSchema,
+  WORKLOAD_KINDS,
+  type WorkloadKind,
   type WorkloadUsage,
+  workloadOfPod,
   workloadVerdict,
 } from '@mgpu/shared';
 import { visibleItems } from '../identity/filtered-reads.js';
@@ -15,8 +18,9 @@ import { listWorkloads } from './workload-list.js';
 
 /**
  * Every listed workload's usage (the same workloads `workload.list` shows), joined with the
- * instances its allocation records say it holds. Whether a card is shared is read over the whole
- * cluster's records, whoever may see them: a card's other holders make its figure the card's.
+ * instances its allocation records say it holds, then the owners of the cards no listed workload
+ * holds. Whether a card is shared is read over the whole cluster's records, whoever may see
+ * them: a card's other holders make its figure the card's.
  */
 export function workloadUsageRows(
   ctx: BffContext,
@@ -33,17 +37,49 @@ export function workloadUsageRows(
     if (held) held.push(record);
     else heldBy.set(key, [record]);
   }
-  return listWorkloads(ctx, namespace).map((workload) => ({
-    namespace: workload.namespace,
-    workload: workload.name,
-    kind: workload.kind,
-    ...workloadVerdict(
-      heldBy.get(`${workload.namespace}/${workload.name}`) ?? [],
-      readings,
-      ctx.usage,
-      onCard,
-    ),
-  }));
+  const rows: WorkloadUsage[] = listWorkloads(ctx, namespace).map((workload) => {
+    const key = `${workload.namespace}/${workload.name}`;
+    const held = heldBy.get(key) ?? [];
+    heldBy.delete(key);
+    return {
+      namespace: workload.namespace,
+      workload: workload.name,
+      kind: workload.kind,
+      ...workloadVerdict(held, readings, ctx.usage, onCard),
+    };
+  });
+  // Cards held by pods of no listed workload (a bare pod, a controller the console does not
+  // list) still count for their team: one row per owner, or per pod when it has none.
+  for (const [owner, records] of unlisted(ctx, heldBy))
+    rows.push({ ...owner, ...workloadVerdict(records, readings, ctx.usage, onCard) });
+  return rows;
+}
+
+const isWorkloadKind = (kind: string): kind is WorkloadKind =>
+  (WORKLOAD_KINDS as readonly string[]).includes(kind);
+
+type Owner = Pick<WorkloadUsage, 'namespace' | 'workload' | 'kind'>;
+
+/** The records no listed workload took, by the owner their pod names (`workloadOfPod`). */
+function unlisted(
+  ctx: BffContext,
+  heldBy: ReadonlyMap<string, AllocationRecord[]>,
+): Map<Owner, AllocationRecord[]> {
+  const owners = new Map<string, { owner: Owner; records: AllocationRecord[] }>();
+  for (const records of heldBy.values())
+    for (const record of records) {
+      const pod = ctx.cluster.pods.get(record.pod, record.namespace);
+      const read = pod ? workloadOfPod(pod) : undefined;
+      const owner: Owner =
+        read && isWorkloadKind(read.kind)
+          ? { namespace: record.namespace, workload: read.name, kind: read.kind }
+          : { namespace: record.namespace, workload: record.workload ?? record.pod, kind: 'Pod' };
+      const key = `${owner.namespace}/${owner.kind}/${owner.workload}`;
+      const known = owners.get(key);
+      if (known) known.records.push(record);
+      else owners.set(key, { owner, records: [record] });
+    }
+  return new Map([...owners.values()].map(({ owner, records }) => [owner, records]));
 }
 
 /**
