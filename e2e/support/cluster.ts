@@ -18,11 +18,19 @@ export interface ReachableCluster {
   stop(): Promise<void>;
 }
 
-/** The embedded cluster standalone (spec §7, `sim`), resolved once it says `ready`. */
-async function startSim(kubeconfig: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [simMain, '--port', '0', '--kubeconfig', kubeconfig], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+/**
+ * The embedded cluster standalone (spec §7, `sim`), resolved once it says `ready`; `extraArgs`
+ * such as `--state-file F`, which a console's own embedded cluster can then start from.
+ */
+export async function startSim(
+  kubeconfig: string,
+  extraArgs: readonly string[] = [],
+): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [simMain, '--port', '0', '--kubeconfig', kubeconfig, ...extraArgs],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const lines = createInterface({ input: child.stdout ?? process.stdin });
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`sim exited with ${code} before it was ready`)));
