@@ -26,10 +26,14 @@ export interface PrometheusSourceOptions extends PrometheusHttpOptions {
   queries?: UsageQueries;
 }
 
-/** A plain series selector (`name` or `name{…}`) is read sample by sample, not subqueried. */
-const PLAIN_SELECTOR = /^[a-zA-Z_:][a-zA-Z0-9_:]*\s*(\{[^{}]*\})?$/;
-/** At most this many subquery steps per series, however long the window. */
-const MAX_STEPS = 720;
+/** A plain series selector, optionally times or divided by a positive number. */
+const SCALED_SELECTOR =
+  /^([a-zA-Z_:][a-zA-Z0-9_:]*\s*(?:\{[^{}]*\})?)(?:\s*([*/])\s*((?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?))?$/i;
+/**
+ * At most this many subquery steps per series, however long the look back: at 1,000 nodes × 8
+ * cards a subquery's cost is steps × series, and the idle verdict needs minutes, not seconds.
+ */
+const MAX_STEPS = 60;
 
 export class PrometheusSource implements UsageSource {
   readonly kind = 'prometheus' as const;
@@ -153,9 +157,10 @@ export class PrometheusSource implements UsageSource {
 
   /**
    * Three queries for a utilisation expression, each over the whole cluster: the mean over the
-   * window, the span of the samples in it, and how long it stayed under the idle threshold up to
-   * its newest sample (newest sample − the last one at or over the threshold, or − the oldest
-   * when none was), looking back max(window, idle-after).
+   * window (raw samples), the time since the oldest sample, and the time since the last one at
+   * or over the idle threshold, both looking back max(window, idle-after). Quiet is the second
+   * when the series never reached the threshold, else the third; the window's span is the second,
+   * at most the window. The two subqueries step at most `MAX_STEPS` times per series.
    */
   private async utilization(
     expression: string,
@@ -164,24 +169,24 @@ export class PrometheusSource implements UsageSource {
     extraLabels: readonly string[] = [],
   ): Promise<Map<string, { utilization: UtilizationFigures; extra: Record<string, string> }>> {
     const lookbackSeconds = Math.max(query.windowSeconds, query.idleAfterSeconds);
-    const windowStep = this.stepSeconds(query.windowSeconds);
-    const lookbackStep = this.stepSeconds(lookbackSeconds);
-    const times = (seconds: number, step: number, inner = `(${expression})`) =>
-      `timestamp(${inner})[${seconds}s:${step}s]`;
-    const threshold = query.idleThresholdPercent;
-    const [means, spans, quiets] = await Promise.all([
+    const range = `[${lookbackSeconds}s:${this.stepSeconds(lookbackSeconds)}s]`;
+    const read = readableAsSamples(expression);
+    // `timestamp` of a plain series is its newest sample's time; scaling does not move it.
+    const newest = `timestamp(${read ? read.selector : `(${expression})`})`;
+    const over = `(${expression}) >= ${query.idleThresholdPercent}`;
+    const by = keys.join(', ');
+    const [means, sinceOldest, sinceOver] = await Promise.all([
       this.http.query(
         `avg by (${[...keys, ...extraLabels].join(', ')}) (${this.overWindow('avg', expression, query)})`,
       ),
+      this.http.query(`max by (${by}) (${newest} - min_over_time(${newest}${range}))`),
+      // Now first: a series at or over the threshold now has been quiet for 0 s.
       this.http.query(
-        `max by (${keys.join(', ')}) (max_over_time(${times(query.windowSeconds, windowStep)}) - min_over_time(${times(query.windowSeconds, windowStep)}))`,
-      ),
-      this.http.query(
-        `min by (${keys.join(', ')}) (max_over_time(${times(lookbackSeconds, lookbackStep)}) - (max_over_time(${times(lookbackSeconds, lookbackStep, `(${expression}) >= ${threshold}`)}) or min_over_time(${times(lookbackSeconds, lookbackStep)})))`,
+        `min by (${by}) (${newest} - (timestamp(${over}) or max_over_time(timestamp(${over})${range})))`,
       ),
     ]);
-    const spanOf = byKey(spans, keys);
-    const quietOf = byKey(quiets, keys);
+    const oldestOf = byKey(sinceOldest, keys);
+    const overOf = byKey(sinceOver, keys);
     const figures = new Map<
       string,
       { utilization: UtilizationFigures; extra: Record<string, string> }
@@ -189,14 +194,22 @@ export class PrometheusSource implements UsageSource {
     for (const sample of means) {
       const key = keyOf(sample, keys);
       const mean = finiteOrNull(sample.value);
-      const span = finiteOrNull(spanOf.get(key));
-      const quiet = finiteOrNull(quietOf.get(key));
+      // The subquery's first step may reach a sample from before the lookback: clamp.
+      const span = finiteOrNull(oldestOf.get(key));
+      const sampled = span === null ? null : clamp(span, 0, lookbackSeconds);
+      const sinceLastOver = finiteOrNull(overOf.get(key));
+      const quiet =
+        sampled === null
+          ? null
+          : sinceLastOver === null
+            ? sampled
+            : clamp(sinceLastOver, 0, sampled);
       figures.set(key, {
         utilization: {
           meanPercent: mean,
-          // The subquery's first step may reach a sample just before the window: clamp.
-          sampledSeconds: mean === null ? 0 : clamp(span ?? 0, 0, query.windowSeconds),
-          quietSeconds: mean === null || quiet === null ? null : clamp(quiet, 0, lookbackSeconds),
+          sampledSeconds:
+            mean === null || sampled === null ? 0 : Math.min(sampled, query.windowSeconds),
+          quietSeconds: mean === null ? null : quiet,
         },
         extra: Object.fromEntries(extraLabels.map((label) => [label, sample.labels[label] ?? ''])),
       });
@@ -204,17 +217,30 @@ export class PrometheusSource implements UsageSource {
     return figures;
   }
 
-  /** `fn_over_time` of the expression over the window: raw samples for a plain series. */
+  /** `fn_over_time` of the expression over the window: raw samples where it allows. */
   private overWindow(fn: 'avg' | 'max', expression: string, query: UsageQuery): string {
-    return PLAIN_SELECTOR.test(expression)
-      ? `${fn}_over_time(${expression}[${query.windowSeconds}s])`
-      : `${fn}_over_time((${expression})[${query.windowSeconds}s:${this.stepSeconds(query.windowSeconds)}s])`;
+    const read = readableAsSamples(expression);
+    if (!read)
+      return `${fn}_over_time((${expression})[${query.windowSeconds}s:${this.stepSeconds(query.windowSeconds)}s])`;
+    // A constant factor commutes with avg and max (positive) over the samples.
+    return `${fn}_over_time(${read.selector}[${query.windowSeconds}s])${read.scale}`;
   }
 
-  /** The configured step, coarser when the window would need more than `MAX_STEPS`. */
-  private stepSeconds(windowSeconds: number): number {
-    return Math.max(durationSeconds(this.queries.step), Math.ceil(windowSeconds / MAX_STEPS));
+  /** The configured step, coarser when the range would need more than `MAX_STEPS`. */
+  private stepSeconds(rangeSeconds: number): number {
+    return Math.max(durationSeconds(this.queries.step), Math.ceil(rangeSeconds / MAX_STEPS));
   }
+}
+
+/**
+ * A plain series (`name`, `name{…}`), alone or times / divided by a positive constant
+ * (`DCGM_FI_PROF_GR_ENGINE_ACTIVE * 100`, `bytes / 1048576`): read from its raw samples, which
+ * costs Prometheus far less than a subquery. Anything else: undefined.
+ */
+function readableAsSamples(expression: string): { selector: string; scale: string } | undefined {
+  const match = SCALED_SELECTOR.exec(expression.trim());
+  if (!match?.[1]) return undefined;
+  return { selector: match[1], scale: match[2] && match[3] ? ` ${match[2]} ${match[3]}` : '' };
 }
 
 /** `15s`, `1m`, `500ms` (validated by the queries' schema) → seconds. */
