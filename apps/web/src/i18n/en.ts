@@ -190,7 +190,7 @@ export const en = translationOf<typeof zhCN>()({
     'Usage shows "—" (unknown), never 0. To see it, start the console with --prometheus-url URL (or set MGPU_PROMETHEUS_URL) pointing at a Prometheus that scrapes dcgm-exporter.',
   'usage.error': 'Could not read usage: {message}',
   'usage.namespaces.title': 'GPU usage per namespace (team)',
-  'usage.namespaces.namespace': 'Namespace',
+  'usage.namespaces.namespace': 'Namespace (team)',
   'usage.namespaces.allocatedCompute': 'Compute allocated',
   'usage.namespaces.usedCompute': 'Compute used',
   'usage.namespaces.allocatedMemory': 'Memory allocated',

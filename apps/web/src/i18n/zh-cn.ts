@@ -178,7 +178,7 @@ export const zhCN = {
     '用量显示为“—”（未知），而不是 0。要看到用量，启动控制台时加 --prometheus-url URL（或设置 MGPU_PROMETHEUS_URL），指向抓取 dcgm-exporter 的 Prometheus。',
   'usage.error': '无法读取用量：{message}',
   'usage.namespaces.title': '各命名空间（团队）的 GPU 用量',
-  'usage.namespaces.namespace': '命名空间',
+  'usage.namespaces.namespace': '命名空间（团队）',
   'usage.namespaces.allocatedCompute': '已分配算力',
   'usage.namespaces.usedCompute': '已用算力',
   'usage.namespaces.allocatedMemory': '已分配显存',
