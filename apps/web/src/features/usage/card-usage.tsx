@@ -3,6 +3,7 @@ import { useQueries, useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { useTRPC } from '../../app/trpc.js';
 import { useI18n } from '../../i18n/i18n.js';
+import { isClusterWideForbidden } from '../allocations/cluster-wide-access.js';
 import { USAGE_REFRESH_MS } from './usage-figures.js';
 import {
   type CardUsageIndex,
@@ -10,6 +11,16 @@ import {
   formatComputePercent,
   formatUsedMiB,
 } from './usage-model.js';
+
+/**
+ * Read again every ~15 s, except once refused for want of `list nodes` (under `--auth`, as
+ * `cluster.nodes` is): asking again does not change the answer until the RBAC does.
+ */
+const cardQuerySettings = {
+  refetchInterval: (query: { state: { error: unknown } }) =>
+    isClusterWideForbidden(query.state.error) ? false : USAGE_REFRESH_MS,
+  retry: (count: number, error: unknown) => !isClusterWideForbidden(error) && count < 3,
+};
 
 /** `usage.cards` of one node, indexed by card and by instance. */
 export function useNodeCardUsage(node: string): {
@@ -19,7 +30,7 @@ export function useNodeCardUsage(node: string): {
   const trpc = useTRPC();
   const usage = useQuery({
     ...trpc.usage.cards.queryOptions({ node }),
-    refetchInterval: USAGE_REFRESH_MS,
+    ...cardQuerySettings,
   });
   const index = useMemo(() => cardUsageIndex(usage.data ? [usage.data] : []), [usage.data]);
   return { index, answer: usage.data };
@@ -31,7 +42,7 @@ export function useNodesCardUsage(nodes: readonly string[]): CardUsageIndex {
   const answers = useQueries({
     queries: nodes.map((node) => ({
       ...trpc.usage.cards.queryOptions({ node }),
-      refetchInterval: USAGE_REFRESH_MS,
+      ...cardQuerySettings,
     })),
   });
   // A workload's few nodes: indexing their cards again per render costs nothing worth keeping.
