@@ -31,6 +31,7 @@ let prometheus: PrometheusServer;
 const consoles: RunningBff[] = [];
 let throughPrometheus: AppCaller;
 let throughExporter: AppCaller;
+let throughDeadPrometheus: AppCaller;
 
 async function consoleWith(usage: UsageOptions): Promise<AppCaller> {
   const connection = embeddedConnection(
@@ -64,6 +65,11 @@ beforeAll(async () => {
   throughExporter = await consoleWith({
     idleAfterSeconds: IDLE_AFTER_SECONDS,
     exporterSampleIntervalMs: 1000,
+  });
+  // Port 9 (discard) on loopback: nothing answers there.
+  throughDeadPrometheus = await consoleWith({
+    source: new PrometheusSource({ url: 'http://127.0.0.1:9', timeoutMs: 2000 }),
+    idleAfterSeconds: IDLE_AFTER_SECONDS,
   });
   await createAt(idleName, '0');
   await createAt(busyName, '80');
@@ -116,6 +122,25 @@ describe('usage through a real Prometheus scraping the embedded exporter', () =>
       expect(team?.idleWorkloads).toBeGreaterThanOrEqual(idleInTable);
       expect(team?.idleGpuHours).toBeGreaterThan(0);
       expect(team?.efficiency).not.toBeNull();
+    }
+  });
+
+  it('a Prometheus that does not answer leaves every figure unknown with why, never 0', {
+    timeout: 60_000,
+  }, async () => {
+    // The same workloads, settled above: only the source differs.
+    const rows = ours(await throughDeadPrometheus.usage.workloads({ namespace: 'default' }));
+    expect(rows.map((row) => row.workload).sort()).toEqual([busyName, idleName].sort());
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        source: 'prometheus',
+        efficiency: null,
+        efficiencyUnknownReason: 'source-failed',
+        idle: null,
+        // Memory used may still come from the node's own report (vmem_info), not from Prometheus.
+        used: { computePercent: null },
+      });
+      expect(row.allocated.computePercent).toBeGreaterThan(0);
     }
   });
 });
