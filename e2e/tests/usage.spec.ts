@@ -161,6 +161,7 @@ for (const lang of ['zh-CN', 'en'] as const) {
     await page.goto(`${embeddedURL}/workloads/${busy.namespace}/${busy.name}`);
     const used = page.getByTestId('instance-used');
     await expect(used).toHaveCount(2, { timeout: 30_000 });
+    await expect(page.getByTestId('usage-simulated')).toHaveText(words.simulated);
     for (const cell of await used.all()) {
       await expect(cell).toHaveAttribute('data-whole-card', 'false');
       await expect(cell).not.toContainText(words.wholeCard);

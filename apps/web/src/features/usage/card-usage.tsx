@@ -36,8 +36,14 @@ export function useNodeCardUsage(node: string): {
   return { index, answer: usage.data };
 }
 
-/** `usage.cards` of each node named (a workload's), one query per node, never the whole cluster. */
-export function useNodesCardUsage(nodes: readonly string[]): CardUsageIndex {
+/**
+ * `usage.cards` of each node named (a workload's), one query per node, never the whole cluster;
+ * with where the figures come from (one console, one source).
+ */
+export function useNodesCardUsage(nodes: readonly string[]): {
+  index: CardUsageIndex;
+  answer: UsageCards | undefined;
+} {
   const trpc = useTRPC();
   const answers = useQueries({
     queries: nodes.map((node) => ({
@@ -45,8 +51,9 @@ export function useNodesCardUsage(nodes: readonly string[]): CardUsageIndex {
       ...cardQuerySettings,
     })),
   });
+  const answered = answers.flatMap((answer) => (answer.data ? [answer.data] : []));
   // A workload's few nodes: indexing their cards again per render costs nothing worth keeping.
-  return cardUsageIndex(answers.flatMap((answer) => (answer.data ? [answer.data] : [])));
+  return { index: cardUsageIndex(answered), answer: answered[0] };
 }
 
 /** "compute 40% · memory 812 MiB" of what is used, "—" where unknown. */

@@ -3,6 +3,7 @@ import { Table, type TableColumnsType, Tag } from 'antd';
 import { useState } from 'react';
 import { useI18n } from '../../i18n/i18n.js';
 import { InstanceUsedCell, useNodesCardUsage } from '../usage/card-usage.js';
+import { UsageSourceNotice } from '../usage/usage-figures.js';
 import { WEIGHT_FIELDS, weightsAgree } from './instance-columns.js';
 
 /** Shows what a node reported, or a dash: a field no node reported is never made up. */
@@ -62,7 +63,12 @@ export function InstanceTable({ records }: { records: AllocationRecord[] }) {
       title: t('usage.col.used'),
       key: 'used',
       render: (_, record) => (
-        <InstanceUsedCell index={usage} id={record.id} node={record.node} card={record.card} />
+        <InstanceUsedCell
+          index={usage.index}
+          id={record.id}
+          node={record.node}
+          card={record.card}
+        />
       ),
     },
     {
@@ -79,6 +85,7 @@ export function InstanceTable({ records }: { records: AllocationRecord[] }) {
         <input type="checkbox" checked={raw} onChange={(event) => setRaw(event.target.checked)} />{' '}
         {t('result.rawFields')}
       </label>
+      <UsageSourceNotice source={usage.answer} />
       <Table
         rowKey="id"
         size="small"
