@@ -188,7 +188,12 @@ const accessReviewTtlMs =
 let prometheusSource: ReturnType<typeof prometheusSourceOf>;
 let idleSettings: ReturnType<typeof idleFlagsOf>;
 try {
-  prometheusSource = prometheusSourceOf(prometheusFlagsOf(values, process.env));
+  // Why usage figures are unknown, in the log: the page can only say that they are.
+  prometheusSource = prometheusSourceOf(prometheusFlagsOf(values, process.env), (problem) =>
+    problem === null
+      ? log.info('usage: Prometheus answers again')
+      : log.warn(`usage figures unknown: ${problem}`),
+  );
   idleSettings = idleFlagsOf(values, process.env);
 } catch (error) {
   log.fatal(error instanceof Error ? error.message : String(error));

@@ -122,4 +122,59 @@ describe('the Prometheus flags', () => {
     expect(output).toMatch(/wrong\.yaml: labels\.hostname: unknown key/);
     expect(output).not.toContain('console ready');
   });
+
+  it('a console whose Prometheus does not answer says why in its log, and lists usage as unknown', {
+    timeout: 90_000,
+  }, async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--conditions=source',
+        '--import',
+        'tsx',
+        'src/main.ts',
+        '--port',
+        '0',
+        '--embedded',
+        '--prometheus-url',
+        'http://127.0.0.1:9',
+      ],
+      { cwd: bffRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    let output = '';
+    const seen = (pattern: RegExp) =>
+      new Promise<RegExpExecArray>((resolve, reject) => {
+        const bound = setTimeout(
+          () => reject(new Error(`not logged: ${pattern}\n${output}`)),
+          60_000,
+        );
+        const look = () => {
+          const match = pattern.exec(output);
+          if (!match) return;
+          clearTimeout(bound);
+          resolve(match);
+        };
+        child.stdout.on('data', look);
+        child.stderr.on('data', look);
+        look();
+      });
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    try {
+      const [, url] = await seen(/console ready at (http:\/\/[^\s"]+)/);
+      const response = await fetch(`${url}/trpc/usage.workloads`);
+      const rows = (await response.json()).result.data as { efficiency: unknown }[];
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.every((row) => row.efficiency === null)).toBe(true);
+      await seen(/usage figures unknown: Prometheus at http:\/\/127\.0\.0\.1:9 is unreachable/);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
 });

@@ -35,8 +35,14 @@ export function prometheusFlagsOf(
   };
 }
 
-/** The source the flags name, or undefined without `--prometheus-url`; throws naming the flag. */
-export function prometheusSourceOf(flags: PrometheusFlags): PrometheusSource | undefined {
+/**
+ * The source the flags name, or undefined without `--prometheus-url`; throws naming the flag.
+ * `onProblem` hears why reads fail (and `null` when they work again), for the console's log.
+ */
+export function prometheusSourceOf(
+  flags: PrometheusFlags,
+  onProblem?: (message: string | null) => void,
+): PrometheusSource | undefined {
   if (flags.url === undefined) {
     const orphan = [
       flags.tokenFile && '--prometheus-token-file',
@@ -76,5 +82,6 @@ export function prometheusSourceOf(flags: PrometheusFlags): PrometheusSource | u
     ...(flags.tokenFile ? { bearerTokenFile: flags.tokenFile } : {}),
     ...(ca ? { ca } : {}),
     ...(queries ? { queries } : {}),
+    ...(onProblem ? { onProblem } : {}),
   });
 }

@@ -232,11 +232,20 @@ describe('reaching Prometheus', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
-    const source = new PrometheusSource({ url: `http://127.0.0.1:${port}` });
+    const problems: (string | null)[] = [];
+    const source = new PrometheusSource({
+      url: `http://127.0.0.1:${port}`,
+      onProblem: (problem) => problems.push(problem),
+    });
     const failure = await source.instanceUsage(QUERY).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(PrometheusError);
     expect(failure).toMatchObject({ kind: 'unreachable' });
     expect((failure as Error).message).toContain(`127.0.0.1:${port}`);
+    // Told once, not at every read (a page polling it would fill the log).
+    await source.cardUsage(QUERY).catch(() => undefined);
+    await source.instanceUsage(QUERY).catch(() => undefined);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`127\\.0\\.0\\.1:${port} is unreachable`));
   });
 
   it('over HTTPS with a private CA and a bearer token through an authenticating proxy', async () => {
@@ -303,17 +312,25 @@ describe('reaching Prometheus', () => {
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     const tokenFile = join(directory, 'token');
     await writeFile(tokenFile, `${token}\n`);
+    const problems: (string | null)[] = [];
     const withToken = new PrometheusSource({
       url: proxyUrl,
       bearerTokenFile: tokenFile,
       queries: FINE_STEP,
+      onProblem: (problem) => problems.push(problem),
     });
     expect((await withToken.cardUsage(QUERY))[0]?.utilization.meanPercent).toBe(61);
     expect(seen).toContain('Bearer prometheus-reader-token');
     // A rotated token (a projected service-account token, say) is used without a restart.
+    // The proxy moves first: until the file follows, reads fail and the console is told why.
     token = 'rotated-reader-token';
+    expect(await withToken.cardUsage(QUERY).catch((error: unknown) => error)).toMatchObject({
+      kind: 'unreachable',
+    });
+    expect(problems).toEqual([expect.stringMatching(/answered HTTP 401/)]);
     await writeFile(tokenFile, token);
     expect((await withToken.cardUsage(QUERY))[0]?.utilization.meanPercent).toBe(61);
+    expect(problems.at(-1)).toBeNull();
     const withoutToken = new PrometheusSource({ url: proxyUrl, queries: FINE_STEP });
     expect(await withoutToken.cardUsage(QUERY).catch((error: unknown) => error)).toMatchObject({
       kind: 'unreachable',

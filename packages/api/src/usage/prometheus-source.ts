@@ -24,7 +24,16 @@ import type {
 export interface PrometheusSourceOptions extends PrometheusHttpOptions {
   /** The expressions and labels (default `DEFAULT_USAGE_QUERIES`). */
   queries?: UsageQueries;
+  /**
+   * Told why reads fail (a message naming the server), at most once a minute while the reason
+   * stays the same, and `null` once a read succeeds again: the console logs it, as the page only
+   * says the figures are unknown.
+   */
+  onProblem?: (message: string | null) => void;
 }
+
+/** How often an unchanged problem is told again. */
+const PROBLEM_REPEAT_MS = 60_000;
 
 /** A plain series selector, optionally times or divided by a positive number. */
 const SCALED_SELECTOR =
@@ -41,9 +50,12 @@ export class PrometheusSource implements UsageSource {
   readonly hasInstanceSeries: boolean;
   private readonly http: PrometheusHttp;
   private readonly queries: UsageQueries;
+  private readonly onProblem: ((message: string | null) => void) | undefined;
+  private lastProblem: { message: string; at: number } | undefined;
 
   constructor(options: PrometheusSourceOptions) {
     this.http = new PrometheusHttp(options);
+    this.onProblem = options.onProblem;
     this.queries = options.queries ?? DEFAULT_USAGE_QUERIES;
     this.hasInstanceSeries = this.queries.instanceUtilization !== null;
   }
@@ -53,7 +65,36 @@ export class PrometheusSource implements UsageSource {
     return this.http.url;
   }
 
-  async instanceUsage(query: UsageQuery): Promise<InstanceUsage[]> {
+  instanceUsage(query: UsageQuery): Promise<InstanceUsage[]> {
+    return this.told(() => this.readInstanceUsage(query));
+  }
+
+  cardUsage(query: UsageQuery): Promise<CardUsage[]> {
+    return this.told(() => this.readCardUsage(query));
+  }
+
+  /** A read whose failure (and the recovery after one) `onProblem` hears of. */
+  private async told<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      const value = await read();
+      if (this.lastProblem) {
+        this.lastProblem = undefined;
+        this.onProblem?.(null);
+      }
+      return value;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const now = Date.now();
+      const last = this.lastProblem;
+      if (!last || last.message !== message || now - last.at >= PROBLEM_REPEAT_MS) {
+        this.lastProblem = { message, at: now };
+        this.onProblem?.(message);
+      }
+      throw error;
+    }
+  }
+
+  private async readInstanceUsage(query: UsageQuery): Promise<InstanceUsage[]> {
     const { instanceUtilization, instanceMemoryUsed, labels } = this.queries;
     if (instanceUtilization === null) return [];
     const keys = [labels.node, labels.card, labels.namespace, labels.pod, labels.container];
@@ -85,7 +126,7 @@ export class PrometheusSource implements UsageSource {
     return instances;
   }
 
-  async cardUsage(query: UsageQuery): Promise<CardUsage[]> {
+  private async readCardUsage(query: UsageQuery): Promise<CardUsage[]> {
     const { cardUtilization, cardUtilizationFallback, cardMemoryUsed, cardMemoryFree, labels } =
       this.queries;
     const keys = [labels.node, labels.card];
