@@ -24,6 +24,7 @@ const WORDS = {
     noSource: '未配置用量来源',
     simulated: '模拟数据',
     idle: '闲置',
+    idleHours: /^闲置 · \d+(\.\d+)? GPU·小时$/,
     efficiency: '效率',
     wholeCard: '整卡',
     team: '各命名空间（团队）的 GPU 用量',
@@ -34,6 +35,7 @@ const WORDS = {
     noSource: 'no usage source',
     simulated: 'Simulated',
     idle: 'Idle',
+    idleHours: /^Idle · \d+(\.\d+)? GPU-hours$/,
     efficiency: 'efficiency',
     wholeCard: 'whole card',
     team: 'GPU usage per namespace (team)',
@@ -148,7 +150,7 @@ for (const lang of ['zh-CN', 'en'] as const) {
 
     const idleUsage = rowOf(page, idle).getByTestId('usage');
     // Quiet for `--idle-after` while holding its cards: the badge, with the GPU-hours held idle.
-    await expect(idleUsage.getByTestId('usage-idle')).toContainText(words.idle, {
+    await expect(idleUsage.getByTestId('usage-idle')).toHaveText(words.idleHours, {
       timeout: 150_000,
     });
     await expect(idleUsage.getByTestId('usage-efficiency')).toHaveText(
