@@ -21,6 +21,12 @@ export function simulatedUtilizationOf(
   return percent >= 0 && percent <= 100 ? percent : undefined;
 }
 
+/**
+ * What every `# HELP` line of the embedded exporter says: a console reading it through
+ * Prometheus finds it in the metric's metadata and labels the figures simulated too.
+ */
+export const SIMULATED_SERIES_HELP = 'simulated by the mGPU embedded cluster, not measured';
+
 /** Series names: dcgm-exporter's per card, ours per mGPU instance. */
 export const GPU_METRICS = {
   /** Card utilisation, 0–100. */

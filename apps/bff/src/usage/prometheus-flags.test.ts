@@ -168,7 +168,8 @@ describe('the Prometheus flags', () => {
     try {
       const [, url] = await seen(/console ready at (http:\/\/[^\s"]+)/);
       const response = await fetch(`${url}/trpc/usage.workloads`);
-      const rows = (await response.json()).result.data as { efficiency: unknown }[];
+      const body = (await response.json()) as { result: { data: { efficiency: unknown }[] } };
+      const rows = body.result.data;
       expect(rows.length).toBeGreaterThan(0);
       expect(rows.every((row) => row.efficiency === null)).toBe(true);
       await seen(/usage figures unknown: Prometheus at http:\/\/127\.0\.0\.1:9 is unreachable/);

@@ -43,6 +43,8 @@ const quiet = {
 
 /** dcgm-exporter with its profiling field, the embedded exporter's instance series, other names. */
 const FULL_TEXT = [
+  // dcgm-exporter's own words: a measured card, not the simulator's.
+  '# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).',
   dcgmLine('DCGM_FI_PROF_GR_ENGINE_ACTIVE', card0, 0.45),
   dcgmLine('DCGM_FI_PROF_GR_ENGINE_ACTIVE', card1, 0.02),
   // Deliberately unlike the engine's figure: the test tells which one was read.
@@ -118,6 +120,7 @@ describe('the Prometheus usage source on a real Prometheus', () => {
     });
     expect(byIndex.get(1)?.utilization.meanPercent).toBeCloseTo(2, 6);
     expect(byIndex.get(1)?.memoryUsedMiB).toBe(1000);
+    expect(source.simulated).toBe(false);
     // Samples over a few seconds, not one.
     expect(first?.utilization.sampledSeconds).toBeGreaterThan(0);
     expect(first?.utilization.sampledSeconds).toBeLessThanOrEqual(QUERY.windowSeconds);

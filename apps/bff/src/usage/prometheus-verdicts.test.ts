@@ -107,6 +107,9 @@ describe('usage through a real Prometheus scraping the embedded exporter', () =>
       expect(idle?.idleGpuHours).toBeGreaterThan(0);
       expect(busy?.idleGpuHours).toBe(0);
     }
+    // Through Prometheus too, the figures are labelled the simulator's (its series' # HELP says so).
+    const again = ours(await throughPrometheus.usage.workloads({ namespace: 'default' }));
+    expect(again.map((row) => row.simulated)).toEqual([true, true]);
   });
 
   it('the namespace table agrees: the idle workload and its GPU-hours counted, an efficiency known', {

@@ -108,27 +108,44 @@ export class PrometheusHttp {
     );
   }
 
+  /** The `# HELP` texts Prometheus keeps of a metric (`/api/v1/metadata`), none when unknown. */
+  async metricHelp(metric: string): Promise<string[]> {
+    const data = (await this.call('GET', 'api/v1/metadata', new URLSearchParams({ metric }))) as
+      | Record<string, { help?: string }[]>
+      | undefined;
+    return (data?.[metric] ?? []).flatMap((entry) => (entry.help ? [entry.help] : []));
+  }
+
   /** POST (a long PromQL would not fit a URL) and unwrap `{status, data}`. */
   private async post(
     path: string,
     form: URLSearchParams,
   ): Promise<{ resultType: string; result: unknown }> {
+    return (await this.call('POST', path, form)) as { resultType: string; result: unknown };
+  }
+
+  private async call(
+    method: 'GET' | 'POST',
+    path: string,
+    form: URLSearchParams,
+  ): Promise<unknown> {
     const url = new URL(path, this.base);
-    const body = form.toString();
+    if (method === 'GET') url.search = form.toString();
+    const body = method === 'POST' ? form.toString() : undefined;
     let status: number;
     let text: string;
     try {
       const token = this.options.bearerTokenFile
         ? (await readFile(this.options.bearerTokenFile, 'utf8')).trim()
         : this.options.bearerToken;
-      ({ status, text } = await this.send(url, body, token));
+      ({ status, text } = await this.send(url, method, body, token));
     } catch (error) {
       throw new PrometheusError(
         'unreachable',
         `Prometheus at ${this.url} is unreachable: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    let answer: { status?: string; data?: { resultType: string; result: unknown }; error?: string };
+    let answer: { status?: string; data?: unknown; error?: string };
     try {
       answer = JSON.parse(text);
     } catch {
@@ -148,14 +165,15 @@ export class PrometheusHttp {
 
   private send(
     url: URL,
-    body: string,
+    method: 'GET' | 'POST',
+    body: string | undefined,
     bearerToken: string | undefined,
   ): Promise<{ status: number; text: string }> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/x-www-form-urlencoded',
-      'content-length': String(Buffer.byteLength(body)),
-      accept: 'application/json',
-    };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      headers['content-length'] = String(Buffer.byteLength(body));
+    }
     if (bearerToken) headers.authorization = `Bearer ${bearerToken}`;
     const signal = AbortSignal.timeout(this.timeoutMs);
     return new Promise((resolve, reject) => {
@@ -180,14 +198,14 @@ export class PrometheusHttp {
           ? httpsRequest(
               url,
               {
-                method: 'POST',
+                method,
                 headers,
                 signal,
                 ...(this.options.ca ? { ca: this.options.ca } : {}),
               },
               onResponse,
             )
-          : httpRequest(url, { method: 'POST', headers, signal }, onResponse);
+          : httpRequest(url, { method, headers, signal }, onResponse);
       request.on('error', (error) =>
         reject(signal.aborted ? new Error(`no answer within ${this.timeoutMs / 1000} s`) : error),
       );

@@ -7,7 +7,7 @@
  * throw a `PrometheusError` (`unreachable` | `query-failed`): the caller reports the figures as
  * unknown, never as 0.
  */
-import { DEFAULT_USAGE_QUERIES, type UsageQueries } from '@mgpu/shared';
+import { DEFAULT_USAGE_QUERIES, SIMULATED_SERIES_HELP, type UsageQueries } from '@mgpu/shared';
 import {
   type InstantSample,
   PrometheusHttp,
@@ -46,18 +46,27 @@ const MAX_STEPS = 60;
 
 export class PrometheusSource implements UsageSource {
   readonly kind = 'prometheus' as const;
-  readonly simulated = false;
   readonly hasInstanceSeries: boolean;
   private readonly http: PrometheusHttp;
   private readonly queries: UsageQueries;
   private readonly onProblem: ((message: string | null) => void) | undefined;
   private lastProblem: { message: string; at: number } | undefined;
+  private simulatedSeries = false;
+  private helpReadAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: PrometheusSourceOptions) {
     this.http = new PrometheusHttp(options);
     this.onProblem = options.onProblem;
     this.queries = options.queries ?? DEFAULT_USAGE_QUERIES;
     this.hasInstanceSeries = this.queries.instanceUtilization !== null;
+  }
+
+  /**
+   * True when the card series are the embedded cluster's model (their `# HELP`, kept by
+   * Prometheus as metadata, says so): the page then labels them simulated, as it does in-process.
+   */
+  get simulated(): boolean {
+    return this.simulatedSeries;
   }
 
   /** The server asked, without credentials (for the start's log line). */
@@ -70,7 +79,25 @@ export class PrometheusSource implements UsageSource {
   }
 
   cardUsage(query: UsageQuery): Promise<CardUsage[]> {
-    return this.told(() => this.readCardUsage(query));
+    return this.told(async () => {
+      const [cards] = await Promise.all([this.readCardUsage(query), this.readHelp()]);
+      return cards;
+    });
+  }
+
+  /** Re-reads, at most once a minute, whether the card series say they are simulated. */
+  private async readHelp(): Promise<void> {
+    if (Date.now() - this.helpReadAt < PROBLEM_REPEAT_MS) return;
+    this.helpReadAt = Date.now();
+    const names = [this.queries.cardUtilization, this.queries.cardUtilizationFallback]
+      .flatMap((expression) => (expression ? [readableAsSamples(expression)] : []))
+      .flatMap((read) => (read ? [read.selector.replace(/\s*\{.*$/, '')] : []));
+    // A proxy that lets only queries through leaves the label as it was; the figures still come.
+    const helps = await Promise.all(names.map((name) => this.http.metricHelp(name))).catch(
+      () => undefined,
+    );
+    if (helps)
+      this.simulatedSeries = helps.flat().some((help) => help.includes(SIMULATED_SERIES_HELP));
   }
 
   /** A read whose failure (and the recovery after one) `onProblem` hears of. */
@@ -188,6 +215,7 @@ export class PrometheusSource implements UsageSource {
    * `PrometheusError` when it cannot be asked, an `Error` naming the series when it has none.
    */
   async probe(): Promise<void> {
+    await this.readHelp();
     const { cardUtilization, cardUtilizationFallback } = this.queries;
     const count = `count(${cardUtilization})${cardUtilizationFallback === null ? '' : ` or count(${cardUtilizationFallback})`}`;
     if ((await this.http.query(count)).length === 0)

@@ -3,12 +3,15 @@
  * card series with its labels, plus one series per mGPU instance, which dcgm-exporter cannot
  * give for a shared card (its series are the card's).
  */
-import { type GpuUsageSnapshot, GPU_METRIC_LABELS as L, GPU_METRICS as M } from '@mgpu/shared';
+import {
+  type GpuUsageSnapshot,
+  GPU_METRIC_LABELS as L,
+  GPU_METRICS as M,
+  SIMULATED_SERIES_HELP as SIMULATED,
+} from '@mgpu/shared';
 
 /** What Prometheus expects in the Content-Type of this text. */
 export const EXPOSITION_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
-
-const SIMULATED = 'simulated by the mGPU embedded cluster, not measured';
 
 const HELP: Record<string, [help: string, type: 'gauge']> = {
   [M.cardUtilization]: [`GPU utilization (in %), ${SIMULATED}.`, 'gauge'],
