@@ -29,6 +29,8 @@ const WORDS = {
     wholeCard: '整卡',
     team: '各命名空间（团队）的 GPU 用量',
     efficiencyColumn: '效率',
+    historyUsed: '算力实际使用（占资源池的 %）',
+    historyAllocated: '算力已分配（占资源池的 %）',
   },
   en: {
     unavailable: 'No GPU usage source configured',
@@ -40,6 +42,8 @@ const WORDS = {
     wholeCard: 'whole card',
     team: 'GPU usage per namespace (team)',
     efficiencyColumn: 'Efficiency',
+    historyUsed: 'Compute used (% of the pool)',
+    historyAllocated: 'Compute allocated (% of the pool)',
   },
 } as const;
 
@@ -129,6 +133,10 @@ for (const lang of ['zh-CN', 'en'] as const) {
       await expect(usage.getByTestId('usage-efficiency')).toHaveCount(0);
       await expect(usage.getByTestId('usage-idle')).toHaveCount(0);
     }
+    // No used line in the pool history either: unknown is not drawn as 0.
+    await page.goto(`${noSourceURL}/allocations`);
+    await expect(page.getByRole('figure', { name: words.historyAllocated })).toBeVisible();
+    await expect(page.getByRole('figure', { name: words.historyUsed })).toHaveCount(0);
   });
 
   test(`embedded model: the 0 % workload is flagged ${words.idle}, the 80 % one works at ≈80 % (${lang})`, async ({
@@ -204,5 +212,11 @@ for (const lang of ['zh-CN', 'en'] as const) {
     await header.click();
     await expect(header).toHaveAttribute('aria-sort', 'descending');
     inOrder(await efficiencies(), -1);
+
+    // The pool history: used beside allocated, once the source has answered a sample.
+    await expect(page.getByRole('figure', { name: words.historyAllocated })).toBeVisible();
+    await expect(page.getByRole('figure', { name: words.historyUsed })).toBeVisible({
+      timeout: 30_000,
+    });
   });
 }

@@ -31,6 +31,7 @@ export type { BffContext } from './trpc/context.js';
 export { createCallerFactory, type RuleErrorShape, RuleErrors, SSE_TIMING } from './trpc/init.js';
 export { preparedJson } from './trpc/prepared-output.js';
 export { snapshotEvents } from './trpc/snapshot-events.js';
+export { readCardUse } from './usage/card-use.js';
 export { ExporterSource, type ExporterSourceOptions } from './usage/exporter-source.js';
 // Usage (issue 28): Prometheus as a usage source.
 export {

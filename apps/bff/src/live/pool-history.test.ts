@@ -1,8 +1,9 @@
-import { PoolHistory } from '@mgpu/api';
+import { PoolHistory, readCardUse } from '@mgpu/api';
 import { describe, expect, it } from 'vitest';
-import { startBffTest } from '../test-support/bff-harness.js';
+import { eventually, startBffTest } from '../test-support/bff-harness.js';
 
-const harness = startBffTest();
+// The exporter read often, so the first card readings come within a test's patience.
+const harness = startBffTest({ usage: { exporterSampleIntervalMs: 500 } });
 
 describe('the per-pool history', () => {
   it('keeps retention / interval samples, oldest first, with the pools the dashboard shows', async () => {
@@ -33,6 +34,46 @@ describe('the per-pool history', () => {
         largestFitComputePercent: pool.largestFit.computePercent,
       });
     }
+  });
+
+  it('puts each pool’s used compute beside its allocated, from the usage source', {
+    timeout: 60_000,
+  }, async () => {
+    const { views, usage } = harness.bff.context;
+    const history = new PoolHistory(views, { cardUse: () => readCardUse(usage) });
+    const latest = async () => {
+      await history.readCardUse();
+      history.sample();
+      return history.snapshot().samples.at(-1)?.pools ?? [];
+    };
+    if (usage.source.kind === 'unavailable') {
+      // The real tier has no GPU exporter: unknown, never 0.
+      for (const pool of await latest()) expect(pool.computeUsedPercent).toBeNull();
+      return;
+    }
+    const pools = await eventually(async () => {
+      const read = await latest();
+      return read.length > 0 && read.every((pool) => typeof pool.computeUsedPercent === 'number')
+        ? read
+        : undefined;
+    }, 'every pool’s used compute');
+    for (const pool of pools) {
+      const used = pool.computeUsedPercent ?? Number.NaN;
+      // In the unit of the allocation (100 a card), within what the pool has.
+      expect(used).toBeGreaterThanOrEqual(0);
+      expect(used, pool.pool).toBeLessThanOrEqual(pool.computeAllocatablePercent);
+      // A card nobody holds does no work.
+      if (pool.computeAllocatedPercent === 0) expect(used, pool.pool).toBe(0);
+    }
+  });
+
+  it('leaves used compute unknown, never 0, when the source has nothing to say', async () => {
+    const history = new PoolHistory(harness.bff.context.views, { cardUse: async () => null });
+    await history.readCardUse();
+    history.sample();
+    const pools = history.snapshot().samples.at(-1)?.pools ?? [];
+    expect(pools.length).toBeGreaterThan(0);
+    for (const pool of pools) expect(pool.computeUsedPercent).toBeNull();
   });
 
   it('is served by cluster.history, sampled from the start', async () => {

@@ -5,6 +5,7 @@ import {
   ClusterClient,
   ClusterViews,
   PoolHistory,
+  readCardUse,
   usageContextFor,
 } from '@mgpu/api';
 import { SNAPSHOT_PART_SIZE, VKE } from '@mgpu/shared';
@@ -24,6 +25,7 @@ export function createConsoleContext(
   const cardPolicy = options.cardPolicy ?? 'binpack';
   const cluster = new ClusterClient(options.connection.kubeConfig, { modelLabel });
   const views = new ClusterViews(cluster, { modelLabel, cardPolicy });
+  const usage = usageContextFor(options.connection, options.usage);
   return {
     cluster,
     source: options.connection.source,
@@ -33,8 +35,9 @@ export function createConsoleContext(
     }),
     views,
     snapshotPartSize: options.snapshotPartSize ?? SNAPSHOT_PART_SIZE,
-    history: new PoolHistory(views, options.history),
-    usage: usageContextFor(options.connection, options.usage),
+    // The pools' used compute beside their allocated, from the same source as the usage pages.
+    history: new PoolHistory(views, { ...options.history, cardUse: () => readCardUse(usage) }),
+    usage,
     cardPolicy,
     accessReviews: new AccessReviews(
       options.accessReviewTtlMs !== undefined ? { ttlMs: options.accessReviewTtlMs } : {},

@@ -1,4 +1,10 @@
-import { type ClusterHistory, type PoolSample, pendingPodsPerPool } from '@mgpu/shared';
+import {
+  type ClusterHistory,
+  type PoolSample,
+  pendingPodsPerPool,
+  poolComputeUsed,
+  type UtilizationReading,
+} from '@mgpu/shared';
 import type { ClusterViews } from '../cluster/cluster-views.js';
 
 export interface PoolHistoryOptions {
@@ -6,6 +12,12 @@ export interface PoolHistoryOptions {
   intervalMs?: number;
   /** How far back the history reaches (default an hour); the buffer holds retention / interval samples. */
   retentionMs?: number;
+  /**
+   * The cards' own utilisation by `cardKey` (the usage source's card series over a short window),
+   * or null when there is no source or it did not answer: the pools' used compute beside their
+   * allocated. Absent: the history has no used figures.
+   */
+  cardUse?: () => Promise<ReadonlyMap<string, Pick<UtilizationReading, 'meanPercent'>> | null>;
 }
 
 interface Sample {
@@ -26,11 +38,14 @@ export class PoolHistory {
   private next = 0;
   private timer: NodeJS.Timeout | undefined;
   private startedAt = Date.now();
+  /** The newest card reading, taken between samples so a sample never waits for the source. */
+  private cardUse: ReadonlyMap<string, Pick<UtilizationReading, 'meanPercent'>> | null = null;
+  private reading = false;
 
   constructor(
     /** The console's shared views: the same pools and pending pods as the dashboard. */
     private readonly views: ClusterViews,
-    options: PoolHistoryOptions = {},
+    private readonly options: PoolHistoryOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 10_000;
     this.retentionMs = options.retentionMs ?? 60 * 60_000;
@@ -39,6 +54,7 @@ export class PoolHistory {
 
   start(): void {
     this.startedAt = Date.now();
+    void this.readCardUse();
     this.sample();
     this.timer = setInterval(() => this.sample(), this.intervalMs);
     this.timer.unref();
@@ -55,11 +71,13 @@ export class PoolHistory {
     if (!views.synced) return;
     // The pending view's last result: at most one computation behind, never waited for here.
     const pending = pendingPodsPerPool(views.pending.latest().groups);
+    const used = this.cardUse ? poolComputeUsed(views.nodeStates(), this.cardUse) : undefined;
     const pools = views.pools().map(
       (pool): PoolSample => ({
         pool: pool.pool,
         computeAllocatedPercent: pool.compute.allocated,
         computeAllocatablePercent: pool.compute.allocatable,
+        ...(this.options.cardUse ? { computeUsedPercent: used?.get(pool.pool) ?? null } : {}),
         memoryAllocatedMiB: pool.memoryMiB.allocated,
         memoryAllocatableMiB: pool.memoryMiB.allocatable,
         strandedComputePercent: pool.stranded.computePercent,
@@ -70,6 +88,20 @@ export class PoolHistory {
     );
     this.ring[this.next] = { at, pools };
     this.next = (this.next + 1) % this.ring.length;
+    void this.readCardUse();
+  }
+
+  /** Reads the cards' use for the next sample; one read at a time, a failed one is unknown. */
+  async readCardUse(): Promise<void> {
+    if (!this.options.cardUse || this.reading) return;
+    this.reading = true;
+    try {
+      this.cardUse = await this.options.cardUse();
+    } catch {
+      this.cardUse = null;
+    } finally {
+      this.reading = false;
+    }
   }
 
   /** Samples oldest first. */

@@ -5,6 +5,12 @@ export const PoolSampleSchema = z.object({
   pool: z.string(),
   computeAllocatedPercent: z.number(),
   computeAllocatablePercent: z.number(),
+  /**
+   * Used beside allocated (issue 28): Σ of the pool's cards' own utilisation, 100 a card, from
+   * the usage source (Prometheus when configured, else the embedded cluster's exporter); null or
+   * absent when unknown (no source, or a card without a reading), never 0 for unknown.
+   */
+  computeUsedPercent: z.number().nullable().optional(),
   memoryAllocatedMiB: z.number(),
   memoryAllocatableMiB: z.number(),
   strandedComputePercent: z.number(),

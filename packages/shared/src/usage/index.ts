@@ -1,4 +1,5 @@
 export * from './card-figures.js';
+export * from './pool-usage.js';
 export * from './prometheus-queries.js';
 export * from './readings.js';
 export * from './terms.js';

@@ -7,8 +7,20 @@ import { type DashboardKey, useDashboardI18n } from './i18n/dashboard-i18n.js';
 /** One chart: a figure of every pool over the samples. */
 interface Figure {
   title: DashboardKey;
-  value(pool: PoolSample): number;
+  /** Null where the figure is unknown: a gap in the line, never a 0. */
+  value(pool: PoolSample): number | null;
 }
+
+/** Used compute in % of the pool, beside the allocated: unknown without a usage source. */
+const COMPUTE_USED: Figure = {
+  title: 'allocations.history.computeUsed',
+  value: (pool) =>
+    pool.computeUsedPercent === null ||
+    pool.computeUsedPercent === undefined ||
+    pool.computeAllocatablePercent === 0
+      ? null
+      : (100 * pool.computeUsedPercent) / pool.computeAllocatablePercent,
+};
 
 const FIGURES: readonly Figure[] = [
   {
@@ -58,7 +70,8 @@ function columnsOf(
   const columns = pools.map((pool) =>
     history.samples.map((sample) => {
       const found = sample.pools.find((entry) => entry.pool === pool);
-      return found === undefined ? null : Number(figure.value(found).toFixed(2));
+      const value = found === undefined ? null : figure.value(found);
+      return value === null ? null : Number(value.toFixed(2));
     }),
   );
   return [times, ...columns];
@@ -145,10 +158,16 @@ export default function HistoryCharts({ history }: { history: ClusterHistory }) 
       ].sort(),
     [history],
   );
-  const charts = useMemo(
-    () => FIGURES.map((figure) => ({ figure, data: columnsOf(history, pools, figure) })),
-    [history, pools],
-  );
+  const charts = useMemo(() => {
+    // Used beside allocated, once some sample has a used figure (a usage source answers).
+    const used = history.samples.some((sample) =>
+      sample.pools.some((pool) => COMPUTE_USED.value(pool) !== null),
+    );
+    const figures = used ? [FIGURES[0], COMPUTE_USED, ...FIGURES.slice(1)] : FIGURES;
+    return figures.flatMap((figure) =>
+      figure ? [{ figure, data: columnsOf(history, pools, figure) }] : [],
+    );
+  }, [history, pools]);
   const since = new Date(history.samples[0]?.at ?? history.startedAt).toLocaleTimeString(lang);
   return (
     <>

@@ -1,0 +1,24 @@
+import { cardKey, type UtilizationReading } from '@mgpu/shared';
+import { usageQuery } from './read-usage.js';
+import type { UsageContext } from './usage-settings.js';
+
+/** The pool history's window: a sample every 10 s shows the last minute's mean, not an hour's. */
+const CARD_USE_WINDOW_MINUTES = 1;
+
+/**
+ * Every card's own mean utilisation over the last minute, by `cardKey`, in one batched call (the
+ * pool history's used compute); null without a source. A source that fails rejects: the history
+ * records that sample's used figure as unknown.
+ */
+export async function readCardUse(
+  usage: UsageContext,
+): Promise<ReadonlyMap<string, Pick<UtilizationReading, 'meanPercent'>> | null> {
+  if (usage.source.kind === 'unavailable') return null;
+  const cards = await usage.source.cardUsage(usageQuery(usage, CARD_USE_WINDOW_MINUTES));
+  return new Map(
+    cards.map((card) => [
+      cardKey(card.node, card.card),
+      { meanPercent: card.utilization.meanPercent },
+    ]),
+  );
+}
