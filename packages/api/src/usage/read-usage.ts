@@ -79,6 +79,5 @@ export async function readUsage(
 const ENDED_PHASES = new Set(['Succeeded', 'Failed']);
 
 /** The records whose instances hold a card now. */
-export const heldInstances = <Held extends AllocationRecord>(
-  records: readonly Held[],
-): Held[] => records.filter((record) => !ENDED_PHASES.has(record.phase ?? ''));
+export const heldInstances = <Held extends AllocationRecord>(records: readonly Held[]): Held[] =>
+  records.filter((record) => !ENDED_PHASES.has(record.phase ?? ''));
