@@ -21,6 +21,7 @@ export * from './pending.js';
 export * from './per-card-figures.js';
 export * from './placement/index.js';
 export * from './pod-log.js';
+export * from './pod-status.js';
 export * from './pools.js';
 export * from './quantity.js';
 export * from './quota.js';
