@@ -12,6 +12,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   deleteAfterTest,
   eventually,
+  ruleErrorsOf,
   seedRequest,
   startBffTest,
   trackedData,
@@ -151,11 +152,41 @@ describe('pod.logs', () => {
       { type: 'unavailable', reason: 'not-started', detail: expect.any(String) },
     ]);
     const pod = await runningPod('container');
-    await expect(
+    // A rule error in the operator's language (zh-CN unless asked), naming the pod's containers.
+    const refused = await ruleErrorsOf(
       harness.caller.pod.logs({ namespace, pod, container: 'sidecar' }).then(async (stream) => {
         for await (const _ of stream) break;
       }),
-    ).rejects.toThrow(/has no container sidecar/);
+    );
+    expect(refused.code).toBe('BAD_REQUEST');
+    expect(refused.errors).toMatchObject([
+      {
+        rule: 'container-not-found',
+        path: 'container',
+        message: expect.stringContaining('没有容器“sidecar”'),
+        fix: expect.stringContaining('worker'),
+      },
+    ]);
+    const english = await ruleErrorsOf(
+      harness.caller.pod
+        .logs({ namespace, pod, container: 'sidecar', lang: 'en' })
+        .then(async (stream) => {
+          for await (const _ of stream) break;
+        }),
+    );
+    expect(english.errors[0]?.message).toMatch(/has no container "sidecar"/);
+  });
+
+  it('ends the log call when the subscriber leaves on the very first event', async () => {
+    // The real tier has no kubelet to stream a log (the first test says so).
+    if (onRealTier()) return;
+    const pod = await runningPod('leave');
+    const events = await readLogs({ pod }, (seen) => seen.length >= 1);
+    expect(events).toEqual([{ type: 'lines', reset: true, lines: [] }]);
+    await eventually(
+      () => harness.embedded?.containerLogs.followers(namespace, pod, 'worker') === 0,
+      'the log call to end once the subscriber left on the reset',
+    );
   });
 
   it('over HTTP (SSE): lines stream to the browser, and the log call ends when it leaves', async () => {

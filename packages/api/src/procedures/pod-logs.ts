@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toKubeError } from '@mgpu/kube-client';
 import {
+  describeServerError,
   LogLineSplitter,
   POD_LOG_LIMIT_BYTES,
   type PodLogEvent,
@@ -9,8 +10,8 @@ import {
   type PodLogUnavailable,
   podLogUnavailableOf,
 } from '@mgpu/shared';
-import { TRPCError, tracked } from '@trpc/server';
-import { publicProcedure } from '../trpc/init.js';
+import { tracked } from '@trpc/server';
+import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
 import { kubeFailure } from './kube-failure.js';
 
@@ -50,11 +51,20 @@ export const podLogs = publicProcedure
       yield event({ type: 'unavailable', ...unavailable(error) });
       return;
     }
-    if (!spec.includes(container))
-      throw new TRPCError({
-        code: 'BAD_REQUEST',
-        message: `pod ${namespace}/${pod} has no container ${container} (it has ${spec.join(', ')})`,
-      });
+    if (!spec.includes(container)) {
+      const named = { name: pod, namespace, replicas: 1, containers: [] };
+      throw ruleFailure('BAD_REQUEST', [
+        describeServerError(
+          'container-not-found',
+          'container',
+          spec.join(', '),
+          named,
+          lang,
+          undefined,
+          container,
+        ),
+      ]);
+    }
 
     for (;;) {
       let stream: Awaited<ReturnType<typeof ctx.cluster.podReads.log>>;
@@ -84,12 +94,13 @@ export const podLogs = publicProcedure
         }
         continue;
       }
-      // A reconnect, or a container that started since, begins the view afresh with its tail.
-      yield event({ type: 'lines', reset: true, lines: [] });
       const splitter = new LogLineSplitter();
       let bytes = 0;
       stream.setEncoding('utf8');
       try {
+        // A reconnect, or a container that started since, begins the view afresh with its tail.
+        // Inside the try: a subscriber that leaves on this very event still ends the log call.
+        yield event({ type: 'lines', reset: true, lines: [] });
         for await (const chunk of stream as AsyncIterable<string>) {
           bytes += Buffer.byteLength(chunk);
           const lines = splitter.push(chunk);
