@@ -43,7 +43,26 @@ describe('a refused log call', () => {
     expect(podLogUnavailableOf(status(500, 'dial tcp: lookup node-1: no such host'))).toBe(
       'no-kubelet',
     );
-    expect(podLogUnavailableOf(status(502))).toBe('no-kubelet');
+    // kube-apiserver's own words (its transport error to the kubelet, quoted in a 500).
+    expect(
+      podLogUnavailableOf(
+        status(
+          500,
+          'Get "https://mgpu-a100-0:10250/containerLogs/default/p/worker?follow=true": dial tcp: lookup mgpu-a100-0 on 127.0.0.53:53: server misbehaving',
+        ),
+      ),
+    ).toBe('no-kubelet');
+    expect(
+      podLogUnavailableOf(status(500, 'no preferred addresses found; known addresses: []')),
+    ).toBe('no-kubelet');
+  });
+
+  it('stays an error, with its message, when the API server fails for another reason', () => {
+    expect(podLogUnavailableOf(status(502))).toBeUndefined();
+    expect(podLogUnavailableOf(status(500, 'etcdserver: request timed out'))).toBeUndefined();
+    expect(
+      podLogUnavailableOf(status(503, 'the server is currently unable to handle the request')),
+    ).toBeUndefined();
   });
 
   it('is "not started" for a pod with no node (204) or a container waiting to start', () => {

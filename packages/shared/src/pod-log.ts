@@ -34,16 +34,26 @@ export const POD_LOG_ENDINGS = ['limit', 'closed'] as const;
 export type PodLogEnding = (typeof POD_LOG_ENDINGS)[number];
 
 /**
+ * kube-apiserver's words when it could not reach the node's kubelet (a 500 quoting its own
+ * transport error): `Get "https://<node>:10250/containerLogs/…": dial tcp: lookup <node>: no
+ * such host` on the real tier, where nodes have no kubelet; "no preferred addresses found" for
+ * a node without a usable address; "error dialing backend" through an egress proxy.
+ */
+const KUBELET_UNREACHABLE =
+  /dial tcp|no preferred addresses found|error dialing backend|\/containerLogs\//i;
+
+/**
  * What a refused log call means. kube-apiserver proxies the call to the node's kubelet: when it
- * cannot reach one it answers 5xx (dial errors); a container that has not started is a 400
- * ("waiting to start") and a pod with no node yet a 204 without a body. Anything else (403, an unknown
- * container) is an error, not an unavailable log: undefined.
+ * cannot reach one it answers 5xx quoting the dial error; a container that has not started is a
+ * 400 ("waiting to start") and a pod with no node yet a 204 without a body. Anything else (403,
+ * an unknown container, an API server failing for its own reasons) is an error the operator sees
+ * with its message, not an unavailable log: undefined.
  */
 export function podLogUnavailableOf(status: KubeStatus): PodLogUnavailable | undefined {
   // kube-apiserver answers a pod no node holds yet with 204 and no log at all.
   if (status.code === 204) return 'not-started';
   if (status.code === 404) return 'pod-gone';
-  if (status.code >= 500) return 'no-kubelet';
+  if (status.code >= 500 && KUBELET_UNREACHABLE.test(status.message)) return 'no-kubelet';
   if (
     status.code === 400 &&
     /waiting to start|does not have a host assigned|ContainerCreating|PodInitializing/i.test(
