@@ -54,9 +54,17 @@ export function revisionShares(
     const { key, shares } = podShares(pod, options.modelLabel);
     const current = isCurrent(pod.metadata?.name ?? '');
     const groupKey = `${current}/${key}`;
-    const group = groups.get(groupKey) ?? { current, pods: 0, ready: 0, containers: shares };
+    const group = groups.get(groupKey) ?? {
+      current,
+      pods: 0,
+      ready: 0,
+      scheduled: 0,
+      containers: shares,
+    };
     group.pods++;
     if (isPodReady(pod)) group.ready++;
+    // Only a pod a node took holds cards: a Pending one frees nothing when deleted.
+    if ((pod.spec as { nodeName?: unknown } | undefined)?.nodeName) group.scheduled++;
     groups.set(groupKey, group);
   }
   return [...groups.values()].sort(

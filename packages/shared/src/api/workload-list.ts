@@ -27,6 +27,8 @@ export const RevisionSharesSchema = z.object({
   current: z.boolean(),
   pods: z.number(),
   ready: z.number(),
+  /** Pods a node took (`spec.nodeName`): only these hold cards. */
+  scheduled: z.number(),
   containers: z.array(ContainerShareSchema),
 });
 
