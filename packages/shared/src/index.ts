@@ -27,6 +27,7 @@ export * from './quantity.js';
 export * from './quota.js';
 export * from './read-workload.js';
 export * from './request.js';
+export { MULTI_CARD_POLICY, policyForMultiCard } from './request-rules.js';
 export * from './revision-shares.js';
 export * from './rolling-update.js';
 export * from './rollout.js';
