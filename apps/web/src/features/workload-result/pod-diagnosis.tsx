@@ -176,15 +176,24 @@ function PodPanel({ namespace, pod }: { namespace: string; pod: DiagnosedPod }) 
  */
 export function PodDiagnosis({ namespace, pods }: { namespace: string; pods: DiagnosedPod[] }) {
   const { t } = useI18n();
+  // The one open pod: undefined until the operator chooses (then the first), null once closed.
+  // An accordion by hand: antd's `accordion` draws a tablist holding tabpanels, which screen
+  // readers (and axe) refuse.
+  const [chosen, setChosen] = useState<string | null>();
   if (pods.length === 0) return null;
+  const open = chosen === undefined ? pods[0]?.name : chosen;
   return (
     <section className="pod-diagnosis" aria-labelledby="diagnosis-title">
       <h2 id="diagnosis-title" className="section-title">
         {t('result.diagnosis.title')}
       </h2>
       <Collapse
-        accordion
-        defaultActiveKey={pods[0]?.name}
+        activeKey={open ? [open] : []}
+        // Opening a pod closes the other: its stream ends before the next one starts.
+        onChange={(keys) => {
+          const active = Array.isArray(keys) ? keys : [keys];
+          setChosen(active.find((key) => key !== open) ?? null);
+        }}
         destroyOnHidden
         items={pods.map((pod) => ({
           key: pod.name,
