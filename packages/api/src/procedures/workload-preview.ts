@@ -270,6 +270,13 @@ export const workloadPreview = publicProcedure
   .input(PreviewInputSchema)
   .output(PreviewResultSchema)
   .query(async ({ ctx, input }) => {
-    const preview = previewWorkload(ctx, input.request, input.lang, input.replacing);
+    let preview = previewWorkload(ctx, input.request, input.lang, input.replacing);
+    // Before the nodes were listed once, no node would take any replica: "waiting" would be a
+    // guess. A request its own rules accept waits for the list briefly, as a write does, then
+    // is answered with the same retryable 503 (the form says it could not check).
+    if (!ctx.cluster.nodes.health.synced && preview.verdict.verdict !== 'invalid') {
+      await requireClusterKnown(ctx, input.lang, input.request);
+      preview = previewWorkload(ctx, input.request, input.lang, input.replacing);
+    }
     return (await seesNodes(ctx)) ? preview : previewWithoutNodes(preview);
   });
