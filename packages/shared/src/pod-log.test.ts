@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   appendLogLines,
   LogLineSplitter,
+  LogResumeCursor,
+  logLineTime,
   POD_LOG_MAX_LINE,
   podLogUnavailableOf,
 } from './pod-log.js';
@@ -78,5 +80,35 @@ describe('a refused log call', () => {
   it('stays an error when RBAC refuses it or the container is unknown', () => {
     expect(podLogUnavailableOf(status(403, 'forbidden'))).toBeUndefined();
     expect(podLogUnavailableOf(status(400, 'container x is not valid for pod p'))).toBeUndefined();
+  });
+});
+
+describe("a follow reopened from the last line's time", () => {
+  it('reads the time of a timestamped line, comparable as text', () => {
+    expect(logLineTime('2026-12-06T03:00:01.5Z a')).toBe('2026-12-06T03:00:01.500000000Z');
+    expect(logLineTime('2026-12-06T03:00:01Z a')).toBe('2026-12-06T03:00:01.000000000Z');
+    expect(logLineTime('no time here')).toBeUndefined();
+  });
+
+  it("asks from the last line's second and drops what the reopened call sends again", () => {
+    const cursor = new LogResumeCursor();
+    expect(cursor.sinceTime()).toBeUndefined();
+    const first = [
+      '2026-12-06T03:00:00.100Z a',
+      '2026-12-06T03:00:01.200Z b',
+      '2026-12-06T03:00:01.200Z c',
+    ];
+    expect(cursor.fresh(first)).toEqual(first);
+    expect(cursor.sinceTime()).toBe('2026-12-06T03:00:01Z');
+    cursor.resume();
+    expect(
+      cursor.fresh([
+        '2026-12-06T03:00:01.000Z older in that second',
+        '2026-12-06T03:00:01.200Z b',
+        '2026-12-06T03:00:01.200Z c',
+        '2026-12-06T03:00:01.200Z d at the same time, new',
+        '2026-12-06T03:00:02Z e',
+      ]),
+    ).toEqual(['2026-12-06T03:00:01.200Z d at the same time, new', '2026-12-06T03:00:02Z e']);
   });
 });

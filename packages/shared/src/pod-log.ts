@@ -11,10 +11,21 @@ export const POD_LOG_TAIL_DEFAULT = 500;
 /** The most lines of tail one may ask for: a browser's buffer holds this many, no more. */
 export const POD_LOG_TAIL_MAX = 5_000;
 /**
- * Bytes one log stream may carry, tail and follow together (the log API's `limitBytes`): 5,000
- * lines of a few hundred bytes fit; a container that writes without end ends its stream here.
+ * Bytes of the tail a log view starts with (the first log call's `limitBytes`): 5,000 lines of
+ * a few hundred bytes fit; longer ones are cut here, and the view follows on from the newest.
  */
-export const POD_LOG_LIMIT_BYTES = 2 * 1024 * 1024;
+export const POD_LOG_TAIL_LIMIT_BYTES = 2 * 1024 * 1024;
+/**
+ * Bytes followed after the tail in one stream (counted by the BFF, over every reopened call): a
+ * container that writes without end ends its stream here ("limit"), the operator may open it
+ * again.
+ */
+export const POD_LOG_FOLLOW_LIMIT_BYTES = 4 * 1024 * 1024;
+/**
+ * Times one stream reopens a follow the API server ended while the container still runs (a
+ * dropped connection to the API server or the kubelet); past it the stream says "closed".
+ */
+export const POD_LOG_MAX_RESUMES = 5;
 /** Characters of one line kept; the rest is cut (one blob must not fill the buffers). */
 export const POD_LOG_MAX_LINE = 8 * 1024;
 
@@ -99,4 +110,60 @@ export function appendLogLines(
 ): string[] {
   const joined = [...buffer, ...lines];
   return joined.length <= max ? joined : joined.slice(-max);
+}
+
+/**
+ * The time a timestamped line (`timestamps=true`: RFC 3339 in UTC, a space, the text) starts
+ * with, its fraction padded to nanoseconds so two times compare as text; undefined without one.
+ */
+export function logLineTime(line: string): string | undefined {
+  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z /.exec(line);
+  return match ? `${match[1]}.${(match[2] ?? '').padEnd(9, '0')}Z` : undefined;
+}
+
+/**
+ * Where a followed log is, so a call reopened with `sinceTime` (whole seconds, as kube-apiserver
+ * passes it on) continues it: the lines it sends again — older than the last one forwarded, or
+ * those of that same time already forwarded — are dropped.
+ */
+export class LogResumeCursor {
+  private last: string | undefined;
+  private sameTime = 0;
+  private skip = 0;
+  private resuming = false;
+
+  /** `sinceTime` for the reopened call (the last line's second); undefined before any line. */
+  sinceTime(): string | undefined {
+    return this.last === undefined ? undefined : `${this.last.slice(0, 19)}Z`;
+  }
+
+  /** A reopened call starts: what it sends first may have been forwarded already. */
+  resume(): void {
+    this.resuming = this.last !== undefined;
+    this.skip = this.sameTime;
+  }
+
+  /** The lines of `lines` not forwarded yet, each then counted as forwarded. */
+  fresh(lines: readonly string[]): string[] {
+    const kept: string[] = [];
+    for (const line of lines) {
+      const time = logLineTime(line);
+      if (this.resuming && time !== undefined && this.last !== undefined) {
+        if (time < this.last) continue;
+        if (time === this.last && this.skip > 0) {
+          this.skip -= 1;
+          continue;
+        }
+        this.resuming = false;
+      }
+      kept.push(line);
+      if (time === undefined) continue;
+      if (time === this.last) this.sameTime += 1;
+      else {
+        this.last = time;
+        this.sameTime = 1;
+      }
+    }
+    return kept;
+  }
 }
