@@ -1,4 +1,4 @@
-import { seedRequest } from '@mgpu/shared';
+import { rankRejections, seedRequest } from '@mgpu/shared';
 import { expect, type Page, test } from '@playwright/test';
 import { callApi } from '../support/api.js';
 
@@ -17,7 +17,7 @@ function impossibleRequest(name: string) {
 interface PendingPod {
   pod: string;
   workload: string | null;
-  rejections: { group: string; code: string; message: string }[];
+  rejections: (Parameters<typeof rankRejections>[0][number] & { message: string })[];
 }
 
 async function pendingOf(page: Page, workload: string): Promise<PendingPod | undefined> {
@@ -51,13 +51,20 @@ test('a request no node can take shows under pending pods on /allocations, group
     'href',
     `/workloads/default/${name}`,
   );
-  // One line per node group, worded in zh-CN from the codes, not the scheduler's English.
-  const reasons = item.getByTestId('pending-reasons').getByRole('listitem');
-  await expect(reasons).toHaveCount(pending.rejections.length);
-  for (const rejection of pending.rejections) {
+  // One line per node group it could use, worded in zh-CN from the codes, not the scheduler's
+  // English; the groups its own choices rule out (another model, policy) fold into one line.
+  const { ranked, excluded } = rankRejections(pending.rejections);
+  const reasons = item.getByTestId('pending-reason');
+  await expect(reasons).toHaveCount(ranked.length);
+  for (const rejection of ranked) {
     if (rejection.group === 'pod') continue;
     await expect(item.getByTestId('pending-reasons')).toContainText(`个 ${rejection.group} 节点：`);
   }
+  // The default cluster has node groups of other models and policies than the request's.
+  expect(excluded).toBeDefined();
+  const folded = item.getByTestId('rejections-excluded');
+  await expect(folded).toContainText(`另有 ${excluded?.groups.length} 组节点`);
+  await expect(folded).toContainText('不在考虑之内');
   await expect(item.getByTestId('pending-reasons')).not.toContainText(
     pending.rejections[0]?.message ?? '',
   );

@@ -13,12 +13,14 @@ const WORDS = {
   'zh-CN': {
     section: '诊断',
     events: '事件（最新在前）',
+    normal: '正常',
     log: (pod: string) => `Pod ${pod} 中 main 的日志`,
     unavailable: /日志不可用：API Server 无法连接到 Pod 所在节点的 kubelet/,
   },
   en: {
     section: 'Diagnosis',
     events: 'Events (newest first)',
+    normal: 'Normal',
     log: (pod: string) => `Log of main in pod ${pod}`,
     unavailable: /Log unavailable: the API server could not reach a kubelet/,
   },
@@ -44,6 +46,10 @@ async function showsDiagnosis(page: Page, lang: keyof typeof WORDS) {
       .locator('li')
       .evaluateAll((items) => items.map((item) => item.getAttribute('data-reason')));
     expect(reasons.indexOf('Started')).toBeLessThan(reasons.indexOf('Scheduled'));
+    // Kubernetes' event type in the operator's language.
+    await expect(events.locator('li[data-reason="Started"] [data-type="Normal"]')).toHaveText(
+      words.normal,
+    );
     await expect(events.locator('li[data-reason="Scheduled"]')).toContainText(/cards main=\[/);
     if (onRealTier()) {
       await expect(panel.getByText(words.unavailable)).toBeVisible();

@@ -33,6 +33,8 @@ const WORDS = {
     scaleAnyway: '仍然扩容',
     replicasOf: (name: string) => `${name} 的副本数`,
     waiting: /现在没有节点能运行副本 \d+/,
+    unchecked: '无法确认现在能否调度',
+    uncheckedTitle: '现在能否调度',
     cancel: /^取\s*消$/,
   },
   en: {
@@ -44,6 +46,8 @@ const WORDS = {
     scaleAnyway: 'Scale anyway',
     replicasOf: (name: string) => `Replicas of ${name}`,
     waiting: /no node can run replicas? \d+/,
+    unchecked: 'Could not check whether it can be scheduled now',
+    uncheckedTitle: 'can be scheduled now',
     cancel: 'Cancel',
   },
 } as const;
@@ -68,6 +72,25 @@ const listed = async (page: Page, name: string) =>
 
 async function toLanguage(page: Page, lang: Lang) {
   if (lang === 'en') await page.getByRole('button', { name: 'English' }).click();
+}
+
+/** Every `procedure` call the page makes fails as a dropped connection would. */
+async function failing(page: Page, procedure: string) {
+  await page.route(
+    (url) => url.pathname.startsWith('/trpc/') && url.pathname.includes(procedure),
+    (route) => route.abort('connectionreset'),
+  );
+}
+
+/** The check failed: `button` asks anyway, naming that; cancel sends nothing. */
+async function askedUncheckedAndCancelled(page: Page, lang: Lang, button: string, confirm: string) {
+  await page.getByRole('button', { name: button, exact: true }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toContainText(WORDS[lang].uncheckedTitle);
+  await expect(dialog.getByTestId('waiting-unchecked')).toBeVisible();
+  await expect(dialog.getByRole('button', { name: confirm, exact: true })).toBeVisible();
+  await dialog.getByRole('button', { name: WORDS[lang].cancel }).click();
+  await expect(dialog).toBeHidden();
 }
 
 /** Opens the waiting dialog with `button`, checks what it says, and cancels it. */
@@ -177,6 +200,54 @@ for (const lang of ['zh-CN', 'en'] as const) {
         name,
       });
       expect(live.request.replicas).toBe(1);
+    } finally {
+      await callApi(page, 'workload.delete', { namespace: 'default', name });
+    }
+  });
+
+  test(`${lang}: a create whose schedulability check fails says so and asks; cancel creates nothing`, async ({
+    page,
+  }) => {
+    const name = `unchecked-${lang === 'en' ? 'en' : 'zh'}-${Date.now().toString(36)}`;
+    await page.goto('/workloads/new');
+    await failing(page, 'workload.preview');
+    await fillForm(page, { ...WAITING_GPU, name });
+    await toLanguage(page, lang);
+    const status = page.locator('#submit-status');
+    // Not "checking…" forever: the line says the check failed.
+    await expect(status).toHaveAttribute('data-verdict', 'unchecked');
+    await expect(status).toContainText(words.unchecked);
+    try {
+      await askedUncheckedAndCancelled(page, lang, words.create, words.createAnyway);
+      await expect(page).toHaveURL(/\/workloads\/new$/);
+      expect(await listed(page, name)).toEqual([]);
+
+      await page.getByRole('button', { name: words.create, exact: true }).click();
+      await page.getByRole('dialog').getByRole('button', { name: words.createAnyway }).click();
+      await expect(page).toHaveURL(new RegExp(`/workloads/default/${name}$`));
+      await expect.poll(async () => (await listed(page, name)).length).toBe(1);
+    } finally {
+      await callApi(page, 'workload.delete', { namespace: 'default', name });
+    }
+  });
+
+  test(`${lang}: a scale whose check fails says so and asks; cancel scales nothing`, async ({
+    page,
+  }) => {
+    const name = `unchecked-scale-${lang === 'en' ? 'en' : 'zh'}-${Date.now().toString(36)}`;
+    await page.goto('/workloads/new');
+    await callApi(page, 'workload.create', seedRequest(name));
+    try {
+      await failing(page, 'workload.scalePreview');
+      await page.goto(`/workloads?q=${name}`);
+      await toLanguage(page, lang);
+      const box = page.getByLabel(words.replicasOf(name));
+      await box.fill('2');
+      const row = page.getByRole('row').filter({ has: box });
+      await expect(row.locator('[data-verdict="unchecked"]')).toContainText(words.unchecked);
+
+      await askedUncheckedAndCancelled(page, lang, words.scale, words.scaleAnyway);
+      expect((await listed(page, name)).map((item) => item.replicas)).toEqual([1]);
     } finally {
       await callApi(page, 'workload.delete', { namespace: 'default', name });
     }

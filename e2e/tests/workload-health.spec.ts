@@ -103,6 +103,11 @@ for (const lang of ['zh-CN', 'en'] as const) {
       await expect(headline).not.toContainText(words.failed);
       await expect(page.getByTestId('stage-scheduled')).not.toHaveAttribute('data-state', 'failed');
       await expect(page.getByTestId('stage-scheduled').getByTestId('unschedulable')).toBeVisible();
+      // Waiting for a node is not a stuck rollout: no way-back alert, no "stalled" anywhere.
+      await expect(page.getByTestId('rollout')).toBeVisible();
+      await expect(page.getByTestId('stalled-rollback')).toHaveCount(0);
+      await expect(page.getByTestId('rollout')).not.toContainText(words.stalled);
+      await expect(page.locator('.result-page')).not.toContainText(words.stalled);
 
       // Delete from the list, with the result page's confirmation.
       await page.goto('/workloads');

@@ -309,6 +309,14 @@ describe.runIf(onSim)('writes before the BFF has seen the nodes', () => {
       expect((await ruleErrorsOf(write)).errors.map((error) => error.rule)).toEqual([
         'cluster-not-synced',
       ]);
+    // The previews say they could not check rather than guess that every replica waits.
+    for (const preview of [
+      caller.workload.preview({ request: seedRequest(name), lang: 'en' }),
+      caller.workload.scalePreview({ namespace: 'default', name, replicas: 2, lang: 'en' }),
+    ])
+      expect((await ruleErrorsOf(preview)).errors.map((error) => error.rule)).toEqual([
+        'cluster-not-synced',
+      ]);
     const system = await ruleErrorsOf(
       caller.workload.create({ request: seedRequest(name, { namespace: 'kube-system' }) }),
     );

@@ -12,6 +12,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   deleteAfterTest,
   eventually,
+  ruleErrorsOf,
   seedRequest,
   startBffTest,
   trackedData,
@@ -151,11 +152,95 @@ describe('pod.logs', () => {
       { type: 'unavailable', reason: 'not-started', detail: expect.any(String) },
     ]);
     const pod = await runningPod('container');
-    await expect(
+    // A rule error in the operator's language (zh-CN unless asked), naming the pod's containers.
+    const refused = await ruleErrorsOf(
       harness.caller.pod.logs({ namespace, pod, container: 'sidecar' }).then(async (stream) => {
         for await (const _ of stream) break;
       }),
-    ).rejects.toThrow(/has no container sidecar/);
+    );
+    expect(refused.code).toBe('BAD_REQUEST');
+    expect(refused.errors).toMatchObject([
+      {
+        rule: 'container-not-found',
+        path: 'container',
+        message: expect.stringContaining('没有容器“sidecar”'),
+        fix: expect.stringContaining('worker'),
+      },
+    ]);
+    const english = await ruleErrorsOf(
+      harness.caller.pod
+        .logs({ namespace, pod, container: 'sidecar', lang: 'en' })
+        .then(async (stream) => {
+          for await (const _ of stream) break;
+        }),
+    );
+    expect(english.errors[0]?.message).toMatch(/has no container "sidecar"/);
+  });
+
+  it('ends the log call when the subscriber leaves on the very first event', async () => {
+    // The real tier has no kubelet to stream a log (the first test says so).
+    if (onRealTier()) return;
+    const pod = await runningPod('leave');
+    const events = await readLogs({ pod }, (seen) => seen.length >= 1);
+    expect(events).toEqual([{ type: 'lines', reset: true, lines: [] }]);
+    await eventually(
+      () => harness.embedded?.containerLogs.followers(namespace, pod, 'worker') === 0,
+      'the log call to end once the subscriber left on the reset',
+    );
+  });
+
+  it('reopens a follow the API server dropped while the container runs, without a line twice', async () => {
+    if (onRealTier()) return;
+    const pod = await runningPod('resume');
+    const logs = harness.embedded?.containerLogs;
+    const followed = () => logs?.followers(namespace, pod, 'worker') === 1 || undefined;
+    const reading = readLogs({ pod, tailLines: 50 }, (seen) =>
+      linesOf(seen).some((line) => line.endsWith('after the drop')),
+    );
+    await eventually(followed, 'the follow call');
+    logs?.write(namespace, pod, 'worker', 'before the drop');
+    // The connection to the kubelet drops; the container runs on.
+    logs?.dropFollowers(namespace, pod, 'worker');
+    await eventually(followed, 'the follow call reopened');
+    logs?.write(namespace, pod, 'worker', 'after the drop');
+    const events = await reading;
+    expect(events.filter((event) => event.type === 'ended')).toEqual([]);
+    const lines = linesOf(events);
+    expect(lines.filter((line) => line.endsWith('before the drop'))).toHaveLength(1);
+    expect(new Set(lines).size).toBe(lines.length);
+    expect(lines.some((line) => line.endsWith('container worker started'))).toBe(true);
+  });
+
+  it('bounds the tail by its own bytes and goes on following; ends a follow past its bytes with "limit"', async () => {
+    if (onRealTier()) return;
+    const pod = await runningPod('budget');
+    const logs = harness.embedded?.containerLogs;
+    const long = (index: number) => `${String(index).padStart(5, '0')} ${'x'.repeat(1_000)}`;
+    // 3,000 lines of 1 kB: more than the tail's bytes.
+    for (let index = 0; index < 3_000; index += 1)
+      logs?.write(namespace, pod, 'worker', long(index));
+    const reading = readLogs({ pod, tailLines: 5_000 }, (seen) =>
+      seen.some((event) => event.type === 'ended'),
+    );
+    await eventually(
+      () => logs?.followers(namespace, pod, 'worker') === 1 || undefined,
+      'the follow after the tail',
+    );
+    logs?.write(namespace, pod, 'worker', 'after the tail');
+    // Then more than the follow's bytes: the stream ends, saying why.
+    for (let index = 0; index < 5_000; index += 1)
+      logs?.write(namespace, pod, 'worker', long(index));
+    const events = await reading;
+    const lines = linesOf(events);
+    expect(lines.some((line) => line.endsWith('after the tail'))).toBe(true);
+    const tail = lines.slice(
+      0,
+      lines.findIndex((line) => line.endsWith('after the tail')),
+    );
+    expect(tail.length).toBeGreaterThan(0);
+    expect(tail.length).toBeLessThan(3_000);
+    expect(events.at(-1)).toEqual({ type: 'ended', reason: 'limit' });
+    expect(lines.length - tail.length - 1).toBeLessThan(5_000);
   });
 
   it('over HTTP (SSE): lines stream to the browser, and the log call ends when it leaves', async () => {

@@ -307,4 +307,30 @@ describe('workload lifecycle: list, update, conflict, scale (spec §8)', () => {
     await harness.caller.workload.delete({ namespace: 'default', name });
     await eventually(() => recordsOf(name).length === 0, 'the records to go');
   });
+
+  it('previews a Deployment edit as its rolling update runs: new pods beside the old it keeps', async () => {
+    // Two replicas at 10 % on each of a100-nbs-0's 8 cards fill cards 0–3 (its job holds 80 %).
+    // With the defaults for 2 replicas (maxSurge 1, maxUnavailable 0) the first new pod must
+    // fit beside both old ones, so any change of the template waits at replica 1.
+    const name = uniqueName('surge');
+    deleteAfterTest(harness, name);
+    const gpu = { ...SEED_GPU, cards: 8, compute: '0.8', model: 'NVIDIA-A100-SXM4-80GB' };
+    await harness.caller.workload.create({
+      request: seedRequest(name, { replicas: 2 }, gpu),
+      lang: 'en',
+    });
+    await verifiedRecords(name, 16, 10);
+    const edited = WorkloadRequestSchema.parse(
+      seedRequest(name, { replicas: 2 }, { ...gpu, memoryGiB: '16' }),
+    );
+    const preview = await harness.caller.workload.preview({
+      request: edited,
+      lang: 'en',
+      replacing: { namespace: 'default', name },
+    });
+    expect(preview.placement.replicas[0]?.ok).toBe(false);
+    expect(preview.verdict).toMatchObject({ verdict: 'waiting', firstWaiting: 1, waitingCount: 2 });
+    await harness.caller.workload.delete({ namespace: 'default', name });
+    await eventually(() => recordsOf(name).length === 0, 'the records to go');
+  });
 });

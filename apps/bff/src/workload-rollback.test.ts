@@ -1,6 +1,12 @@
-import { AppsV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  BatchV1Api,
+  CoreV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { APP_LABEL, type CreatableKind, SEED_GPU, VKE, WorkloadRequestSchema } from '@mgpu/shared';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { mutation } from './hardening/hardening-support.js';
 import {
   deleteAfterTest,
@@ -239,6 +245,48 @@ describe('workload.history and workload.rollback on a StatefulSet and a Job (spe
       request: WorkloadRequestSchema.parse({ ...seedRequest(name), kind: 'Job' }),
       lang: 'en',
     });
+    expect(await harness.caller.workload.history({ namespace, name, kind: 'Job' })).toEqual([]);
+  });
+});
+
+describe('workload.history of a name two kinds share', () => {
+  it("says kind-ambiguous in the operator's language, as rollback does, and reads the kind named", async () => {
+    const name = uniqueName('twin-history');
+    const batch = harness.adminKubeConfig.makeApiClient(BatchV1Api);
+    const template = {
+      metadata: { labels: { app: name } },
+      spec: {
+        restartPolicy: 'Never',
+        containers: [{ name: 'worker', image: 'busybox' }],
+      },
+    };
+    await apps.createNamespacedDeployment({
+      namespace,
+      body: {
+        metadata: { name },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: name } },
+          template: { ...template, spec: { ...template.spec, restartPolicy: 'Always' } },
+        },
+      },
+    });
+    onTestFinished(async () => {
+      await apps.deleteNamespacedDeployment({ namespace, name });
+    });
+    await batch.createNamespacedJob({
+      namespace,
+      body: { metadata: { name }, spec: { parallelism: 0, completions: 1, template } },
+    });
+    onTestFinished(async () => {
+      await batch.deleteNamespacedJob({ namespace, name, propagationPolicy: 'Background' });
+    });
+
+    // Not the first kind found: which one is the operator's choice; said in their language.
+    const refused = await ruleErrorsOf(harness.caller.workload.history({ namespace, name }));
+    expect(refused.code).toBe('BAD_REQUEST');
+    expect(refused.errors).toMatchObject([{ rule: 'kind-ambiguous', path: 'kind' }]);
+    expect(refused.errors[0]?.message).toMatch(/不止一个.*Deployment, Job/);
     expect(await harness.caller.workload.history({ namespace, name, kind: 'Job' })).toEqual([]);
   });
 });

@@ -52,6 +52,17 @@ describe('the workload state in the API', () => {
     expect(progress.state).toMatchObject({ state: 'pending', reason: 'unschedulable' });
     expect(progress.outcome).not.toBe('failed');
     expect(progress.stages.map((stage) => stage.state)).not.toContain('failed');
+    // The page names the real kind, offers each container's log (Events need not load first),
+    // and a rollback from it sends the version it shows, the one an edit form would read.
+    expect(progress.kind).toBe('Deployment');
+    expect(progress.pods[0]?.containers).toEqual(
+      seedRequest(name, { replicas: 1 }, PENDING_GPU).containers.map((container) => container.name),
+    );
+    await eventually(async () => {
+      const live = await harness.caller.workload.get({ namespace: 'default', name });
+      const shown = await progressUntil(name, () => true);
+      return shown.resourceVersion === live.resourceVersion ? true : undefined;
+    }, 'the progress to carry the version workload.get reads');
   });
 
   it('reads stalled when an edit’s new pod fits no node while the old one runs', async () => {
@@ -67,7 +78,7 @@ describe('the workload state in the API', () => {
     }, 'the seed to run');
     // At rest every pod runs the template: one revision, with the template's shares.
     expect(running.revisions).toEqual([
-      { current: true, pods: 1, ready: 1, containers: running.containers },
+      { current: true, pods: 1, ready: 1, scheduled: 1, containers: running.containers },
     ]);
     const form = await harness.caller.workload.get({ namespace: 'default', name });
     await harness.caller.workload.update({

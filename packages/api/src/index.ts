@@ -18,7 +18,11 @@ export { WorkloadObjects } from './cluster/workload-objects.js';
 // Who asks: an operator's identity, what RBAC lets them see, the audit line of what they did.
 export { AccessReviews } from './identity/access-reviews.js';
 export type { AuditEntry } from './identity/audit.js';
-export { pendingWithoutNodes } from './identity/cluster-view.js';
+export {
+  pendingWithoutNodes,
+  progressWithoutNodes,
+  summaryWithoutNodes,
+} from './identity/cluster-view.js';
 export { type Operator, operatorKubeConfig, operatorToken } from './identity/operator.js';
 export { AllocationFeed } from './live/allocation-feed.js';
 export { PendingPodsView, type PendingSource, type PendingState } from './live/pending-pods.js';

@@ -13,6 +13,8 @@ export interface PodLogRequest {
   limitBytes?: number;
   follow?: boolean;
   timestamps?: boolean;
+  /** Only lines from this time on (RFC 3339): where a reopened follow continues. */
+  sinceTime?: string;
 }
 
 /** Bytes of a refusal's Status body read at most: an answer that is not one is not read on. */
@@ -41,6 +43,7 @@ export async function openPodLog(
   if (request.tailLines !== undefined) url.searchParams.set('tailLines', String(request.tailLines));
   if (request.limitBytes !== undefined)
     url.searchParams.set('limitBytes', String(request.limitBytes));
+  if (request.sinceTime !== undefined) url.searchParams.set('sinceTime', request.sinceTime);
   if (request.follow) url.searchParams.set('follow', 'true');
   if (request.timestamps) url.searchParams.set('timestamps', 'true');
   const options: https.RequestOptions = {};

@@ -4,6 +4,7 @@
  * the rules offer a value only when, applied, it passes the rules of that field
  * (`container-rules.ts`, `accepts`), so the button and the sentence never disagree.
  */
+import { MULTI_CARD_POLICY } from './request-rules.js';
 import type { FieldValue, RuleId, SuggestedFix, Violation } from './rules.js';
 
 /** `containers.0.gpu.compute` → `containers.0.gpu.cards`: a field beside the one at `path`. */
@@ -53,7 +54,7 @@ const FIXES: FixCatalog = {
     set(path, params.boundGiB),
     ...(params.cardsSuggestion ? [set(sibling(path, 'cards'), params.cardsSuggestion)] : []),
   ],
-  'multi-card-policy': ({ path }) => [set(path, 'native-burst-share')],
+  'multi-card-policy': ({ path }) => [set(path, MULTI_CARD_POLICY)],
   'model-unknown': ({ path, params }) => params.known.map((model) => set(path, model)),
   'per-card-memory-exceeds-model': ({ path, params }) => [
     ...(Number(params.maxGiB) > 0 ? [set(path, params.maxGiB)] : []),

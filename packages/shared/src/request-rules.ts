@@ -1,4 +1,5 @@
 /** The rules of spec §3 on the request's own fields and on the pod as a whole. */
+import type { GpuModel } from './api/gpu-models.js';
 import { quoteTyped } from './decimal.js';
 import { isDns1123Label, isDns1123Subdomain, suggestName } from './kubernetes-names.js';
 import { isComputePolicy, type WorkloadRequest, workloadKindOf } from './request.js';
@@ -128,13 +129,35 @@ export function evaluateRequestFields(
   return policy;
 }
 
+/** The one policy multi-card sharing runs under (spec §2, rule `multi-card-policy`). */
+export const MULTI_CARD_POLICY = 'native-burst-share';
+
+/**
+ * The compute policy to select when multi-card sharing is switched on: native-burst-share, the
+ * only one it runs under, when no policy was chosen yet and some mGPU pool of the cluster has it
+ * (or the pools are not known to this operator). A policy the operator chose stays: the rule then
+ * says why it must change.
+ */
+export function policyForMultiCard(
+  current: string | null | undefined,
+  models: readonly Pick<GpuModel, 'resourceTypes' | 'policies'>[],
+): string | undefined {
+  if (current !== undefined && current !== null && current !== '') return undefined;
+  const poolsAllow =
+    models.length === 0 ||
+    models.some(
+      (model) => model.resourceTypes.includes('mgpu') && model.policies.includes(MULTI_CARD_POLICY),
+    );
+  return poolsAllow ? MULTI_CARD_POLICY : undefined;
+}
+
 /** `multi-card-policy`: multi-card sharing needs native-burst-share on the pod. */
 export function evaluateMultiCardPolicy(
   multiCardContainers: string[],
   policy: string | undefined,
   violations: Violation[],
 ): void {
-  if (multiCardContainers.length > 0 && policy !== 'native-burst-share') {
+  if (multiCardContainers.length > 0 && policy !== MULTI_CARD_POLICY) {
     violations.push({
       rule: 'multi-card-policy',
       path: 'computePolicy',

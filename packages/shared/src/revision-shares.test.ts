@@ -5,7 +5,12 @@ import { revisionShares } from './revision-shares.js';
 import { SEED_REQUEST } from './seed-request.js';
 
 /** A pod of the seed's Deployment at compute `compute`, as the controllers make it. */
-const podAt = (name: string, compute: string, ready: boolean) => {
+const podAt = (
+  name: string,
+  compute: string,
+  ready: boolean,
+  nodeName: string | null = 'node-a',
+) => {
   const request = WorkloadRequestSchema.parse({
     ...SEED_REQUEST,
     containers: SEED_REQUEST.containers.map((container) => ({
@@ -20,7 +25,7 @@ const podAt = (name: string, compute: string, ready: boolean) => {
   ).spec.template;
   return {
     metadata: { ...structuredClone(template.metadata), name },
-    spec: { ...structuredClone(template.spec), nodeName: 'node-a' },
+    spec: { ...structuredClone(template.spec), ...(nodeName ? { nodeName } : {}) },
     status: ready
       ? { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] }
       : { phase: 'Pending', conditions: [] },
@@ -41,6 +46,14 @@ describe('revisionShares: the shares live pods run with, per revision', () => {
       [true, 1, 0, { computePercent: 80, memoryMiB: 4096 }],
       [false, 2, 2, { computePercent: 60, memoryMiB: 4096 }],
     ]);
+  });
+
+  it('counts the pods a node took apart: a Pending pod holds no card', () => {
+    const groups = revisionShares(
+      [podAt('new-a', '1.2', true), podAt('new-b', '1.2', false, null)],
+      () => true,
+    );
+    expect(groups.map((group) => [group.pods, group.scheduled])).toEqual([[2, 1]]);
   });
 
   it('has no group without pods', () => {

@@ -6,6 +6,7 @@
  */
 import type { RevisionShares } from './api/workload-list.js';
 import { evaluateRequest } from './check.js';
+import { isPodReady } from './pod-status.js';
 import { readWorkloadObject } from './read-workload.js';
 
 interface SharePod {
@@ -39,10 +40,6 @@ function podShares(pod: SharePod, modelLabel: string | undefined) {
   return entry;
 }
 
-const isReady = (pod: SharePod) =>
-  pod.status?.phase === 'Running' &&
-  (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-
 /**
  * The pods grouped by the shares they run with, the current template's group first, then the
  * larger groups. `isCurrent`: whether a pod (by name) runs the current template.
@@ -57,9 +54,17 @@ export function revisionShares(
     const { key, shares } = podShares(pod, options.modelLabel);
     const current = isCurrent(pod.metadata?.name ?? '');
     const groupKey = `${current}/${key}`;
-    const group = groups.get(groupKey) ?? { current, pods: 0, ready: 0, containers: shares };
+    const group = groups.get(groupKey) ?? {
+      current,
+      pods: 0,
+      ready: 0,
+      scheduled: 0,
+      containers: shares,
+    };
     group.pods++;
-    if (isReady(pod)) group.ready++;
+    if (isPodReady(pod)) group.ready++;
+    // Only a pod a node took holds cards: a Pending one frees nothing when deleted.
+    if ((pod.spec as { nodeName?: unknown } | undefined)?.nodeName) group.scheduled++;
     groups.set(groupKey, group);
   }
   return [...groups.values()].sort(

@@ -5,6 +5,7 @@
  * is under way or stalled — and why: the progress deadline passed, the quota refused the new
  * pods, or a new pod fits on no node.
  */
+import { isPodReady as isReady, unschedulableCondition as unschedulable } from './pod-status.js';
 import { managedFieldsOf } from './workload-update.js';
 
 type Json = Record<string, unknown>;
@@ -36,7 +37,8 @@ interface Condition {
   message?: string;
 }
 
-interface RolloutWorkload {
+/** The workload fields the rollout and the workload's state read. */
+export interface RolloutWorkload {
   kind: string;
   metadata?: { generation?: number } | undefined;
   spec?: { replicas?: number; template?: unknown } | undefined;
@@ -48,6 +50,8 @@ interface RolloutWorkload {
         readyReplicas?: number;
         availableReplicas?: number;
         updateRevision?: string;
+        /** A StatefulSet's revision of the pods not yet updated. */
+        currentRevision?: string;
         conditions?: readonly Condition[];
       }
     | undefined;
@@ -62,13 +66,6 @@ interface RolloutPod {
   spec?: unknown;
   status?: { phase?: string; conditions?: readonly Condition[] } | undefined;
 }
-
-const isReady = (pod: RolloutPod) =>
-  pod.status?.phase === 'Running' &&
-  (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-
-const unschedulable = (pod: RolloutPod) =>
-  (pod.status?.conditions ?? []).find((c) => c.type === 'PodScheduled' && c.status === 'False');
 
 /**
  * The pod template's form fields as one comparable text. GPU requests must equal limits, and

@@ -29,6 +29,7 @@ export const SERVER_RULES = [
   'cluster-not-synced',
   'statefulset-service',
   'revision-not-found',
+  'container-not-found',
 ] as const;
 export type ServerRule = (typeof SERVER_RULES)[number];
 
@@ -169,6 +170,11 @@ const english: ServerRuleCatalog = {
     message: `"${r.namespace}/${r.name}" keeps no revision ${detail}; nothing was changed.`,
     fix: 'Reload the history and choose one of the revisions it lists.',
   }),
+  // A pod's own container names are what one may ask a log of (`pod.logs`): detail lists them.
+  'container-not-found': ({ detail, request: r, sent }) => ({
+    message: `Pod "${r.namespace}/${r.name}" has no container "${sent}".`,
+    fix: `Choose one of its containers: ${detail || '(none)'}.`,
+  }),
 };
 
 const chinese: ServerRuleCatalog = {
@@ -226,6 +232,10 @@ const chinese: ServerRuleCatalog = {
   'revision-not-found': ({ detail, request: r }) => ({
     message: `“${r.namespace}/${r.name}”没有保留版本 ${detail}；没有做任何更改。`,
     fix: '请刷新历史版本，从列出的版本中选择。',
+  }),
+  'container-not-found': ({ detail, request: r, sent }) => ({
+    message: `Pod“${r.namespace}/${r.name}”中没有容器“${sent}”。`,
+    fix: `请从它的容器中选择一个：${detail || '（无）'}。`,
   }),
 };
 

@@ -101,6 +101,56 @@ describe('workloadState: one state for the list, the result page and the API', (
     });
   });
 
+  it('rolls out only while a change is under way, not while a new pod merely gets ready', () => {
+    const deployment = deploymentAt('1.2', 2);
+    const notReady = { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] };
+    const pods = [
+      podOf('a', deployment.spec.template),
+      podOf('b', deployment.spec.template, notReady),
+    ];
+    // A scale-up's second pod (or a failing readiness probe): running, nothing rolls out.
+    expect(workloadState(deployment, pods).state).toBe('running');
+    // The controller has not yet seen the latest spec: the change is under way.
+    const edited = {
+      ...deployment,
+      metadata: { generation: 3 },
+      status: { observedGeneration: 2 },
+    };
+    expect(workloadState(edited, pods).state).toBe('rolling-out');
+    // A new pod waiting for a node with nothing else changing: pending.
+    const waiting = [
+      podOf('a', deployment.spec.template),
+      podOf('b', deployment.spec.template, unschedulable, null),
+    ];
+    expect(workloadState(deployment, waiting)).toMatchObject({ state: 'pending', pod: 'b' });
+    // Scaled to zero: nothing runs and nothing is wrong.
+    expect(
+      workloadState({ ...deployment, spec: { ...deployment.spec, replicas: 0 } }, []).state,
+    ).toBe('running');
+  });
+
+  it('a stuck StatefulSet edit is stalled although its old pod was deleted first', () => {
+    const template = deploymentAt('1.6').spec.template;
+    const statefulSet = {
+      kind: 'StatefulSet',
+      spec: { replicas: 1, template },
+      status: { updateRevision: 'demo-new', currentRevision: 'demo-old' },
+    };
+    const pod = podOf('demo-0', template, unschedulable, null);
+    pod.metadata = { ...pod.metadata, labels: { 'controller-revision-hash': 'demo-new' } } as never;
+    expect(workloadState(statefulSet, [pod])).toMatchObject({
+      state: 'stalled',
+      reason: 'unschedulable',
+      pod: 'demo-0',
+    });
+    // The same pod of a StatefulSet with no edit under way merely waits for a node.
+    const settled = {
+      ...statefulSet,
+      status: { updateRevision: 'demo-new', currentRevision: 'demo-new' },
+    };
+    expect(workloadState(settled, [pod]).state).toBe('pending');
+  });
+
   it('stalls on the quota and on the progress deadline', () => {
     const after = deploymentAt('1.6', 2);
     expect(
@@ -136,12 +186,12 @@ describe('workloadState: one state for the list, the result page and the API', (
         podOf('a', deployment.spec.template, waitingFor('CrashLoopBackOff')),
       ]),
     ).toMatchObject({ state: 'failed', reason: 'crash-loop', message: 'CrashLoopBackOff msg' });
-    // A container still being created is not a failure.
+    // A container still being created is not a failure (nor a rollout: nothing changed).
     expect(
       workloadState(deployment, [
         podOf('a', deployment.spec.template, waitingFor('ContainerCreating')),
       ]).state,
-    ).toBe('rolling-out');
+    ).toBe('running');
   });
 
   it('does not count pods on their way out', () => {

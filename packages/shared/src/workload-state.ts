@@ -6,7 +6,8 @@
  * new pods cannot progress while old ones still run is `stalled`, with the reason `readRollout`
  * found.
  */
-import { ROLLOUT_STALLS, readRollout } from './rollout.js';
+import { unschedulableCondition } from './pod-status.js';
+import { ROLLOUT_STALLS, type RolloutWorkload, readRollout } from './rollout.js';
 
 export const WORKLOAD_STATES = [
   'pending',
@@ -70,18 +71,8 @@ export interface StatePod {
     | undefined;
 }
 
-export interface StateWorkload {
-  kind: string;
-  metadata?: { generation?: number } | undefined;
-  spec?: { replicas?: number; template?: unknown } | undefined;
-  status?:
-    | {
-        updateRevision?: string;
-        availableReplicas?: number;
-        conditions?: readonly Condition[];
-      }
-    | undefined;
-}
+/** The workload fields the state reads: those of its rollout. */
+export type StateWorkload = RolloutWorkload;
 
 const nameOf = (pod: StatePod) => pod.metadata?.name ?? '';
 
@@ -113,8 +104,7 @@ function podFailure(pods: readonly StatePod[]): WorkloadState | undefined {
 /** A pod no node holds yet; the scheduler's PodScheduled=False condition says why, if it said. */
 const waitsForNode = (pod: StatePod) => !pod.spec?.nodeName && pod.status?.phase !== 'Succeeded';
 
-const schedulerSaid = (pod: StatePod) =>
-  pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
+const schedulerSaid = unschedulableCondition;
 
 /** Pending: some pods wait for a node (and, if the scheduler said why, that reason). */
 function pendingOf(waiting: readonly StatePod[]): WorkloadState {
@@ -178,9 +168,18 @@ export function workloadState(
   if (rollout === undefined) return plain('running');
   if (rollout.state === 'complete') return plain('running');
   const oldPodsRun = rollout.oldPods.length > 0;
+  // A StatefulSet's edit deletes an old pod before its new one is made, so a stuck edit may have
+  // no old pod left running; its revisions still differ until every pod is updated.
+  const status = workload.status;
+  const revisionsDiffer =
+    workload.kind === 'StatefulSet' &&
+    status?.updateRevision !== undefined &&
+    status.currentRevision !== undefined &&
+    status.updateRevision !== status.currentRevision;
   // A new pod that fits no node while old ones still hold their cards: the edit is stuck.
-  // Without old pods the same pods merely wait for a node: pending, never failed.
-  if (rollout.stall === 'unschedulable' && !oldPodsRun) return pendingOf(pods.filter(waitsForNode));
+  // Without old pods (and no edit under way) the same pods merely wait for a node: pending.
+  if (rollout.stall === 'unschedulable' && !oldPodsRun && !revisionsDiffer)
+    return pendingOf(pods.filter(waitsForNode));
   if (rollout.state === 'stalled')
     return {
       state: 'stalled',
@@ -191,7 +190,14 @@ export function workloadState(
           ? (pods.find(schedulerSaid)?.metadata?.name ?? null)
           : null,
     };
-  if (oldPodsRun) return plain('rolling-out');
+  // Rolling out only while a template change is under way: old pods remain, or the controller
+  // has not yet seen the latest spec. A new pod merely not ready (a scale-up, a readiness probe)
+  // is running, or pending while it waits for a node.
+  const generationAhead =
+    workload.metadata?.generation !== undefined &&
+    status?.observedGeneration !== undefined &&
+    status.observedGeneration < workload.metadata.generation;
+  if (oldPodsRun || revisionsDiffer || generationAhead) return plain('rolling-out');
   const waiting = pods.filter(waitsForNode);
-  return waiting.length > 0 ? pendingOf(waiting) : plain('rolling-out');
+  return waiting.length > 0 ? pendingOf(waiting) : plain('running');
 }

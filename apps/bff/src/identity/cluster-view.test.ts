@@ -6,13 +6,15 @@
  */
 
 import type { Operator } from '@mgpu/api';
-import { pendingWithoutNodes } from '@mgpu/api';
+import { pendingWithoutNodes, progressWithoutNodes, summaryWithoutNodes } from '@mgpu/api';
+import type { WorkloadProgress } from '@mgpu/shared';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   eventually,
   PENDING_GPU,
   seedRequest,
   startBffTest,
+  trackedData,
   uniqueName,
 } from '../test-support/bff-harness.js';
 import { operatorCaller, operatorWithToken } from '../test-support/operators.js';
@@ -116,6 +118,47 @@ describe('an operator who may not list nodes', () => {
     expect(theirs.message).toMatch(/^No node is available: /);
     const text = JSON.stringify(theirs);
     for (const node of await nodeNames()) expect(text).not.toContain(`"${node}"`);
+    await harness.caller.workload.delete({ namespace: 'default', name });
+  });
+
+  it('reads a waiting workload’s state and stuck pods without node counts or free room', async () => {
+    const name = uniqueName('nocount');
+    await harness.caller.workload.create({
+      request: impossibleRequest(name),
+      clientRequestId: uniqueName('c'),
+      lang: 'en',
+    });
+    const summary = await eventually(async () => {
+      const found = (await harness.caller.workload.list({ namespace: 'default' })).find(
+        (w) => w.name === name,
+      );
+      return found?.state?.reason === 'unschedulable' ? found : undefined;
+    }, 'the list to say why it waits');
+    const stream = await harness.caller.workload.progress({ namespace: 'default', name });
+    let full: WorkloadProgress | undefined;
+    for await (const item of stream) {
+      full = trackedData<WorkloadProgress>(item);
+      if (full.pods.some((pod) => pod.unschedulable && (pod.rejections?.length ?? 0) > 0)) break;
+    }
+    if (!full) throw new Error('the stream ended');
+    // What the scheduler wrote into the pod counts nodes but names no free room: that lives in
+    // the rejections' parameters, which are cut for operators who may not see nodes.
+    const schedulerSaid = full.pods[0]?.unschedulable ?? '';
+    expect(schedulerSaid).toMatch(/\d+\/\d+ nodes are available/);
+    expect(schedulerSaid).not.toMatch(/free on the best node|the best node has/);
+    expect(summary.state?.message).toBe(schedulerSaid);
+
+    const theirs = progressWithoutNodes(full);
+    const [pod] = theirs.pods;
+    expect(pod?.unschedulable).toMatch(/^No node is available: /);
+    expect(theirs.state).toMatchObject({ reason: 'unschedulable', message: pod?.unschedulable });
+    const stuck = theirs.stages.find((stage) => stage.stage === 'scheduled');
+    expect(stuck?.detail).toBe(pod?.unschedulable);
+    const text = JSON.stringify({ ...theirs, pods: theirs.pods.map(({ node: _, ...p }) => p) });
+    expect(text).not.toMatch(/\d+\/\d+ nodes|free on the best node|the best node has/);
+    expect(text).not.toContain('freeComputePercent');
+    expect(text).not.toContain('freeMemoryMiB');
+    expect(summaryWithoutNodes(summary).state).toEqual({ ...summary.state, message: null });
     await harness.caller.workload.delete({ namespace: 'default', name });
   });
 });

@@ -1,8 +1,5 @@
-import { ConfigProvider, Modal, type ModalProps } from 'antd';
-import enUS from 'antd/locale/en_US';
-import zhCN from 'antd/locale/zh_CN';
-import { useI18n } from '../i18n/i18n.js';
-import { usePrefersReducedMotion } from './reduced-motion.js';
+import { Modal, type ModalProps } from 'antd';
+import { ConsoleAntdConfig } from './console-antd-config.js';
 
 /**
  * antd's dialog with the console's antd settings, for pages outside `AntdScope` too (the create
@@ -11,15 +8,9 @@ import { usePrefersReducedMotion } from './reduced-motion.js';
  * and buttons labelled exactly as written.
  */
 export default function ConfirmationModal(props: ModalProps) {
-  const { lang } = useI18n();
-  const reducedMotion = usePrefersReducedMotion();
   return (
-    <ConfigProvider
-      locale={lang === 'en' ? enUS : zhCN}
-      button={{ autoInsertSpace: false }}
-      theme={{ token: { motion: !reducedMotion } }}
-    >
+    <ConsoleAntdConfig>
       <Modal {...props} />
-    </ConfigProvider>
+    </ConsoleAntdConfig>
   );
 }

@@ -209,6 +209,7 @@ export const en = translationOf<typeof zhCN>()({
   'workloads.replicasShort': '{missing} short',
   'workloads.revision.current': 'New revision · {pods} pod(s), {ready} ready',
   'workloads.revision.old': 'Old revision · {pods} pod(s), {ready} ready',
+  'workloads.revision.oldNumbered': 'Old revision {n} · {pods} pod(s), {ready} ready',
   'workloadState.pending': 'Pending',
   'workloadState.rolling-out': 'Rolling out',
   'workloadState.stalled': 'Stalled',
@@ -267,6 +268,8 @@ export const en = translationOf<typeof zhCN>()({
   'verdict.checking': 'Rules pass; checking whether it fits a node now…',
   'verdict.waiting':
     'The request is valid, but no node can run {replicas} now: Kubernetes will keep it Pending.',
+  'verdict.unchecked': 'Could not check whether it can be scheduled now: the check failed.',
+  'verdict.invalid': 'The rules refuse this request; see the errors above.',
   'verdict.replica': 'replica {n}',
   'verdict.replicas': 'replicas {from}–{to}',
   'verdict.scale.placeable': 'Every added replica fits a node now.',
@@ -276,6 +279,9 @@ export const en = translationOf<typeof zhCN>()({
   'waiting.why': 'Why no node takes them:',
   'waiting.after':
     "They stay Pending until a node has room; the dashboard's pending list shows them.",
+  'waiting.uncheckedTitle': 'Could not check whether {namespace}/{name} can be scheduled now',
+  'waiting.uncheckedBody':
+    'The check of whether it can be scheduled now failed ({message}). If no node can run it, its replicas stay Pending once sent.',
   'waiting.ok.create': 'Create anyway',
   'waiting.ok.apply': 'Apply anyway',
   'waiting.ok.scale': 'Scale anyway',
@@ -313,6 +319,8 @@ export const en = translationOf<typeof zhCN>()({
   'result.diagnosis.pod': 'Pod {pod}',
   'result.events.title': 'Events (newest first)',
   'result.events.none': 'No events for this pod.',
+  'result.events.type.Normal': 'Normal',
+  'result.events.type.Warning': 'Warning',
   'result.events.meta': '×{count} · {time} · {source}',
   'result.events.error': 'Events could not be read: {message}',
   'result.log.title': 'Container log',
@@ -327,7 +335,8 @@ export const en = translationOf<typeof zhCN>()({
   'result.log.unavailable.pod-gone': 'Log unavailable: the pod no longer exists.',
   'result.log.ended.limit':
     'The log reached its size limit; reopen the page to read the newest lines.',
-  'result.log.ended.closed': 'The container log closed (the container stopped).',
+  'result.log.ended.closed': 'The log stream ended.',
+  'result.log.followAgain': 'Follow again',
   'result.rollout.title': 'Rolling update',
   'result.rollout.counts':
     '{updated}/{desired} updated, {ready} ready, {available} available; {old} old pod(s) left',
@@ -377,17 +386,27 @@ export const en = translationOf<typeof zhCN>()({
   'history.confirm.body':
     'The pod template goes back to revision {revision} ({fields}); the rules and the quota are checked again as for an edit; the replica count stays.',
   'history.failed': 'Rollback failed: {message}',
-  'history.stalled.title':
+  'history.stalled.title.unschedulable':
     'The rollout is stuck: a new pod fits on no node while the old pods hold their cards',
+  'history.stalled.title.quota-refused':
+    'The rollout is stuck: the namespace quota admits no new pod',
+  'history.stalled.title.progress-deadline':
+    'The rollout is stuck: it passed its progress deadline with the new pods not ready',
   'history.stalled.body':
     'Roll back to the previous revision {revision} ({fields}): the waiting pod goes, the old pods keep their cards.',
   'history.stalled.noPrevious': 'Kubernetes keeps no earlier revision to roll back to.',
+  'history.force.title': 'Roll back {namespace}/{name}, which the console did not create?',
+  'history.force.body':
+    'It lacks the console’s managed-by label: a rollback rewrites its pod template as an edit does, and the tool that manages it may change it back.',
+  'history.force.ok': 'Confirm and roll back',
 
   'delete.button': 'Delete workload',
   'delete.cancel': 'Cancel',
   'delete.confirm.title': 'Delete {kind} {namespace}/{name}?',
   'delete.confirm.body':
     'This deletes {kind} {namespace}/{name} and its {pods} pod(s); the mGPU shares they hold on {cards} card(s) are freed. This cannot be undone.',
+  'delete.confirm.bodyCardsUnknown':
+    'This deletes {kind} {namespace}/{name} and its pods; the mGPU shares they hold are freed (on how many cards is not known). This cannot be undone.',
   'delete.confirm.ok': 'Delete',
   'delete.force.title': '{kind} {namespace}/{name} was not created by this console',
   'delete.force.body':

@@ -197,6 +197,7 @@ export const zhCN = {
   'workloads.replicasShort': '缺 {missing} 个',
   'workloads.revision.current': '新版本 · {pods} 个 Pod（{ready} 个就绪）',
   'workloads.revision.old': '旧版本 · {pods} 个 Pod（{ready} 个就绪）',
+  'workloads.revision.oldNumbered': '旧版本 {n} · {pods} 个 Pod（{ready} 个就绪）',
   'workloadState.pending': '等待调度',
   'workloadState.rolling-out': '滚动更新中',
   'workloadState.stalled': '已停滞',
@@ -253,6 +254,8 @@ export const zhCN = {
   'verdict.checking': '规则检查通过，正在确认现在能否调度…',
   'verdict.waiting':
     '请求有效，但现在没有节点能运行{replicas}：Kubernetes 会让其保持等待调度（Pending）。',
+  'verdict.unchecked': '无法确认现在能否调度：检查请求失败。',
+  'verdict.invalid': '规则检查未通过，见上方的错误。',
   'verdict.replica': '副本 {n}',
   'verdict.replicas': '副本 {from}–{to}',
   'verdict.scale.placeable': '可以扩容：新增的副本现在都有节点可运行。',
@@ -261,6 +264,9 @@ export const zhCN = {
   'waiting.title': '{namespace}/{name} 将有副本等待调度',
   'waiting.why': '没有节点接收的原因：',
   'waiting.after': '这些副本会一直处于 Pending，直到有节点腾出空间；分配看板的等待列表会显示它们。',
+  'waiting.uncheckedTitle': '无法确认 {namespace}/{name} 现在能否调度',
+  'waiting.uncheckedBody':
+    '检查现在能否调度时出错（{message}）。发送后，若没有节点能运行，副本会保持等待调度（Pending）。',
   'waiting.ok.create': '仍然创建',
   'waiting.ok.apply': '仍然应用',
   'waiting.ok.scale': '仍然扩容',
@@ -298,6 +304,8 @@ export const zhCN = {
   'result.diagnosis.pod': 'Pod {pod}',
   'result.events.title': '事件（最新在前）',
   'result.events.none': '此 Pod 没有事件。',
+  'result.events.type.Normal': '正常',
+  'result.events.type.Warning': '警告',
   'result.events.meta': '×{count} · {time} · {source}',
   'result.events.error': '无法读取事件：{message}',
   'result.log.title': '容器日志',
@@ -310,7 +318,8 @@ export const zhCN = {
     '日志不可用：API Server 无法连接到 Pod 所在节点的 kubelet（没有 kubelet 的控制面没有容器日志）。',
   'result.log.unavailable.pod-gone': '日志不可用：该 Pod 已不存在。',
   'result.log.ended.limit': '日志已达到大小上限；重新打开页面可查看最新的行。',
-  'result.log.ended.closed': '容器日志已关闭（容器已停止）。',
+  'result.log.ended.closed': '日志流已结束。',
+  'result.log.followAgain': '重新跟随',
   'result.rollout.title': '滚动更新',
   'result.rollout.counts':
     '已更新 {updated}/{desired}，就绪 {ready}，可用 {available}；剩余旧 Pod {old} 个',
@@ -359,16 +368,25 @@ export const zhCN = {
   'history.confirm.body':
     '将把 Pod 模板恢复为版本 {revision}（{fields}），与编辑一样重新检查规则和配额；副本数不变。',
   'history.failed': '回滚失败：{message}',
-  'history.stalled.title': '滚动更新已停滞：新的 Pod 无法调度，旧的 Pod 仍占用着它们的卡',
+  'history.stalled.title.unschedulable':
+    '滚动更新已停滞：新的 Pod 无法调度，旧的 Pod 仍占用着它们的卡',
+  'history.stalled.title.quota-refused': '滚动更新已停滞：命名空间的配额不允许再创建新 Pod',
+  'history.stalled.title.progress-deadline': '滚动更新已停滞：超过了进度期限，新的 Pod 仍未就绪',
   'history.stalled.body':
     '回滚到上一个版本 {revision}（{fields}）：等待中的 Pod 会被删除，旧的 Pod 保留原来的卡。',
   'history.stalled.noPrevious': 'Kubernetes 没有保留可以回滚的上一个版本。',
+  'history.force.title': '回滚不是由本控制台创建的 {namespace}/{name}？',
+  'history.force.body':
+    '该负载没有本控制台的 managed-by 标签：回滚会像编辑一样改写它的 Pod 模板，原先管理它的工具可能会再改回去。',
+  'history.force.ok': '确认回滚',
 
   'delete.button': '删除负载',
   'delete.cancel': '取消',
   'delete.confirm.title': '删除 {kind} {namespace}/{name}？',
   'delete.confirm.body':
     '将删除 {kind} {namespace}/{name} 及其 {pods} 个 Pod；它们在 {cards} 张卡上占用的 mGPU 份额将被释放。此操作无法撤销。',
+  'delete.confirm.bodyCardsUnknown':
+    '将删除 {kind} {namespace}/{name} 及其 Pod；它们占用的 mGPU 份额将被释放（占用几张卡未知）。此操作无法撤销。',
   'delete.confirm.ok': '删除',
   'delete.force.title': '{kind} {namespace}/{name} 不是由本控制台创建的',
   'delete.force.body':

@@ -4,6 +4,8 @@ import {
   type PreviewResult,
   rejectionMessage,
   type WorkloadProgress,
+  type WorkloadState,
+  type WorkloadSummary,
 } from '@mgpu/shared';
 import type { BffContext } from '../trpc/context.js';
 
@@ -98,12 +100,63 @@ export function pendingWithoutNodes<T extends PendingVerdictLike>(
   };
 }
 
-/** `workload.progress`: a stuck pod's rejection codes per group, without the nodes they name. */
+/**
+ * The scheduler's words for a pod no node takes name node counts ("0/4 nodes are available:
+ * 3 …"), so an operator who may not see nodes gets them reworded from the rejections cut of
+ * their nodes, or none when there are no rejections to word them from.
+ */
+const schedulerWordsWithoutNodes = (rejections: readonly Rejection[] | undefined) =>
+  rejections && rejections.length > 0 ? describeRejections({ rejections }) : null;
+
+/** A workload's state without the scheduler's words (they count nodes): the reason stays. */
+export function stateWithoutNodes(
+  state: WorkloadState,
+  words: string | null = null,
+): WorkloadState {
+  return state.reason === 'unschedulable' ? { ...state, message: words } : state;
+}
+
+/** `workload.list` / `workload.watch` / `workload.get`: each summary's state without node counts. */
+export function summaryWithoutNodes<Summary extends Pick<WorkloadSummary, 'state'>>(
+  summary: Summary,
+): Summary {
+  return summary.state ? { ...summary, state: stateWithoutNodes(summary.state) } : summary;
+}
+
+/**
+ * `workload.progress`: a stuck pod's rejection codes per group, without the nodes they name,
+ * and the scheduler's words (pod, stage, rollout, state) reworded from those codes.
+ */
 export function progressWithoutNodes(progress: WorkloadProgress): WorkloadProgress {
+  const schedulerText = new Map<string, string | null>();
+  const pods = progress.pods.map((pod) => {
+    if (pod.unschedulable === null) return pod;
+    const rejections = pod.rejections && rejectionsWithoutNodes(pod.rejections);
+    const words = schedulerWordsWithoutNodes(rejections);
+    schedulerText.set(pod.unschedulable, words);
+    return { ...pod, unschedulable: words, ...(rejections ? { rejections } : {}) };
+  });
+  // Only fields that carry the scheduler's words are reworded; words of no pod here go too.
+  const reword = (text: string | null) =>
+    text === null ? null : (schedulerText.get(text) ?? null);
+  const statePod = progress.state?.pod;
+  const stateWords = pods.find((pod) => pod.name === statePod)?.unschedulable ?? null;
   return {
     ...progress,
-    pods: progress.pods.map((pod) =>
-      pod.rejections ? { ...pod, rejections: rejectionsWithoutNodes(pod.rejections) } : pod,
+    pods,
+    stages: progress.stages.map((stage) =>
+      stage.stage === 'scheduled' && stage.state === 'pending'
+        ? { ...stage, detail: reword(stage.detail) }
+        : stage,
     ),
+    ...(progress.rollout
+      ? {
+          rollout:
+            progress.rollout.stall === 'unschedulable'
+              ? { ...progress.rollout, message: reword(progress.rollout.message) }
+              : progress.rollout,
+        }
+      : {}),
+    ...(progress.state ? { state: stateWithoutNodes(progress.state, stateWords) } : {}),
   };
 }

@@ -52,8 +52,12 @@ export function placeReplicas(
     { modelLabel },
   );
   const rows: ReplicaRow[] = [];
-  // The shared states are read-only: a node the next replica must see as fuller is cloned.
-  let working = states;
+  // The shared states are read-only: a node the next replica must see as fuller is cloned, once
+  // (later replicas on it book onto the same copy), so thousands of replicas cost one clone per
+  // node they land on, not one per replica, nor a new list of every node per replica.
+  const working = [...states];
+  const indexOf = new Map(states.map((state, index) => [state.name, index]));
+  const copied = new Set<number>();
   const count = Math.min(Math.max(run.count, 0), MAX_PLACED_REPLICAS);
   for (let offset = 0; offset < count; offset++) {
     const replica = run.first + offset;
@@ -81,12 +85,13 @@ export function placeReplicas(
       });
     }
     // The next replica sees this one's cards as taken, as the scheduler would.
-    working = working.map((state) => {
-      if (state.name !== result.node) return state;
-      const booked = structuredClone(state);
-      applyAllocation(booked, allocationOf(demand, result.node, result.cards));
-      return booked;
-    });
+    const index = indexOf.get(result.node);
+    const chosen = index === undefined ? undefined : working[index];
+    if (index === undefined || chosen === undefined) continue;
+    const booked = copied.has(index) ? chosen : structuredClone(chosen);
+    working[index] = booked;
+    copied.add(index);
+    applyAllocation(booked, allocationOf(demand, result.node, result.cards));
   }
   return rows;
 }

@@ -1,16 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toKubeError } from '@mgpu/kube-client';
 import {
+  describeServerError,
   LogLineSplitter,
-  POD_LOG_LIMIT_BYTES,
+  LogResumeCursor,
+  POD_LOG_FOLLOW_LIMIT_BYTES,
+  POD_LOG_MAX_RESUMES,
+  POD_LOG_TAIL_LIMIT_BYTES,
   type PodLogEvent,
   PodLogEventSchema,
   PodLogsInputSchema,
   type PodLogUnavailable,
   podLogUnavailableOf,
 } from '@mgpu/shared';
-import { TRPCError, tracked } from '@trpc/server';
-import { publicProcedure } from '../trpc/init.js';
+import { tracked } from '@trpc/server';
+import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
 import { kubeFailure } from './kube-failure.js';
 
@@ -19,11 +23,14 @@ const NOT_STARTED_RETRY_MS = 2_000;
 
 /**
  * `pod.logs` (spec §9, a subscription): the container's last `tailLines` lines, then each new
- * one, read as the operator. The log API bounds the bytes (`limitBytes`); the BFF holds one
- * chunk at a time, read only when the subscriber caught up. A log that cannot be had is said in
- * a typed event (`unavailable`, with why) rather than an error: a container not started yet is
- * asked again until it has; a control plane without kubelets (kube-apiserver cannot reach one)
- * ends the stream. A refusal of the operator's RBAC is an error naming verb and resource.
+ * one, read as the operator. The tail is one call bounded by its own bytes (`limitBytes`); the
+ * follow another, which the BFF bounds (POD_LOG_FOLLOW_LIMIT_BYTES, then "limit") and reopens
+ * from the last line's time when the API server ends it while the container still runs (a
+ * dropped connection), a bounded number of times. The BFF holds one chunk at a time, read only
+ * when the subscriber caught up. A log that cannot be had is said in a typed event
+ * (`unavailable`, with why) rather than an error: a container not started yet is asked again
+ * until it has; a control plane without kubelets (kube-apiserver cannot reach one) ends the
+ * stream. A refusal of the operator's RBAC is an error naming verb and resource.
  */
 export const podLogs = publicProcedure
   .input(PodLogsInputSchema)
@@ -50,13 +57,43 @@ export const podLogs = publicProcedure
       yield event({ type: 'unavailable', ...unavailable(error) });
       return;
     }
-    if (!spec.includes(container))
-      throw new TRPCError({
-        code: 'BAD_REQUEST',
-        message: `pod ${namespace}/${pod} has no container ${container} (it has ${spec.join(', ')})`,
-      });
+    if (!spec.includes(container)) {
+      const named = { name: pod, namespace, replicas: 1, containers: [] };
+      throw ruleFailure('BAD_REQUEST', [
+        describeServerError(
+          'container-not-found',
+          'container',
+          spec.join(', '),
+          named,
+          lang,
+          undefined,
+          container,
+        ),
+      ]);
+    }
 
+    // The tail is one call bounded by its own bytes; the follow is another, reopened from the
+    // last line's time when the API server ends it while the container still runs.
+    let phase: 'tail' | 'follow-from-now' | 'follow-since' = 'tail';
+    const cursor = new LogResumeCursor();
+    let followed = 0;
+    let resumes = 0;
+    const stillRunning = async () => {
+      try {
+        const object = await ctx.cluster.podReads.read(namespace, pod);
+        return (
+          !object.metadata?.deletionTimestamp &&
+          (object.status?.containerStatuses ?? []).some(
+            (status) => status.name === container && status.state?.running !== undefined,
+          )
+        );
+      } catch {
+        return false;
+      }
+    };
     for (;;) {
+      if (phase === 'follow-since') cursor.resume();
+      const since = phase === 'follow-since' ? cursor.sinceTime() : undefined;
       let stream: Awaited<ReturnType<typeof ctx.cluster.podReads.log>>;
       try {
         stream = await ctx.cluster.podReads.log(
@@ -64,16 +101,24 @@ export const podLogs = publicProcedure
             namespace,
             pod,
             container,
-            tailLines,
-            limitBytes: POD_LOG_LIMIT_BYTES,
-            follow: true,
             timestamps: true,
+            ...(phase === 'tail'
+              ? { tailLines, limitBytes: POD_LOG_TAIL_LIMIT_BYTES }
+              : { follow: true }),
+            // The tail was cut at its bytes: follow what comes from now, not the rest of it.
+            ...(phase === 'follow-from-now' ? { tailLines: 0 } : {}),
+            ...(since !== undefined ? { sinceTime: since } : {}),
           },
           abort,
         );
       } catch (error) {
         if (abort.aborted) return;
         const why = unavailable(error);
+        if (phase !== 'tail') {
+          // The container went while the follow was reopened: its log ended.
+          yield event({ type: 'ended', reason: 'closed' });
+          return;
+        }
         if (why.reason !== said) yield event({ type: 'unavailable', ...why });
         said = why.reason;
         if (why.reason !== 'not-started') return;
@@ -84,16 +129,24 @@ export const podLogs = publicProcedure
         }
         continue;
       }
-      // A reconnect, or a container that started since, begins the view afresh with its tail.
-      yield event({ type: 'lines', reset: true, lines: [] });
       const splitter = new LogLineSplitter();
       let bytes = 0;
+      let overBudget = false;
       stream.setEncoding('utf8');
       try {
+        // A view (or a browser's reconnect) begins afresh with its tail. Inside the try: a
+        // subscriber that leaves on this very event still ends the log call.
+        if (phase === 'tail') yield event({ type: 'lines', reset: true, lines: [] });
         for await (const chunk of stream as AsyncIterable<string>) {
-          bytes += Buffer.byteLength(chunk);
-          const lines = splitter.push(chunk);
+          const size = Buffer.byteLength(chunk);
+          bytes += size;
+          if (phase !== 'tail') followed += size;
+          const lines = cursor.fresh(splitter.push(chunk));
           if (lines.length > 0) yield event({ type: 'lines', reset: false, lines });
+          if (followed >= POD_LOG_FOLLOW_LIMIT_BYTES) {
+            overBudget = true;
+            break;
+          }
         }
       } catch (error) {
         if (abort.aborted) return;
@@ -101,9 +154,28 @@ export const podLogs = publicProcedure
       } finally {
         stream.destroy();
       }
-      const rest = splitter.flush();
+      if (overBudget) {
+        yield event({ type: 'ended', reason: 'limit' });
+        return;
+      }
+      if (phase === 'tail') {
+        // A cut tail ends mid-line: that part is dropped; a whole one's last line may lack \n.
+        const cut = bytes >= POD_LOG_TAIL_LIMIT_BYTES;
+        const rest = cut ? [] : cursor.fresh(splitter.flush());
+        if (rest.length > 0) yield event({ type: 'lines', reset: false, lines: rest });
+        phase = cut ? 'follow-from-now' : 'follow-since';
+        continue;
+      }
+      // The follow ended: the container's log closed, or the connection dropped under it. A
+      // line cut by the drop comes again whole from the reopened call.
+      if (resumes < POD_LOG_MAX_RESUMES && (await stillRunning())) {
+        resumes += 1;
+        phase = 'follow-since';
+        continue;
+      }
+      const rest = cursor.fresh(splitter.flush());
       if (rest.length > 0) yield event({ type: 'lines', reset: false, lines: rest });
-      yield event({ type: 'ended', reason: bytes >= POD_LOG_LIMIT_BYTES ? 'limit' : 'closed' });
+      yield event({ type: 'ended', reason: 'closed' });
       return;
     }
   });

@@ -6,6 +6,7 @@ import {
   WorkloadLookupSchema,
 } from '@mgpu/shared';
 import { CONSOLE_LABELS } from '../cluster/workload-objects.js';
+import { seesNodes, summaryWithoutNodes } from '../identity/cluster-view.js';
 import { requireListPods } from '../identity/filtered-reads.js';
 import { publicProcedure } from '../trpc/init.js';
 import { kubeFailure } from './kube-failure.js';
@@ -35,8 +36,9 @@ export const workloadGet = publicProcedure
         throw kubeFailure(error);
       });
     const read = readWorkloadObject(deployment, { modelLabel: ctx.modelLabel });
+    const summary = summarizeWorkload(ctx, deployment);
     return {
-      ...summarizeWorkload(ctx, deployment),
+      ...((await seesNodes(ctx)) ? summary : summaryWithoutNodes(summary)),
       request: read?.request ?? {
         name: input.name,
         namespace: input.namespace,

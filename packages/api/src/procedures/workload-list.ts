@@ -14,6 +14,7 @@ import {
   workloadState,
 } from '@mgpu/shared';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
+import { seesNodes, summaryWithoutNodes } from '../identity/cluster-view.js';
 import { visibleItems } from '../identity/filtered-reads.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
@@ -153,11 +154,23 @@ export function listWorkloads(ctx: BffContext, namespace?: string): WorkloadSumm
     .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
 }
 
+/**
+ * The workloads the request's operator sees: those of the namespaces they may list pods in,
+ * their states without the scheduler's node counts unless they may `list nodes`.
+ */
+export async function visibleWorkloads(
+  ctx: BffContext,
+  namespace?: string,
+): Promise<WorkloadSummary[]> {
+  const [list, nodes] = await Promise.all([
+    visibleItems(ctx, listWorkloads(ctx, namespace)),
+    seesNodes(ctx),
+  ]);
+  return nodes ? [...list] : list.map(summaryWithoutNodes);
+}
+
 /** `workload.list` (spec §8): the operator's mGPU workloads now; `workload.watch` keeps them live. */
 export const workloadList = publicProcedure
   .input(WorkloadListInputSchema)
   .output(WorkloadListSchema)
-  // A signed-in operator sees the workloads of the namespaces they may list pods in.
-  .query(async ({ ctx, input }) => [
-    ...(await visibleItems(ctx, listWorkloads(ctx, input?.namespace))),
-  ]);
+  .query(({ ctx, input }) => visibleWorkloads(ctx, input?.namespace));

@@ -170,21 +170,11 @@ export async function checkWrite(
   return checkWithCluster(ctx, request, lang, replacing);
 }
 
-/**
- * The nodes as they will be while the edited workload's rolling update runs: the cards of the
- * pods it replaces before their successors need room are given back. A StatefulSet deletes each
- * pod before making its successor, a Recreate Deployment all of them; a RollingUpdate
- * Deployment's first `maxSurge` new pods must fit beside the old ones.
- */
+/** The nodes with the cards of `freed` (pods of the edited workload) given back. */
 function statesWithout(
-  ctx: BffContext,
   states: readonly NodeState[],
-  replacing: Replacing,
+  freed: ReturnType<typeof ownPods>['pods'],
 ): readonly NodeState[] {
-  const { live, pods } = ownPods(ctx, replacing);
-  if (live === undefined || live.kind === 'Job') return states;
-  const surge = maxSurgeOf(live, live.spec?.replicas ?? 1);
-  const freed = pods.slice(0, Math.max(0, pods.length - surge));
   if (freed.length === 0) return states;
   return states.map((state) => {
     const here = freed.filter((pod) => pod.spec?.nodeName === state.name);
@@ -199,6 +189,47 @@ function statesWithout(
   });
 }
 
+/**
+ * Where the edited workload's replicas would land while its update runs. A StatefulSet deletes
+ * each pod before making its successor, a Recreate Deployment all of them: every old pod's cards
+ * are given back. A RollingUpdate Deployment keeps `replicas − maxUnavailable` old pods until
+ * new ones are available, and meanwhile makes `maxSurge + maxUnavailable` new ones (Kubernetes'
+ * `reconcileNewReplicaSet` / `reconcileOldReplicaSets`): those must fit beside the old pods it
+ * keeps, and the rollout goes no further while one of them waits. The later ones take the room
+ * of old pods deleted as the first become available.
+ */
+function placeEdited(
+  ctx: BffContext,
+  request: WorkloadRequest,
+  containers: Parameters<typeof placeReplicas>[2],
+  states: readonly NodeState[],
+  replacing: Replacing,
+): ReturnType<typeof placeReplicas> {
+  const all = { first: 0, count: request.replicas };
+  const { live, pods } = ownPods(ctx, replacing);
+  if (live === undefined || live.kind === 'Job')
+    return placeReplicas(ctx, request, containers, states, all);
+  const allFreed = statesWithout(states, pods);
+  const rolling = live.kind === 'Deployment' && live.spec?.strategy?.type !== 'Recreate';
+  if (!rolling) return placeReplicas(ctx, request, containers, allFreed, all);
+  const { maxSurge, maxUnavailable } = resolveFenceposts(
+    live.spec?.strategy?.rollingUpdate?.maxSurge,
+    live.spec?.strategy?.rollingUpdate?.maxUnavailable,
+    request.replicas,
+  );
+  const kept = Math.min(pods.length, Math.max(0, request.replicas - maxUnavailable));
+  const early = Math.min(request.replicas, maxSurge + maxUnavailable);
+  const beside = placeReplicas(ctx, request, containers, statesWithout(states, pods.slice(kept)), {
+    first: 0,
+    count: early,
+  });
+  if (beside.some((row) => !row.ok) || early >= request.replicas) return beside;
+  const later = placeReplicas(ctx, request, containers, allFreed, all).filter(
+    (row) => row.replica >= early,
+  );
+  return [...beside, ...later];
+}
+
 /** The check with the cluster-aware rules, plus where each replica would land right now. */
 export function previewWorkload(
   ctx: BffContext,
@@ -208,15 +239,20 @@ export function previewWorkload(
 ): PreviewResult {
   const checked = checkWithCluster(ctx, request, lang, replacing);
   const { check } = checked;
-  const states = replacing ? statesWithout(ctx, checked.states, replacing) : checked.states;
+  const { states } = checked;
   // Placement needs every GPU container's shares, even while (say) the name is still empty.
   const gpuContainers = request.containers.filter(
     (c) => c.gpu !== undefined && c.gpu.type !== 'none',
   );
   const replicas =
-    gpuContainers.length === check.containers.length
-      ? placeReplicas(ctx, request, check.containers, states, { first: 0, count: request.replicas })
-      : [];
+    gpuContainers.length !== check.containers.length
+      ? []
+      : replacing
+        ? placeEdited(ctx, request, check.containers, states, replacing)
+        : placeReplicas(ctx, request, check.containers, states, {
+            first: 0,
+            count: request.replicas,
+          });
   const { manifest, ...rest } = check;
   return {
     ...rest,
@@ -234,6 +270,13 @@ export const workloadPreview = publicProcedure
   .input(PreviewInputSchema)
   .output(PreviewResultSchema)
   .query(async ({ ctx, input }) => {
-    const preview = previewWorkload(ctx, input.request, input.lang, input.replacing);
+    let preview = previewWorkload(ctx, input.request, input.lang, input.replacing);
+    // Before the nodes were listed once, no node would take any replica: "waiting" would be a
+    // guess. A request its own rules accept waits for the list briefly, as a write does, then
+    // is answered with the same retryable 503 (the form says it could not check).
+    if (!ctx.cluster.nodes.health.synced && preview.verdict.verdict !== 'invalid') {
+      await requireClusterKnown(ctx, input.lang, input.request);
+      preview = previewWorkload(ctx, input.request, input.lang, input.replacing);
+    }
     return (await seesNodes(ctx)) ? preview : previewWithoutNodes(preview);
   });

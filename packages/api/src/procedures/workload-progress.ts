@@ -2,6 +2,7 @@ import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import type { SharedInformer } from '@mgpu/kube-client';
 import {
   type AllocationRecord,
+  isPodReady,
   type ProgressStage,
   placePod,
   podDemandOf,
@@ -9,6 +10,7 @@ import {
   type Rejection,
   readRollout,
   schedulerCards,
+  unschedulableCondition,
   type WorkloadProgress,
   WorkloadProgressInputSchema,
   WorkloadProgressSchema,
@@ -37,9 +39,7 @@ export function ownedBy(pod: V1Pod, workload: LiveWorkload): boolean {
   );
 }
 
-const unschedulableReason = (pod: V1Pod) =>
-  pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False')?.message ??
-  null;
+const unschedulableReason = (pod: V1Pod) => unschedulableCondition(pod)?.message ?? null;
 
 /** The same placement the scheduler ran, asked again now: why no node takes the pod. */
 function rejectionsOf(ctx: BffContext, pod: V1Pod): { rejections?: Rejection[] } {
@@ -110,6 +110,7 @@ export function workloadProgress(
       name: pod.metadata?.name ?? '',
       node: pod.spec?.nodeName ?? null,
       phase: pod.status?.phase ?? null,
+      containers: (pod.spec?.containers ?? []).map((container) => container.name),
       cards,
       unschedulable,
       // Why, per node group, in codes the browser words in the operator's language (the
@@ -120,11 +121,7 @@ export function workloadProgress(
   const enough = pods.length >= desired;
   const scheduled = podViews.filter((pod) => pod.node !== null);
   const stuck = podViews.find((pod) => pod.unschedulable !== null);
-  const running = pods.filter(
-    (pod) =>
-      pod.status?.phase === 'Running' &&
-      pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
-  );
+  const running = pods.filter(isPodReady);
   const drift = records.filter((record) => record.verification === 'drift');
   const unreported = records.filter((record) => record.verification === 'unreported');
   const allScheduled = enough && scheduled.length >= desired;
@@ -184,6 +181,10 @@ export function workloadProgress(
     namespace,
     name,
     exists: true,
+    kind: deployment.kind,
+    ...(deployment.metadata?.resourceVersion
+      ? { resourceVersion: deployment.metadata.resourceVersion }
+      : {}),
     outcome: failed ? 'failed' : done ? 'verified' : 'in-progress',
     stages,
     replicas: { desired, ready: running.length },

@@ -12,7 +12,7 @@ import {
 import { previewWithoutNodes, seesNodes } from '../identity/cluster-view.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
 import { placeReplicas } from './place-replicas.js';
-import { clusterCheckOptions } from './workload-preview.js';
+import { clusterCheckOptions, requireClusterKnown } from './workload-preview.js';
 import { ownedBy } from './workload-progress.js';
 import { resolveWorkload } from './workload-target.js';
 
@@ -33,6 +33,9 @@ export const workloadScalePreview = publicProcedure
     // A reserved namespace is refused before anything is read there, as the scale does.
     const reserved = checkWorkloadTarget(namespace, options);
     if (reserved.length > 0) throw ruleFailure('BAD_REQUEST', reserved);
+    // Before the nodes were listed once every added replica would read `waiting`, a guess: the
+    // preview waits for the list briefly, then answers the scale's own retryable 503.
+    await requireClusterKnown(ctx, lang, target);
     const live = await resolveWorkload(ctx, { namespace, name, kind: input.kind }, target, lang);
     const workload = readWorkloadObject(live, { modelLabel: ctx.modelLabel })?.request ?? target;
     const errors = checkScale(workload, replicas, options);

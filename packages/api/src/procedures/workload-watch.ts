@@ -8,12 +8,11 @@ import {
   WorkloadWatchInputSchema,
 } from '@mgpu/shared';
 import { tracked } from '@trpc/server';
-import { visibleItems } from '../identity/filtered-reads.js';
 import { ChangeSignal } from '../live/change-signal.js';
 import { publicProcedure } from '../trpc/init.js';
 import { snapshotEvents } from '../trpc/snapshot-events.js';
 import { trackedStream } from '../trpc/tracked-stream.js';
-import { listWorkloads } from './workload-list.js';
+import { visibleWorkloads } from './workload-list.js';
 
 /** A list is recomputed at most this often however fast pods and reports change. */
 const WORKLOAD_WATCH_COALESCE_MS = 100;
@@ -85,7 +84,7 @@ export const workloadWatch = publicProcedure
     let first = true;
     try {
       do {
-        const list = [...(await visibleItems(ctx, listWorkloads(ctx, input?.namespace)))];
+        const list = await visibleWorkloads(ctx, input?.namespace);
         const id = idOf(list);
         if (first) {
           first = false;

@@ -67,6 +67,20 @@ describe('pods/<name>/log', () => {
     expect(bounded.text).toBe(`${all.join('\n')}\n`.slice(0, 12));
   });
 
+  it('gives the lines from sinceTime on, to the second as kube-apiserver passes it on', async () => {
+    const read = await readLog({ container: pod.container, timestamps: 'true' });
+    const lines = read.text.trimEnd().split('\n');
+    const last = lines.at(-1)?.split(' ')[0] ?? '';
+    const second = Math.floor(Date.parse(last) / 1000) * 1000;
+    const since = await readLog({ container: pod.container, timestamps: 'true', sinceTime: last });
+    expect(since.text.trimEnd().split('\n')).toEqual(
+      lines.filter((line) => Date.parse(line.split(' ')[0] ?? '') >= second),
+    );
+    const later = new Date(second + 60_000).toISOString();
+    expect((await readLog({ container: pod.container, sinceTime: later })).text).toBe('');
+    expect((await readLog({ container: pod.container, sinceTime: 'yesterday' })).status).toBe(400);
+  });
+
   it('is what kubectl logs prints', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pod-log-'));
     try {

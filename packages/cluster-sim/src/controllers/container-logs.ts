@@ -80,6 +80,18 @@ export class ContainerLogStore {
     return () => log.listeners.delete(listener);
   }
 
+  /**
+   * Ends every stream following the container's log while the container runs on (its lines
+   * stay): what a client sees when its connection to the API server, or the API server's to the
+   * kubelet, drops.
+   */
+  dropFollowers(namespace: string, pod: string, container: string): void {
+    const log = this.logs.get(keyOf(namespace, pod, container));
+    if (!log) return;
+    for (const listener of log.listeners) listener('closed');
+    log.listeners.clear();
+  }
+
   /** How many streams follow the container's log now (a client that left is no longer one). */
   followers(namespace: string, pod: string, container: string): number {
     return this.logs.get(keyOf(namespace, pod, container))?.listeners.size ?? 0;

@@ -277,6 +277,14 @@ export async function startNodeAgents(
     scheduleReport(agent.name);
   };
 
+  const isRunningAsReported = (pod: V1Pod, running: RunningPod) =>
+    pod.status?.phase === 'Running' &&
+    running.containers.every((container) =>
+      pod.status?.containerStatuses?.some(
+        (status) => status.name === container.name && status.containerID === container.containerID,
+      ),
+    );
+
   /** Creates the pod's mGPU instances from the scheduler's card choice (idempotent per pod). */
   const start = (agent: AgentNode, pod: V1Pod): RunningPod => {
     const key = objectKey(pod);
@@ -361,21 +369,16 @@ export async function startNodeAgents(
     agent.pods.set(key, running);
     podNode.set(key, agent.name);
     scheduleReport(agent.name);
+    // A pod already reported running with these containers (an agent restarted from the state
+    // file) was announced before: its Events say Pulled/Started once, as a kubelet's do.
+    const announced = isRunningAsReported(pod, running);
     announceStart(
       pod,
       { node: agent.name, policy: agent.policy, ...running },
-      { events, logs: options.logs },
+      { events: announced ? undefined : events, logs: options.logs },
     );
     return running;
   };
-
-  const isRunningAsReported = (pod: V1Pod, running: RunningPod) =>
-    pod.status?.phase === 'Running' &&
-    running.containers.every((container) =>
-      pod.status?.containerStatuses?.some(
-        (status) => status.name === container.name && status.containerID === container.containerID,
-      ),
-    );
 
   async function reconcilePod(key: string): Promise<void> {
     const { namespace, name } = splitKey(key);

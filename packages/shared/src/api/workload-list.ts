@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WORKLOAD_KINDS } from '../read-workload.js';
-import { WORKLOAD_STATE_REASONS, WORKLOAD_STATES } from '../workload-state.js';
+import { WORKLOAD_STATE_REASONS, WORKLOAD_STATES, type WorkloadState } from '../workload-state.js';
 import { ContainerShareSchema, WorkloadRefSchema } from './building-blocks.js';
 
 /** `workload.list`: the workloads the console sees, in one namespace or all. */
@@ -16,7 +16,7 @@ export const WorkloadStateSchema = z.object({
   /** Kubernetes' own (English) words for the reason. */
   message: z.string().nullable(),
   pod: z.string().nullable(),
-});
+}) satisfies z.ZodType<WorkloadState>;
 
 /**
  * Live pods that share one set of per-card shares: during a rollout the old and the new
@@ -27,6 +27,8 @@ export const RevisionSharesSchema = z.object({
   current: z.boolean(),
   pods: z.number(),
   ready: z.number(),
+  /** Pods a node took (`spec.nodeName`): only these hold cards. */
+  scheduled: z.number(),
   containers: z.array(ContainerShareSchema),
 });
 

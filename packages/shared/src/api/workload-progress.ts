@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AllocationRecordSchema } from '../allocations.js';
+import { WORKLOAD_KINDS } from '../read-workload.js';
 import { ROLLOUT_STALLS } from '../rollout.js';
 import { RejectionSchema, WorkloadRefSchema } from './building-blocks.js';
 import { WorkloadStateSchema } from './workload-list.js';
@@ -37,6 +38,13 @@ export const WorkloadProgressSchema = z.object({
   namespace: z.string(),
   name: z.string(),
   exists: z.boolean(),
+  /** The live object's kind, so the page names (and deletes) what it shows; absent from older BFFs. */
+  kind: z.enum(WORKLOAD_KINDS).optional(),
+  /**
+   * The version the page shows: a rollback from the page sends it back, and is refused
+   * (`conflict`) once the object moved on. Absent while it does not exist, and from older BFFs.
+   */
+  resourceVersion: z.string().optional(),
   outcome: z.enum(['in-progress', 'verified', 'failed', 'absent']),
   stages: z.array(ProgressStageSchema),
   replicas: z.object({ desired: z.number(), ready: z.number() }),
@@ -45,6 +53,8 @@ export const WorkloadProgressSchema = z.object({
       name: z.string(),
       node: z.string().nullable(),
       phase: z.string().nullable(),
+      /** The pod's containers, whose logs the page offers; absent from older BFFs. */
+      containers: z.array(z.string()).optional(),
       cards: z.record(z.string(), z.array(z.number())),
       /** The scheduler's own (English) message from the PodScheduled=False condition. */
       unschedulable: z.string().nullable(),

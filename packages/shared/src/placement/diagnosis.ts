@@ -13,13 +13,7 @@ import {
 } from '../ledger/book.js';
 import { MAX_INSTANCES_PER_CARD } from '../vke.js';
 import { checkNode, type PodFacts } from './node-filter.js';
-import {
-  type RejectionCode,
-  type RejectionParams,
-  type RejectionParamsOf,
-  rejectionMessage,
-  roundPercent,
-} from './rejections.js';
+import { type RejectionParams, type RejectionParamsOf, roundPercent } from './rejections.js';
 import type { ContainerDemand, NodeState, PodDemand, Rejection } from './types.js';
 import { type NodeVerdict, verdict } from './verdict.js';
 
@@ -66,7 +60,8 @@ const nthLargest = (values: number[], n: number) => values.sort((a, b) => b - a)
  * A shortfall in numbers (issue 27: "needs 320 %, 240 % free on the best node"): what the best
  * node of the group has free beside what the pod needs — in total for a node-level code, per card
  * on the pod's card count for a container's. The figure is added after grouping, so nodes that
- * fail alike stay one line.
+ * fail alike stay one line, and to the parameters only (`rejectionLine` words it), never to the
+ * message the scheduler writes into the pod.
  */
 function withBestFree(rejection: Rejection, byName: ReadonlyMap<string, NodeState>): void {
   const nodes = rejection.nodes.flatMap((name) => byName.get(name) ?? []);
@@ -101,8 +96,9 @@ function withBestFree(rejection: Rejection, byName: ReadonlyMap<string, NodeStat
       break;
   }
   if (extra === undefined) return;
+  // Only in the parameters: those are cut for an operator who may not see nodes, while the
+  // English message goes to the pod's condition and Events, which every pod reader sees.
   rejection.params = { ...rejection.params, ...extra };
-  rejection.message = rejectionMessage<RejectionCode>(rejection.code, rejection.params);
 }
 
 /**

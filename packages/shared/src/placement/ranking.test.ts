@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mgpu, node, place, pod } from '../test-support/placement.js';
-import { placePod } from './place-pod.js';
+import { describeRejections, placePod } from './place-pod.js';
 import { excludedLine, rankRejections } from './ranking.js';
 import { rejectionLine } from './rejections.js';
 
@@ -51,6 +51,11 @@ describe('rejections ranked for the operator', () => {
     expect(first.code).toBe('compute');
     expect(rejectionLine(first, 'en')).toContain('needs 360%, 320% free on the best node');
     expect(rejectionLine(first, 'zh-CN')).toContain('需要 360%，最空闲的节点只有 320%');
+    // The figure lives in the parameters only: the English message goes into the pod's
+    // condition and Events, which operators who may not see nodes read too.
+    expect(first.params.freeComputePercent).toBe(320);
+    expect(first.message).not.toContain('320');
+    expect(describeRejections(result)).not.toContain('free on the best node');
   });
 
   it('keeps every line when nothing but the operator’s choices rule nodes out', () => {

@@ -173,9 +173,9 @@ const PendingGroupItem = memo(function PendingGroupItem({
           <p className="alloc-small">{t('allocations.pending.reasons')}</p>
           <div className="alloc-pending-reasons">
             <RejectionList
+              // Ranked as the preview ranks them: the groups the pod's own choices (model,
+              // policy, resource type, affinity) rule out fold into one line (issue 27).
               rejections={group.rejections}
-              // The dashboard lists every group a pod could use; ranked, nothing folded.
-              fold={false}
               listTestId="pending-reasons"
               itemTestId="pending-reason"
             />

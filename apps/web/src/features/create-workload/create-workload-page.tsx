@@ -125,13 +125,15 @@ interface SubmitRowProps {
   labels: SubmitLabels;
   /** The preview's verdict on the settled request; undefined until it answers. */
   verdict: RequestVerdict | undefined;
+  /** The preview failed: no verdict is coming, so the row must not say it is still checking. */
+  checkFailed: boolean;
 }
 
 /**
  * The submit button, and beside it why it is disabled, or the verdict in words (spec §9):
  * placeable now, or valid but waiting — never "ready" while the preview says no node can run it.
  */
-function SubmitRow({ pending, labels, verdict }: SubmitRowProps) {
+function SubmitRow({ pending, labels, verdict, checkFailed }: SubmitRowProps) {
   const { t } = useI18n();
   const settled = useDraft((draft) => draft.settledJson === draft.requestJson);
   const shownVerdict = settled ? verdict : undefined;
@@ -160,11 +162,16 @@ function SubmitRow({ pending, labels, verdict }: SubmitRowProps) {
         id="submit-status"
         className="submit-status"
         aria-live="polite"
-        data-verdict={blockedReason === undefined ? shownVerdict?.verdict : 'invalid'}
+        data-verdict={
+          blockedReason !== undefined
+            ? 'invalid'
+            : (shownVerdict?.verdict ?? (settled && checkFailed ? 'unchecked' : undefined))
+        }
       >
         {pending
           ? labels.pending
-          : (blockedReason ?? verdictSentence(t, shownVerdict, labels.ready))}
+          : (blockedReason ??
+            verdictSentence(t, shownVerdict, labels.ready, settled && checkFailed))}
       </p>
     </div>
   );
@@ -327,7 +334,8 @@ export function WorkloadForm({
     setNetworkFailure(undefined);
     // The verdict on exactly what is sent, asked afresh: a request some replicas of which will
     // wait for a node is sent only once the operator confirms (the API itself does not ask).
-    const verdict = await queryClient
+    // A check that fails asks too: "unknown" must not send as silently as "placeable".
+    const asked = await queryClient
       .fetchQuery(
         trpc.workload.preview.queryOptions({
           request: parsed,
@@ -335,9 +343,12 @@ export function WorkloadForm({
           ...(replacing ? { replacing } : {}),
         }),
       )
-      .then((answer) => answer.verdict)
-      .catch(() => undefined);
-    if (verdict?.verdict === 'waiting' && !(await waiting.ask(verdict, parsed))) return;
+      .then(
+        (answer) => ({ verdict: answer.verdict, failure: undefined }),
+        (failure: unknown) => ({ verdict: undefined, failure }),
+      );
+    if (asked.verdict === undefined && !(await waiting.askUnchecked(asked.failure, parsed))) return;
+    if (asked.verdict?.verdict === 'waiting' && !(await waiting.ask(asked.verdict, parsed))) return;
     const refused = await onSubmit(parsed);
     if (refused?.ruleErrors) store.setServerErrors({ forJson: json, errors: refused.ruleErrors });
     else if (refused?.failure !== undefined) setNetworkFailure(refused.failure);
@@ -410,6 +421,7 @@ export function WorkloadForm({
                 pending={pending}
                 labels={labels}
                 verdict={preview.isPlaceholderData ? undefined : preview.data?.verdict}
+                checkFailed={preview.isError}
               />
               {waiting.dialog}
             </div>

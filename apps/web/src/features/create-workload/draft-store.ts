@@ -8,8 +8,8 @@ import {
 import { createContext, useContext, useSyncExternalStore } from 'react';
 import {
   type EngagedFields,
+  errorShown,
   errorsByPath,
-  errorsShown,
   type FieldError,
   isFieldPath,
   mergeErrors,
@@ -210,12 +210,13 @@ export function useDraft<T>(select: (snapshot: DraftSnapshot) => T): T {
 
 /**
  * The errors of one field (the same array while they do not change), once the operator touched
- * it (`errorsShown`); the submit row still counts them all.
+ * it or a field one of them would fix (`errorShown`); the submit row still counts them all.
  */
 export function useFieldErrors(path: string): readonly FieldError[] {
-  return useDraft((snapshot) =>
-    errorsShown(path, snapshot.engaged)
-      ? (snapshot.errorsByPath.get(path) ?? NO_ERRORS)
-      : NO_ERRORS,
-  );
+  return useDraft((snapshot) => {
+    const errors = snapshot.errorsByPath.get(path);
+    if (errors === undefined) return NO_ERRORS;
+    // The field's whole list or none, so the selection keeps its identity between renders.
+    return errors.some((error) => errorShown(error, snapshot.engaged)) ? errors : NO_ERRORS;
+  });
 }

@@ -83,3 +83,15 @@ export function errorsShown(path: string, engaged: EngagedFields): boolean {
   }
   return false;
 }
+
+/**
+ * Whether one error is shown yet: its own field was touched, or a field one of its fixes changes
+ * (a quota error sits on the GPU fields, but fewer replicas fixes it too: touching the replica
+ * count alone must show it and its fix button).
+ */
+export function errorShown(error: FieldError, engaged: EngagedFields): boolean {
+  if (errorsShown(error.path, engaged)) return true;
+  return (error.fixes ?? []).some((fix) =>
+    fix.changes.some((change) => errorsShown(change.path, engaged)),
+  );
+}

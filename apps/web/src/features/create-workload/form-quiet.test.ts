@@ -1,7 +1,7 @@
 import { checkRequest, newWorkloadRequest, type SuggestedFix } from '@mgpu/shared';
 import { describe, expect, it } from 'vitest';
 import { uiTranslator } from '../../i18n/i18n.js';
-import { errorsShown } from './draft.js';
+import { errorShown, errorsShown } from './draft.js';
 import { DraftStore } from './draft-store.js';
 import { fieldLabelOfPath } from './field-labels.js';
 import { fixLabel } from './fix-buttons.js';
@@ -27,6 +27,23 @@ describe('errors stay quiet until the operator touches a field', () => {
     expect(errorsShown('computePolicy', store.getSnapshot().engaged)).toBe(true);
     store.engage(undefined);
     expect(errorsShown('name', store.getSnapshot().engaged)).toBe(true);
+    store.dispose();
+  });
+
+  it('an error shows once a field its fix changes is touched (quota: fewer replicas)', () => {
+    const quota = {
+      path: 'containers.0.gpu.compute',
+      rule: 'quota-exceeded',
+      message: 'over the quota',
+      fixes: [{ changes: [{ path: 'replicas', value: 2 }] }],
+    };
+    const store = new DraftStore(newWorkloadRequest(), 'en', 300);
+    expect(errorShown(quota, store.getSnapshot().engaged)).toBe(false);
+    store.engage('replicas');
+    const { engaged } = store.getSnapshot();
+    expect(errorsShown(quota.path, engaged)).toBe(false);
+    expect(errorShown(quota, engaged)).toBe(true);
+    expect(errorShown({ ...quota, fixes: [] }, engaged)).toBe(false);
     store.dispose();
   });
 });

@@ -1,7 +1,12 @@
-import type { GpuModel, SuggestedFix, WorkloadRequest, WorkloadRequestInput } from '@mgpu/shared';
+import {
+  type GpuModel,
+  policyForMultiCard,
+  type SuggestedFix,
+  type WorkloadRequest,
+  type WorkloadRequestInput,
+} from '@mgpu/shared';
 import { useCallback } from 'react';
 import type { FieldPath, UseFormReturn } from 'react-hook-form';
-import { policyForMultiCard } from './multi-card-policy.js';
 
 /**
  * What the form fills in for the operator: the policy multi-card sharing needs when it is

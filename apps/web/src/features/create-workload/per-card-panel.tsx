@@ -7,7 +7,7 @@ import {
 } from '@mgpu/shared';
 import { memo, useLayoutEffect } from 'react';
 import { useI18n } from '../../i18n/i18n.js';
-import { errorsShown } from './draft.js';
+import { errorShown } from './draft.js';
 import { type DraftSnapshot, useDraft } from './draft-store.js';
 
 /** User-timing mark set when the panel commits (read by the budgets benchmark). */
@@ -170,8 +170,7 @@ function failingFigures(draft: DraftSnapshot): string {
   for (const error of draft.errors) {
     const index = /^containers\.(\d+)\.gpu\./.exec(error.path)?.[1];
     const figure = FIGURE_OF_RULE[error.rule as keyof typeof FIGURE_OF_RULE];
-    if (index === undefined || figure === undefined || !errorsShown(error.path, draft.engaged))
-      continue;
+    if (index === undefined || figure === undefined || !errorShown(error, draft.engaged)) continue;
     const i = Number(index);
     byContainer[i] = `${byContainer[i] ?? ''} ${figure}:${error.rule}`.trim();
   }

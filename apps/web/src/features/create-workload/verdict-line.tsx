@@ -12,17 +12,24 @@ export function waitingReplicas(t: Translate, verdict: WaitingVerdict): string {
 }
 
 /**
- * The submit row's words for a request its rules accept (spec §9): placeable now (`ready`, the
- * create or apply form's own words), valid but waiting (which replicas), or not yet known while
- * the preview answers. An invalid verdict's words are its rules' messages, said before this.
+ * The submit row's words (spec §9): placeable now (`ready`, the create or apply form's own
+ * words), valid but waiting (which replicas), refused by the rules (the messages themselves are
+ * listed above the row), not yet known while the preview answers, or not known at all when the
+ * preview failed (`checkFailed`): then the send asks first, as for a waiting one.
  */
 export function verdictSentence(
   t: Translate,
   verdict: RequestVerdict | undefined,
   ready: string,
+  checkFailed = false,
 ): string {
-  if (verdict === undefined) return t('verdict.checking');
-  if (verdict.verdict === 'waiting')
-    return t('verdict.waiting', { replicas: waitingReplicas(t, verdict) });
-  return ready;
+  if (verdict === undefined) return t(checkFailed ? 'verdict.unchecked' : 'verdict.checking');
+  switch (verdict.verdict) {
+    case 'waiting':
+      return t('verdict.waiting', { replicas: waitingReplicas(t, verdict) });
+    case 'invalid':
+      return t('verdict.invalid');
+    case 'placeable':
+      return ready;
+  }
 }

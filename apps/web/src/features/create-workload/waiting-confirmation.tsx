@@ -26,7 +26,8 @@ function WaitingBody({ verdict }: { verdict: WaitingVerdict }) {
 /**
  * The question a valid-but-waiting create, apply or scale waits for (spec §9): which replicas
  * will stay Pending and why, confirmed with `仍然创建` / `Create anyway` (apply, scale alike);
- * `ask` resolves false on cancel, and then nothing is sent. The API itself never asks.
+ * `ask` resolves false on cancel, and then nothing is sent. The API itself never asks. A check
+ * that failed asks too (`askUnchecked`): failing open would send a waiting request unasked.
  */
 export function useWaitingConfirmation(action: WaitingAction) {
   const { t } = useI18n();
@@ -37,5 +38,21 @@ export function useWaitingConfirmation(action: WaitingAction) {
       body: <WaitingBody verdict={verdict} />,
       ok: t(`waiting.ok.${action}`),
     });
-  return { ask, dialog: confirmation.dialog };
+  /**
+   * When the check itself failed: nothing says whether a node takes it, so the send is not
+   * silent either — the same question, naming the failed check instead of the replicas.
+   */
+  const askUnchecked = (failure: unknown, target: { namespace: string; name: string }) =>
+    confirmation.ask({
+      title: t('waiting.uncheckedTitle', target),
+      body: (
+        <p data-testid="waiting-unchecked">
+          {t('waiting.uncheckedBody', {
+            message: failure instanceof Error ? failure.message : String(failure),
+          })}
+        </p>
+      ),
+      ok: t(`waiting.ok.${action}`),
+    });
+  return { ask, askUnchecked, dialog: confirmation.dialog };
 }

@@ -9,6 +9,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
+import { ConsoleAntdConfig } from '../../components/console-antd-config.js';
 import { PlainButton } from '../../components/plain-button.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { mutationFailure, WorkloadForm } from '../create-workload/create-workload-page.js';
@@ -182,13 +183,16 @@ export function EditWorkloadPage() {
           void live.refetch();
         }}
       />
-      {/* Rolled back from the version this page read: then the result page follows it. */}
-      <HistoryPanel
-        target={{ namespace, name, kind, resourceVersion }}
-        onRolledBack={() =>
-          navigate(`/workloads/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`)
-        }
-      />
+      {/* Rolled back from the version this page read: then the result page follows it. The
+          page is outside AntdScope: the console's antd settings label its buttons as written. */}
+      <ConsoleAntdConfig>
+        <HistoryPanel
+          target={{ namespace, name, kind, resourceVersion }}
+          onRolledBack={() =>
+            navigate(`/workloads/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`)
+          }
+        />
+      </ConsoleAntdConfig>
     </>
   );
 }

@@ -1,4 +1,9 @@
-import type { CreatableKind, RuleError, WorkloadProgress } from '@mgpu/shared';
+import {
+  CREATABLE_KINDS,
+  type CreatableKind,
+  type RuleError,
+  type WorkloadProgress,
+} from '@mgpu/shared';
 import { useMutation } from '@tanstack/react-query';
 import { TRPCClientError } from '@trpc/client';
 import { Alert, Button, Modal } from 'antd';
@@ -8,8 +13,12 @@ import type { DeletedNotice } from '../../app/deleted-notice.js';
 import { useTRPC } from '../../app/trpc.js';
 import { useI18n } from '../../i18n/i18n.js';
 
-/** What the result page names when it does not know the kind (`workload.progress` has none). */
+/** What a confirmation names when it does not know the kind (an older BFF's progress has none). */
 const DEFAULT_KIND = 'Deployment';
+
+/** The kind `workload.progress` read, as the console's procedures take it (they make these three). */
+export const creatableKindOf = (progress: WorkloadProgress): CreatableKind | undefined =>
+  CREATABLE_KINDS.find((kind) => kind === progress.kind);
 
 /** The workload a delete confirmation names: what goes, and what it frees. */
 export interface DeleteTarget {
@@ -19,7 +28,8 @@ export interface DeleteTarget {
   kind?: CreatableKind;
   exists: boolean;
   pods: number;
-  cards: number;
+  /** Cards its pods hold; undefined when not known (the confirmation then says so, not "0"). */
+  cards: number | undefined;
 }
 
 /** Which confirmation is open: the ordinary one, or the second one before a forced delete. */
@@ -44,13 +54,17 @@ const cardsHeld = (progress: WorkloadProgress) =>
   new Set(progress.records.map((record) => `${record.node}/${record.card}`)).size;
 
 /** The result page's workload as a delete target. */
-export const deleteTargetOf = (progress: WorkloadProgress): DeleteTarget => ({
-  namespace: progress.namespace,
-  name: progress.name,
-  exists: progress.exists,
-  pods: progress.pods.length,
-  cards: cardsHeld(progress),
-});
+export const deleteTargetOf = (progress: WorkloadProgress): DeleteTarget => {
+  const kind = creatableKindOf(progress);
+  return {
+    namespace: progress.namespace,
+    name: progress.name,
+    ...(kind ? { kind } : {}),
+    exists: progress.exists,
+    pods: progress.pods.length,
+    cards: cardsHeld(progress),
+  };
+};
 
 /**
  * Delete, with a confirmation that names what goes. The BFF refuses objects the console did not
@@ -78,7 +92,7 @@ export function DeleteWorkload({
     namespace,
     name,
     pods: target.pods,
-    cards: target.cards,
+    cards: target.cards ?? '?',
   };
 
   const close = () => {
@@ -129,7 +143,12 @@ export function DeleteWorkload({
         onCancel={close}
         destroyOnHidden
       >
-        <p>{t('delete.confirm.body', what)}</p>
+        <p>
+          {t(
+            target.cards === undefined ? 'delete.confirm.bodyCardsUnknown' : 'delete.confirm.body',
+            what,
+          )}
+        </p>
         {failure ? (
           <Alert type="error" showIcon title={t('delete.failed', { message: failure })} />
         ) : null}

@@ -10,7 +10,12 @@ import { TRPCClientError } from '@trpc/client';
 import { Alert, Button, Modal, Tag } from 'antd';
 import { useState } from 'react';
 import { useTRPC } from '../../app/trpc.js';
-import { type Translate, useI18n } from '../../i18n/i18n.js';
+import { type MessageKey, type Translate, useI18n } from '../../i18n/i18n.js';
+import {
+  type NotManagedTexts,
+  useNotManagedConfirmation,
+} from '../edit-workload/not-managed-confirmation.js';
+import { creatableKindOf } from './delete-workload.js';
 
 /** The workload whose revisions are shown, and the version the page read it at (if it did). */
 export interface HistoryTarget {
@@ -18,68 +23,90 @@ export interface HistoryTarget {
   name: string;
   kind?: CreatableKind | undefined;
   /**
-   * The edit page's resourceVersion: a rollback from it is refused (`conflict`) once the object
-   * moved on. The result page reads none, so the version is read when the operator confirms.
+   * The version the page shows (the edit page's read, the result page's `workload.progress`):
+   * sent with the rollback, which is refused (`conflict`) once the object moved on. Without one
+   * (an older BFF) nothing can be rolled back from the page.
    */
-  resourceVersion?: string | undefined;
+  resourceVersion: string | undefined;
+}
+
+interface Refusal {
+  rule: string | undefined;
+  message: string;
 }
 
 /** The server's own words for a refused rollback: its first rule error, else the error itself. */
-function refusalOf(error: unknown): string {
+function refusalOf(error: unknown): Refusal {
   if (error instanceof TRPCClientError) {
     const first = (error.data as { ruleErrors?: RuleError[] } | undefined)?.ruleErrors?.[0];
-    if (first) return first.message;
+    if (first) return { rule: first.rule, message: first.message };
   }
-  return error instanceof Error ? error.message : String(error);
+  return { rule: undefined, message: error instanceof Error ? error.message : String(error) };
 }
+
+/** The not-managed question in a rollback's words. */
+const ROLLBACK_NOT_MANAGED: NotManagedTexts = {
+  title: 'history.force.title',
+  body: 'history.force.body',
+  ok: 'history.force.ok',
+};
 
 /** The revisions Kubernetes keeps (`workload.history`), re-read while the page is open. */
 function useHistory(target: HistoryTarget) {
   const trpc = useTRPC();
+  const { lang } = useI18n();
   const { namespace, name, kind } = target;
   return useQuery({
-    ...trpc.workload.history.queryOptions({ namespace, name, ...(kind ? { kind } : {}) }),
+    ...trpc.workload.history.queryOptions({ namespace, name, lang, ...(kind ? { kind } : {}) }),
     // A rollout renumbers revisions as the controller acts: follow it without a reload.
     refetchInterval: 3000,
   });
 }
 
-/** `workload.rollback` of one revision, through the update path; `onDone` after it landed. */
+/**
+ * `workload.rollback` of one revision, through the update path, from the version the page shows;
+ * `onDone` after it landed. A workload the console did not make is refused (`not-managed`, spec
+ * §8): the operator is asked, and only on confirm it is sent again with `force`. Render `dialog`.
+ */
 function useRollback(target: HistoryTarget, onDone?: () => void) {
   const trpc = useTRPC();
   const { lang } = useI18n();
   const queryClient = useQueryClient();
   const rollback = useMutation(trpc.workload.rollback.mutationOptions());
+  const notManaged = useNotManagedConfirmation(target, ROLLBACK_NOT_MANAGED);
   const [failure, setFailure] = useState<string>();
-  const { namespace, name, kind } = target;
-  const send = async (revision: number): Promise<boolean> => {
+  const { namespace, name, kind, resourceVersion } = target;
+  const send = async (revision: number, force = false): Promise<boolean> => {
     setFailure(undefined);
+    if (resourceVersion === undefined) return false;
     try {
-      const resourceVersion =
-        target.resourceVersion ??
-        (
-          await queryClient.fetchQuery({
-            ...trpc.workload.get.queryOptions({ namespace, name, ...(kind ? { kind } : {}) }),
-            staleTime: 0,
-          })
-        ).resourceVersion;
       await rollback.mutateAsync({
         namespace,
         name,
         revision,
         resourceVersion,
+        force,
         lang,
         ...(kind ? { kind } : {}),
       });
     } catch (error) {
-      setFailure(refusalOf(error));
+      const refusal = refusalOf(error);
+      if (!force && refusal.rule === 'not-managed')
+        return (await notManaged.ask()) ? send(revision, true) : false;
+      setFailure(refusal.message);
       return false;
     }
     await queryClient.invalidateQueries(trpc.workload.history.pathFilter());
     onDone?.();
     return true;
   };
-  return { send, pending: rollback.isPending, failure };
+  return {
+    send,
+    pending: rollback.isPending,
+    failure,
+    dialog: notManaged.dialog,
+    ready: resourceVersion !== undefined,
+  };
 }
 
 /** A revision's main fields per container: image, compute, memory, cards and model. */
@@ -147,7 +174,7 @@ export function HistoryPanel({
               ) : null}
               <span>{revisionSummary(revision.request, t)}</span>{' '}
               {revision.current ? null : (
-                <Button size="small" onClick={() => setChosen(revision)}>
+                <Button size="small" disabled={!rollback.ready} onClick={() => setChosen(revision)}>
                   {t('history.rollback')}
                 </Button>
               )}
@@ -179,56 +206,82 @@ export function HistoryPanel({
           <Alert type="error" showIcon title={t('history.failed', { message: rollback.failure })} />
         ) : null}
       </Modal>
+      {rollback.dialog}
     </section>
   );
 }
 
+/** The stall's own headline per reason (`workloadState`'s, from `readRollout`). */
+const STALL_TITLES: Record<string, MessageKey> = {
+  unschedulable: 'history.stalled.title.unschedulable',
+  'quota-refused': 'history.stalled.title.quota-refused',
+  'progress-deadline': 'history.stalled.title.progress-deadline',
+};
+
 /**
- * A stuck rollout, said first: the new pods wait for a node while the old ones hold their cards.
- * One click rolls back to the revision before the current one; the page then follows the
- * workload back to Running through its progress stream.
+ * A stuck rollout, said first: only when the workload's one state (`workloadState`) is stalled —
+ * new pods that merely wait for a node, with no old ones, are pending, not stuck. One click rolls
+ * back to the revision before the current one, from the version the page shows; the page then
+ * follows the workload back to Running through its progress stream.
  */
 export function StalledRollback({ progress }: { progress: WorkloadProgress }) {
   const { t } = useI18n();
-  const target = { namespace: progress.namespace, name: progress.name };
+  const kind = creatableKindOf(progress);
+  const target = {
+    namespace: progress.namespace,
+    name: progress.name,
+    kind,
+    resourceVersion: progress.resourceVersion,
+  };
+  const stalled = progress.state?.state === 'stalled' ? progress.state : undefined;
   const history = useHistory(target);
   const rollback = useRollback(target);
-  if (progress.rollout?.state !== 'stalled') return null;
+  if (!stalled) return null;
   const previous = (history.data ?? []).find((revision) => !revision.current);
+  const titleKey = stalled.reason ? STALL_TITLES[stalled.reason] : undefined;
   return (
-    <Alert
-      type="error"
-      showIcon
-      className="stalled-rollback"
-      data-testid="stalled-rollback"
-      title={t('history.stalled.title')}
-      description={
-        <>
-          <p>
-            {previous
-              ? t('history.stalled.body', {
-                  revision: previous.revision,
-                  fields: revisionSummary(previous.request, t),
-                })
-              : t('history.stalled.noPrevious')}
-          </p>
-          {rollback.failure ? (
-            <p className="form-alert">{t('history.failed', { message: rollback.failure })}</p>
-          ) : null}
-        </>
-      }
-      action={
-        previous ? (
-          <Button
-            type="primary"
-            danger
-            loading={rollback.pending}
-            onClick={() => void rollback.send(previous.revision)}
-          >
-            {t('history.rollback')}
-          </Button>
-        ) : null
-      }
-    />
+    <>
+      <Alert
+        type="error"
+        showIcon
+        className="stalled-rollback"
+        data-testid="stalled-rollback"
+        data-reason={stalled.reason ?? ''}
+        title={titleKey ? t(titleKey) : t('workloadState.stalled')}
+        description={
+          <>
+            <p>
+              {history.error
+                ? t('history.loadFailed', { message: history.error.message })
+                : !history.data
+                  ? t('history.loading')
+                  : previous
+                    ? t('history.stalled.body', {
+                        revision: previous.revision,
+                        fields: revisionSummary(previous.request, t),
+                      })
+                    : t('history.stalled.noPrevious')}
+            </p>
+            {rollback.failure ? (
+              <p className="form-alert">{t('history.failed', { message: rollback.failure })}</p>
+            ) : null}
+          </>
+        }
+        action={
+          previous ? (
+            <Button
+              type="primary"
+              danger
+              disabled={!rollback.ready}
+              loading={rollback.pending}
+              onClick={() => void rollback.send(previous.revision)}
+            >
+              {t('history.rollback')}
+            </Button>
+          ) : null
+        }
+      />
+      {rollback.dialog}
+    </>
   );
 }

@@ -1,7 +1,7 @@
 import { POD_LOG_TAIL_DEFAULT, type PodEvent } from '@mgpu/shared';
 import { useQuery } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
-import { Alert, Collapse, Segmented, Tag } from 'antd';
+import { Alert, Button, Collapse, Segmented, Tag } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTRPC } from '../../app/trpc.js';
 import { useI18n } from '../../i18n/i18n.js';
@@ -10,15 +10,26 @@ import { applyLogEvent, EMPTY_LOG, type LogView } from './pod-log-view.js';
 /** How often a pod's Events are read again while its panel is open. */
 const EVENTS_REFRESH_MS = 5_000;
 
-/** The container's log: its last lines, then each new one, scrolled to the newest. */
+/** A pod as the result page lists it: its containers come from the progress (older BFFs: none). */
+export interface DiagnosedPod {
+  name: string;
+  containers?: string[] | undefined;
+}
+
+/**
+ * The container's log: its last lines, then each new one, scrolled to the newest. Once the
+ * stream closed, `onFollowAgain` opens a new one (the parent remounts this view).
+ */
 function ContainerLog({
   namespace,
   pod,
   container,
+  onFollowAgain,
 }: {
   namespace: string;
   pod: string;
   container: string;
+  onFollowAgain: () => void;
 }) {
   const { t, lang } = useI18n();
   const trpc = useTRPC();
@@ -30,10 +41,10 @@ function ContainerLog({
     ),
   );
   const end = useRef<HTMLPreElement>(null);
-  const lineCount = view.lines.length;
+  const appended = view.appended;
   useEffect(() => {
-    if (lineCount > 0 && end.current) end.current.scrollTop = end.current.scrollHeight;
-  }, [lineCount]);
+    if (appended > 0 && end.current) end.current.scrollTop = end.current.scrollHeight;
+  }, [appended]);
   return (
     <div data-testid="container-log" data-container={container}>
       {subscription.error ? (
@@ -65,7 +76,16 @@ function ContainerLog({
       ) : !view.unavailable && !subscription.error ? (
         <p className="muted">{t('result.log.empty')}</p>
       ) : null}
-      {view.ended ? <p className="muted">{t(`result.log.ended.${view.ended}`)}</p> : null}
+      {view.ended ? (
+        <p className="muted" data-ended={view.ended}>
+          {t(`result.log.ended.${view.ended}`)}{' '}
+          {view.ended === 'closed' ? (
+            <Button size="small" onClick={onFollowAgain}>
+              {t('result.log.followAgain')}
+            </Button>
+          ) : null}
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -78,7 +98,11 @@ function EventList({ events }: { events: PodEvent[] }) {
     <ol className="pod-events" aria-label={t('result.events.title')}>
       {events.map((event) => (
         <li key={`${event.reason}-${event.firstTime}-${event.message}`} data-reason={event.reason}>
-          <Tag color={event.type === 'Warning' ? 'orange' : 'default'}>{event.type}</Tag>
+          <Tag color={event.type === 'Warning' ? 'orange' : 'default'} data-type={event.type}>
+            {event.type === 'Warning' || event.type === 'Normal'
+              ? t(`result.events.type.${event.type}`)
+              : event.type}
+          </Tag>
           <strong>{event.reason}</strong> {event.message}{' '}
           <span className="muted">
             {t('result.events.meta', {
@@ -93,19 +117,24 @@ function EventList({ events }: { events: PodEvent[] }) {
   );
 }
 
-/** One pod: its Events, newest first, and the log of the container the operator picks. */
-function PodPanel({ namespace, pod }: { namespace: string; pod: string }) {
+/**
+ * One pod: its Events, newest first, and the log of the container the operator picks. The
+ * containers are the pod's own (from the progress), so Events that fail to load hide no log.
+ */
+function PodPanel({ namespace, pod }: { namespace: string; pod: DiagnosedPod }) {
   const { t, lang } = useI18n();
   const trpc = useTRPC();
   const events = useQuery({
-    ...trpc.pod.events.queryOptions({ namespace, pod, lang }),
+    ...trpc.pod.events.queryOptions({ namespace, pod: pod.name, lang }),
     refetchInterval: EVENTS_REFRESH_MS,
   });
-  const containers = events.data?.containers ?? [];
+  const containers = pod.containers ?? events.data?.containers ?? [];
   const [picked, setPicked] = useState<string | undefined>();
+  // Each "follow again" is a new stream: the log view starts over from the tail.
+  const [follows, setFollows] = useState(0);
   const container = picked !== undefined && containers.includes(picked) ? picked : containers[0];
   return (
-    <div data-testid="pod-diagnosis" data-pod={pod}>
+    <div data-testid="pod-diagnosis" data-pod={pod.name}>
       <h3 className="subsection-title">{t('result.events.title')}</h3>
       {events.error ? (
         <Alert
@@ -128,7 +157,13 @@ function PodPanel({ namespace, pod }: { namespace: string; pod: string }) {
         />
       ) : null}
       {container ? (
-        <ContainerLog key={container} namespace={namespace} pod={pod} container={container} />
+        <ContainerLog
+          key={`${container}/${follows}`}
+          namespace={namespace}
+          pod={pod.name}
+          container={container}
+          onFollowAgain={() => setFollows((count) => count + 1)}
+        />
       ) : null}
     </div>
   );
@@ -136,22 +171,33 @@ function PodPanel({ namespace, pod }: { namespace: string; pod: string }) {
 
 /**
  * Diagnosis on the result page (issue 27): per pod, its Events and its container's log, read as
- * the operator. Only open panels read (the first opens by itself): a closed one ends its stream.
+ * the operator. Only the open panel reads (the first opens by itself), one at a time: a closed
+ * one ends its stream, and a browser allows only six connections to the console at once.
  */
-export function PodDiagnosis({ namespace, pods }: { namespace: string; pods: string[] }) {
+export function PodDiagnosis({ namespace, pods }: { namespace: string; pods: DiagnosedPod[] }) {
   const { t } = useI18n();
+  // The one open pod: undefined until the operator chooses (then the first), null once closed.
+  // An accordion by hand: antd's `accordion` draws a tablist holding tabpanels, which screen
+  // readers (and axe) refuse.
+  const [chosen, setChosen] = useState<string | null>();
   if (pods.length === 0) return null;
+  const open = chosen === undefined ? pods[0]?.name : chosen;
   return (
     <section className="pod-diagnosis" aria-labelledby="diagnosis-title">
       <h2 id="diagnosis-title" className="section-title">
         {t('result.diagnosis.title')}
       </h2>
       <Collapse
-        defaultActiveKey={pods.slice(0, 1)}
+        activeKey={open ? [open] : []}
+        // Opening a pod closes the other: its stream ends before the next one starts.
+        onChange={(keys) => {
+          const active = Array.isArray(keys) ? keys : [keys];
+          setChosen(active.find((key) => key !== open) ?? null);
+        }}
         destroyOnHidden
         items={pods.map((pod) => ({
-          key: pod,
-          label: t('result.diagnosis.pod', { pod }),
+          key: pod.name,
+          label: t('result.diagnosis.pod', { pod: pod.name }),
           children: <PodPanel namespace={namespace} pod={pod} />,
         }))}
       />

@@ -20,12 +20,20 @@ describe('the log view', () => {
     expect(view.lines.at(-1)).toBe('newest');
   });
 
+  it('counts every line that came, also once full: the view keeps scrolling to the newest', () => {
+    const many = Array.from({ length: POD_LOG_TAIL_MAX }, (_, index) => `line ${index}`);
+    const full = applyLogEvent(EMPTY_LOG, { type: 'lines', reset: true, lines: many });
+    const next = applyLogEvent(full, { type: 'lines', reset: false, lines: ['newest'] });
+    expect(next.lines).toHaveLength(full.lines.length);
+    expect(next.appended).toBeGreaterThan(full.appended);
+  });
+
   it('says why there is no log until lines come, and keeps the lines when the stream ends', () => {
     let view = applyLogEvent(EMPTY_LOG, { type: 'unavailable', reason: 'not-started', detail: '' });
     expect(view.unavailable).toBe('not-started');
     view = applyLogEvent(view, { type: 'lines', reset: true, lines: ['started'] });
     expect(view.unavailable).toBeUndefined();
     view = applyLogEvent(view, { type: 'ended', reason: 'closed' });
-    expect(view).toEqual({ lines: ['started'], unavailable: undefined, ended: 'closed' });
+    expect(view).toMatchObject({ lines: ['started'], unavailable: undefined, ended: 'closed' });
   });
 });

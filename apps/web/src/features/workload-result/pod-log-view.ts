@@ -10,9 +10,19 @@ export interface LogView {
   lines: string[];
   unavailable: PodLogUnavailable | undefined;
   ended: PodLogEnding | undefined;
+  /**
+   * Lines received so far: the view scrolls to the newest on each change. Not `lines.length`,
+   * which stays at the bound once the view is full while new lines keep coming.
+   */
+  appended: number;
 }
 
-export const EMPTY_LOG: LogView = { lines: [], unavailable: undefined, ended: undefined };
+export const EMPTY_LOG: LogView = {
+  lines: [],
+  unavailable: undefined,
+  ended: undefined,
+  appended: 0,
+};
 
 /** One `pod.logs` event applied to the view: a pure step, the component only holds the state. */
 export function applyLogEvent(view: LogView, event: PodLogEvent): LogView {
@@ -22,6 +32,7 @@ export function applyLogEvent(view: LogView, event: PodLogEvent): LogView {
         lines: appendLogLines(event.reset ? [] : view.lines, event.lines),
         unavailable: undefined,
         ended: undefined,
+        appended: view.appended + event.lines.length,
       };
     case 'unavailable':
       return { ...view, unavailable: event.reason };

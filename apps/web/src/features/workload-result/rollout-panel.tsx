@@ -1,8 +1,10 @@
 import type { WorkloadProgress } from '@mgpu/shared';
 import { Tag } from 'antd';
 import { useI18n } from '../../i18n/i18n.js';
+import { STATE_COLOR as WORKLOAD_STATE_COLOR } from '../workloads/workload-state-badge.js';
 
-const STATE_COLOR = { complete: 'green', progressing: 'blue', stalled: 'red' } as const;
+/** For an older BFF, which sends no workload state. */
+const ROLLOUT_COLOR = { complete: 'green', progressing: 'blue', stalled: 'red' } as const;
 
 /**
  * The rolling update of the result view (issue 17 item 5): old and new revision's pods side by
@@ -13,6 +15,14 @@ export function RolloutPanel({ progress }: { progress: WorkloadProgress }) {
   const { t } = useI18n();
   const rollout = progress.rollout;
   if (!rollout) return null;
+  // Stalled only if the workload's one state says so: new pods that wait for a node with no old
+  // pods beside them are pending (the headline says why), not a stuck rollout.
+  const workloadState = progress.state?.state;
+  const state =
+    rollout.state === 'stalled' && workloadState !== undefined && workloadState !== 'stalled'
+      ? 'progressing'
+      : rollout.state;
+  const color = workloadState ? WORKLOAD_STATE_COLOR[workloadState] : ROLLOUT_COLOR[state];
   const revisionOf = (pod: string) =>
     rollout.newPods.includes(pod) ? 'new' : rollout.oldPods.includes(pod) ? 'old' : null;
   return (
@@ -20,14 +30,14 @@ export function RolloutPanel({ progress }: { progress: WorkloadProgress }) {
       className="rollout-panel"
       aria-labelledby="rollout-title"
       data-testid="rollout"
-      data-state={rollout.state}
-      data-stall={rollout.stall ?? ''}
+      data-state={state}
+      data-stall={state === 'stalled' ? (rollout.stall ?? '') : ''}
     >
       <h2 id="rollout-title" className="section-title">
         {t('result.rollout.title')}
       </h2>
       <p role="status">
-        <Tag color={STATE_COLOR[rollout.state]}>{t(`result.rollout.state.${rollout.state}`)}</Tag>{' '}
+        <Tag color={color}>{t(`result.rollout.state.${state}`)}</Tag>{' '}
         {t('result.rollout.counts', {
           updated: rollout.updated,
           desired: rollout.desired,
@@ -36,7 +46,7 @@ export function RolloutPanel({ progress }: { progress: WorkloadProgress }) {
           old: rollout.oldPods.length,
         })}
       </p>
-      {rollout.stall ? (
+      {state === 'stalled' && rollout.stall ? (
         <p className="form-alert" data-rule={rollout.stall}>
           {t(`result.rollout.stall.${rollout.stall}`)}
           {rollout.message ? (

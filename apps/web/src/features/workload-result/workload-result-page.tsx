@@ -6,7 +6,7 @@ import { Link, useParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { type Translate, useI18n } from '../../i18n/i18n.js';
 import { RejectionList } from '../create-workload/rejection-list.js';
-import { DeleteWorkload, deleteTargetOf } from './delete-workload.js';
+import { creatableKindOf, DeleteWorkload, deleteTargetOf } from './delete-workload.js';
 import { HistoryPanel, StalledRollback } from './history-panel.js';
 import { InstanceTable } from './instance-table.js';
 import { PodDiagnosis } from './pod-diagnosis.js';
@@ -186,10 +186,18 @@ export function WorkloadResultPage() {
           <h2 className="section-title">{t('result.timeline')}</h2>
           <ProgressTimeline progress={progress} />
           <RolloutPanel progress={progress} />
-          <HistoryPanel target={{ namespace, name }} />
+          {/* A rollback sends the version the page shows: refused if the object moved on. */}
+          <HistoryPanel
+            target={{
+              namespace,
+              name,
+              kind: creatableKindOf(progress),
+              resourceVersion: progress.resourceVersion,
+            }}
+          />
           <h2 className="section-title">{t('result.instances')}</h2>
           <InstanceTable records={progress.records} />
-          <PodDiagnosis namespace={namespace} pods={progress.pods.map((pod) => pod.name)} />
+          <PodDiagnosis namespace={namespace} pods={progress.pods} />
         </>
       )}
       <p>

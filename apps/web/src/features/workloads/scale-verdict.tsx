@@ -31,7 +31,7 @@ export function useScaleVerdict(item: WorkloadSummary, replicas: number | undefi
   let words: string | undefined;
   const verdict = preview.data?.verdict;
   if (!asked) words = undefined;
-  else if (preview.error) words = preview.error.message;
+  else if (preview.error) words = t('verdict.unchecked');
   else if (verdict === undefined) words = t('verdict.scale.checking');
   else if (verdict.verdict === 'invalid') words = preview.data?.errors[0]?.message;
   else if (verdict.verdict === 'waiting')
@@ -39,12 +39,18 @@ export function useScaleVerdict(item: WorkloadSummary, replicas: number | undefi
   else words = verdict.replicas === 0 ? t('verdict.scale.nothing') : t('verdict.scale.placeable');
 
   const confirm = async (count: number): Promise<boolean> => {
-    // Asked again for exactly what is sent; if the question fails, the scale's own rules decide.
-    const fresh = await queryClient
+    // Asked again for exactly what is sent; a check that fails asks too, rather than scaling
+    // unasked what might wait for a node.
+    const asked = await queryClient
       .fetchQuery(trpc.workload.scalePreview.queryOptions(inputFor(count)))
-      .catch(() => undefined);
-    if (fresh?.verdict.verdict !== 'waiting') return true;
-    return waiting.ask(fresh.verdict, item);
+      .then(
+        (fresh) => ({ fresh, failure: undefined }),
+        (failure: unknown) => ({ fresh: undefined, failure }),
+      );
+    if (asked.fresh === undefined) return waiting.askUnchecked(asked.failure, item);
+    if (asked.fresh.verdict.verdict !== 'waiting') return true;
+    return waiting.ask(asked.fresh.verdict, item);
   };
-  return { words, verdict: asked ? verdict?.verdict : undefined, confirm, dialog: waiting.dialog };
+  const shown = verdict?.verdict ?? (preview.error ? 'unchecked' : undefined);
+  return { words, verdict: asked ? shown : undefined, confirm, dialog: waiting.dialog };
 }

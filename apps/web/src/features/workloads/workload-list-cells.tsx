@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useTRPC } from '../../app/trpc.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { DeleteWorkload } from '../workload-result/delete-workload.js';
-import { ageOf, shareRows } from './workload-list-model.js';
+import { ageOf, cardsHeldOf, missingReplicas, shareRows } from './workload-list-model.js';
 import { WorkloadStateBadge } from './workload-state-badge.js';
 
 /** The state column: the one state (`workloadState`) with its reason. */
@@ -16,7 +16,7 @@ export function StateCell({ item }: { item: WorkloadSummary }) {
 /** Ready / wanted, with a warning badge saying how many are missing when it is short. */
 export function ReplicasCell({ item }: { item: WorkloadSummary }) {
   const { t } = useI18n();
-  const missing = item.replicas - item.readyReplicas;
+  const missing = missingReplicas(item);
   return (
     <span data-testid="replicas">
       {`${item.readyReplicas}/${item.replicas}`}
@@ -56,11 +56,18 @@ export function AgeCell({ item }: { item: WorkloadSummary }) {
 /** Per-card shares: the template's, or during a rollout each revision's with its pod count. */
 export function SharesCell({ item }: { item: WorkloadSummary }) {
   const { t } = useI18n();
-  return shareRows(item).map((row) => (
-    <div key={row.revision ?? 'template'} data-revision={row.revision ?? 'template'}>
+  return shareRows(item).map((row, index) => (
+    // biome-ignore lint/suspicious/noArrayIndexKey: several old groups share a revision name; the rows come in a stable order and hold no state.
+    <div key={index} data-revision={row.revision ?? 'template'}>
       {row.revision ? (
         <div className="muted">
-          {t(`workloads.revision.${row.revision}`, { pods: row.pods, ready: row.ready })}
+          {row.oldNumber === undefined
+            ? t(`workloads.revision.${row.revision}`, { pods: row.pods, ready: row.ready })
+            : t('workloads.revision.oldNumbered', {
+                n: row.oldNumber,
+                pods: row.pods,
+                ready: row.ready,
+              })}
         </div>
       ) : null}
       {row.containers.map((share) => (
@@ -82,12 +89,7 @@ export function DeleteFromList({ item }: { item: WorkloadSummary }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const pods = (item.revisions ?? []).reduce((sum, revision) => sum + revision.pods, 0);
-  // Cards held: each pod's containers' cards (the list has no per-card records to count distinct).
-  const cards = (item.revisions ?? []).reduce(
-    (sum, revision) =>
-      sum + revision.pods * revision.containers.reduce((n, share) => n + share.cards, 0),
-    0,
-  );
+  const cards = cardsHeldOf(item);
   return (
     <DeleteWorkload
       target={{

@@ -1,6 +1,12 @@
 import { SnapshotAssembly, type WorkloadSummary } from '@mgpu/shared';
 import { describe, expect, it } from 'vitest';
-import { ageOf, applyWorkloadEvent, shareRows } from './workload-list-model.js';
+import {
+  ageOf,
+  applyWorkloadEvent,
+  cardsHeldOf,
+  missingReplicas,
+  shareRows,
+} from './workload-list-model.js';
 
 const workload = (name: string, createdAt: string, readyReplicas = 0): WorkloadSummary => ({
   kind: 'Deployment',
@@ -80,8 +86,8 @@ describe('the list as a health view', () => {
       ...workload('rolling', '2026-01-01T00:00:00.000Z', 1),
       containers: [share(80)],
       revisions: [
-        { current: true, pods: 1, ready: 0, containers: [share(80)] },
-        { current: false, pods: 1, ready: 1, containers: [share(60)] },
+        { current: true, pods: 1, ready: 0, scheduled: 1, containers: [share(80)] },
+        { current: false, pods: 1, ready: 1, scheduled: 1, containers: [share(60)] },
       ],
     };
     expect(
@@ -103,11 +109,58 @@ describe('the list as a health view', () => {
       ...workload('settled', '2026-01-01T00:00:00.000Z', 2),
       replicas: 2,
       containers: [share(80)],
-      revisions: [{ current: true, pods: 2, ready: 2, containers: [share(80)] }],
+      revisions: [{ current: true, pods: 2, ready: 2, scheduled: 2, containers: [share(80)] }],
     };
     expect(shareRows(settled)).toEqual([
       { revision: null, pods: 2, ready: 2, containers: [share(80)] },
     ]);
+  });
+
+  it('tells two old groups apart (numbered), and numbers none when there is one', () => {
+    const twice: WorkloadSummary = {
+      ...workload('twice', '2026-01-01T00:00:00.000Z', 2),
+      replicas: 3,
+      containers: [share(80)],
+      revisions: [
+        { current: true, pods: 1, ready: 0, scheduled: 1, containers: [share(80)] },
+        { current: false, pods: 1, ready: 1, scheduled: 1, containers: [share(60)] },
+        { current: false, pods: 1, ready: 1, scheduled: 1, containers: [share(40)] },
+      ],
+    };
+    expect(shareRows(twice).map((row) => [row.revision, row.oldNumber])).toEqual([
+      ['current', undefined],
+      ['old', 1],
+      ['old', 2],
+    ]);
+  });
+
+  it('gives a complete Job no short badge, and a running one short of pods one', () => {
+    const job: WorkloadSummary = {
+      ...workload('batch', '2026-01-01T00:00:00.000Z', 0),
+      kind: 'Job',
+      state: { state: 'complete', reason: null, message: null, pod: null },
+    };
+    expect(missingReplicas(job)).toBe(0);
+    const short: WorkloadSummary = {
+      ...workload('short', '2026-01-01T00:00:00.000Z', 1),
+      replicas: 2,
+      state: { state: 'running', reason: null, message: null, pod: null },
+    };
+    expect(missingReplicas(short)).toBe(1);
+  });
+
+  it('counts the cards a delete frees from pods a node took only, or says it does not know', () => {
+    const twoCards = { ...share(80), cards: 2 };
+    const waiting: WorkloadSummary = {
+      ...workload('waiting', '2026-01-01T00:00:00.000Z', 1),
+      replicas: 3,
+      containers: [twoCards],
+      // Three pods, one of them Pending with no node: it holds no card.
+      revisions: [{ current: true, pods: 3, ready: 1, scheduled: 2, containers: [twoCards] }],
+    };
+    expect(cardsHeldOf(waiting)).toBe(4);
+    const { revisions: _none, ...older } = waiting;
+    expect(cardsHeldOf(older)).toBeUndefined();
   });
 
   it('words the age in its largest whole unit', () => {

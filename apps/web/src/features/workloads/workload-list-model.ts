@@ -48,6 +48,8 @@ export function ageOf(
 /** One line of the shares column: the template's (`revision` null) or one revision's pods. */
 export interface ShareRow {
   revision: 'current' | 'old' | null;
+  /** Which old group, from 1, when there are several (they would read the same otherwise). */
+  oldNumber?: number;
   pods: number;
   ready: number;
   containers: WorkloadSummary['containers'];
@@ -79,8 +81,11 @@ export function shareRows(item: WorkloadSummary): ShareRow[] {
       sharesKey(only.containers) === sharesKey(item.containers))
   )
     return [template];
+  const olds = revisions.filter((revision) => !revision.current).length;
+  let old = 0;
   const rows: ShareRow[] = revisions.map((revision) => ({
     revision: revision.current ? 'current' : 'old',
+    ...(!revision.current && olds > 1 ? { oldNumber: ++old } : {}),
     pods: revision.pods,
     ready: revision.ready,
     containers: revision.containers,
@@ -88,4 +93,25 @@ export function shareRows(item: WorkloadSummary): ShareRow[] {
   if (!revisions.some((revision) => revision.current))
     rows.unshift({ ...template, revision: 'current', pods: 0, ready: 0 });
   return rows;
+}
+
+/** Replicas wanted but not ready, for the short badge: none for a Job that completed (its pods end). */
+export function missingReplicas(item: WorkloadSummary): number {
+  if (item.state?.state === 'complete') return 0;
+  return Math.max(0, item.replicas - item.readyReplicas);
+}
+
+/**
+ * The cards a delete frees, as far as the list knows: each pod a node took holds its containers'
+ * cards (a Pending pod holds none). Undefined when the summary has no pods to count (an older
+ * BFF): then the confirmation says it does not know rather than "0". The result page counts the
+ * distinct cards of the allocation records instead, which the list does not carry.
+ */
+export function cardsHeldOf(item: WorkloadSummary): number | undefined {
+  if (item.revisions === undefined) return undefined;
+  return item.revisions.reduce(
+    (sum, revision) =>
+      sum + revision.scheduled * revision.containers.reduce((n, share) => n + share.cards, 0),
+    0,
+  );
 }

@@ -2,7 +2,8 @@ import type { WorkloadStateName, WorkloadStateView } from '@mgpu/shared';
 import { Tag } from 'antd';
 import { type MessageKey, useI18n } from '../../i18n/i18n.js';
 
-const STATE_COLOR: Record<WorkloadStateName, string> = {
+/** Each state's colour, wherever a workload's state is shown (the badge, the rollout panel). */
+export const STATE_COLOR: Record<WorkloadStateName, string> = {
   pending: 'gold',
   'rolling-out': 'blue',
   stalled: 'orange',

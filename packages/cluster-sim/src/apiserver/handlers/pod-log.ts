@@ -3,7 +3,8 @@
  * pod's node; here the node agents' log store answers (`PodLogSource`, wired in embedded.ts).
  * The options and refusals are kube-apiserver's and the kubelet's: `container` (may be left out
  * when the pod has one), `tailLines`, `limitBytes` (the stream ends there, mid-line if it must),
- * `timestamps` (RFC 3339 time, a space, the line), `follow` (new lines until the container's log
+ * `timestamps` (RFC 3339 time, a space, the line), `sinceTime` (lines from that time on, to
+ * the second as kube-apiserver passes it on), `follow` (new lines until the container's log
  * closes or the client goes).
  */
 import type { FastifyReply } from 'fastify';
@@ -66,6 +67,11 @@ export function podLog(
   const limitBytes = count(query, 'limitBytes', 1);
   const timestamps = flag(query, 'timestamps');
   const follow = flag(query, 'follow');
+  const sinceText = first(query.sinceTime);
+  // kube-apiserver passes sinceTime on as a metav1.Time: whole seconds.
+  const since = sinceText ? Math.floor(Date.parse(sinceText) / 1000) * 1000 : undefined;
+  if (since !== undefined && Number.isNaN(since))
+    throw badRequest(`sinceTime: Invalid value: "${sinceText}": must be an RFC 3339 time`);
   const node = pod.spec?.nodeName;
   // kube-apiserver has no kubelet to ask for a pod no node holds: 204, no body at all.
   if (!node) return reply.code(204).send();
@@ -86,7 +92,9 @@ export function podLog(
     budget -= taken.length;
     return taken;
   };
-  const tail = tailLines === undefined ? lines : tailLines === 0 ? [] : lines.slice(-tailLines);
+  const recent =
+    since === undefined ? lines : lines.filter((line) => Date.parse(line.time) >= since);
+  const tail = tailLines === undefined ? recent : tailLines === 0 ? [] : recent.slice(-tailLines);
   const head = Buffer.concat(tail.map(bounded));
   if (!follow || budget <= 0) return reply.code(200).type('text/plain').send(head);
 

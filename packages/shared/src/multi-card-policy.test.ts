@@ -1,6 +1,6 @@
-import type { GpuModel } from '@mgpu/shared';
 import { describe, expect, it } from 'vitest';
-import { policyForMultiCard } from './multi-card-policy.js';
+import type { GpuModel } from './api/gpu-models.js';
+import { policyForMultiCard } from './request-rules.js';
 
 const pool = (
   policies: string[],
