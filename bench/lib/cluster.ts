@@ -1,10 +1,10 @@
 import type { CoreV1Api, KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { makeClients } from '@mgpu/kube-client';
+import type { NodeAgents } from '../../packages/cluster-sim/src/controllers/node-agent.js';
 import {
   type ApiServer,
   generateTopology,
   kubeConfigFor,
-  type RunningController,
   type RunningScheduler,
   startApiServer,
   startNodeAgents,
@@ -21,6 +21,8 @@ export interface BenchCluster {
   /** Connections kept alive, as the controllers keep theirs (client-node alone opens one per call). */
   core: CoreV1Api;
   scheduler: RunningScheduler;
+  /** The node agents: also the GPU usage model (`gpuUsage`), which the exporter serves. */
+  agents: NodeAgents;
   /** Creates pods `0 … count - 1`, CREATORS at a time; `created` hears each index once it is in. */
   createPods(
     count: number,
@@ -46,7 +48,7 @@ export async function startBenchCluster(options: {
   const server = await startApiServer({ port: 0, watchWindow: 200_000 });
   const kubeConfig = kubeConfigFor(server);
   const { core } = makeClients(kubeConfig);
-  const agents: RunningController = await startNodeAgents(kubeConfig, {
+  const agents: NodeAgents = await startNodeAgents(kubeConfig, {
     topology: generateTopology({
       nodes: options.nodes,
       cardsPerNode: options.cardsPerNode,
@@ -64,6 +66,7 @@ export async function startBenchCluster(options: {
     kubeConfig,
     core,
     scheduler,
+    agents,
     async createPods(count, body, created) {
       let next = 0;
       await Promise.all(

@@ -13,7 +13,7 @@ export const { values } = parseArgs({
     trace: { type: 'string' },
     /**
      * The phase whose first 10 s `--trace`/`--profile` record (`churn` by default; or `scraper`,
-     * `subscribers`), or `load`: the dashboard's first load, from navigation to live.
+     * `subscribers`, `usage`), or `load`: the dashboard's first load, from navigation to live.
      */
     'record-in': { type: 'string', default: 'churn' },
     /**
@@ -23,6 +23,12 @@ export const { values } = parseArgs({
     scraper: { type: 'string', default: '15' },
     /** Adds a phase with this many `allocations.watch` subscribers beside the page (issue 20). */
     subscribers: { type: 'string' },
+    /**
+     * `on` (default): a last phase with the page on a second console that reads GPU usage from a
+     * Prometheus scraping the cluster's exporter (issue 28); `off`: none. Both phases open the
+     * same node's view, so the page shows its cards' used figures and the team table.
+     */
+    usage: { type: 'string', default: 'on' },
   },
   allowPositionals: true,
 });
@@ -33,6 +39,9 @@ export const PREFILL = Number(values.prefill);
 export const SCRAPE_EVERY_S = Number(values.scraper) === 0 ? undefined : Number(values.scraper);
 export const SUBSCRIBERS =
   values.subscribers === undefined ? undefined : Number(values.subscribers);
+if (values.usage !== 'on' && values.usage !== 'off') throw new Error('--usage: on or off');
+export const USAGE_PHASE = values.usage === 'on';
+export const USAGE_LABEL = 'churn + usage on (Prometheus)';
 export const CARDS = 8;
 export const NAMESPACE = 'churn';
 export const PAINTED_EVENT = 'mgpu:allocations-painted';
@@ -55,6 +64,7 @@ export const RECORD_IN = (() => {
   const wanted = values['record-in'];
   if (wanted === 'scraper') return `churn + /metrics every ${SCRAPE_EVERY_S} s`;
   if (wanted === 'subscribers') return `churn + ${SUBSCRIBERS} allocations.watch subscribers`;
+  if (wanted === 'usage') return USAGE_LABEL;
   // `load` is recorded apart, around the first load; no phase is then.
   return wanted === 'load' ? undefined : 'churn';
 })();

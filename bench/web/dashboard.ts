@@ -17,8 +17,10 @@
  * - the page's memory (JS heap after a forced GC, DOM nodes) at the start, each minute and at
  *   the end of the churn;
  * - the same figures in a second phase with a Prometheus-like scraper of `/metrics` (every 15 s
- *   unless `--scraper S`; `--scraper 0` skips it), and with `--subscribers N` a phase with N
- *   `allocations.watch` subscribers, each beside the churn alone with the ratio, in one run.
+ *   unless `--scraper S`; `--scraper 0` skips it), with `--subscribers N` a phase with N
+ *   `allocations.watch` subscribers, and (unless `--usage off`) a last phase with the page on a
+ *   console that reads GPU usage from a real Prometheus (issue 28; see `_dashboard-usage.ts`),
+ *   each beside the churn alone with the ratios, in one run.
  * Figures only: nothing here fails on time. Build first (`pnpm build`).
  *
  * The cluster (API server, scheduler, node agents) runs in this process, the built BFF in its
@@ -27,7 +29,7 @@
  * the BFF, and running this file itself under `node --cpu-prof` (see bench/run.ts for the other
  * flags) profiles the cluster and the driver; `--profile`/`--trace` are the page's.
  *
- * `pnpm bench dashboard [--minutes 10] [--rate 100] [--nodes 1000] [--prefill 3000] [--scraper 15] [--subscribers N] [--profile F] [--trace F] [--record-in load]`
+ * `pnpm bench dashboard [--minutes 10] [--rate 100] [--nodes 1000] [--prefill 3000] [--scraper 15] [--subscribers N] [--usage on|off] [--profile F] [--trace F] [--record-in load]`
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -35,7 +37,7 @@ import { join } from 'node:path';
 import { startBenchCluster } from '../lib/cluster.js';
 import { freePort, haveBuiltConsole, launchChromium, startBuiltBff } from '../lib/console.js';
 import { CHURN_SHAPES, mgpuPod } from '../lib/mgpu-pod.js';
-import { heading, percentile } from '../lib/report.js';
+import { heading, median, percentile } from '../lib/report.js';
 import { type PhaseLoad, startScraper, startSubscribers } from './_dashboard-loads.js';
 import {
   CARDS,
@@ -49,6 +51,8 @@ import {
   RECORD_IN,
   SCRAPE_EVERY_S,
   SUBSCRIBERS,
+  USAGE_LABEL,
+  USAGE_PHASE,
   values,
 } from './_dashboard-options.js';
 import {
@@ -62,6 +66,7 @@ import {
   startRecording,
 } from './_dashboard-page.js';
 import { mib, ms, type PhaseResult, printPhase } from './_dashboard-report.js';
+import { openNodeView, startUsageConsole, type UsageConsole } from './_dashboard-usage.js';
 
 function podBody(index: number) {
   const shape = CHURN_SHAPES[index % CHURN_SHAPES.length];
@@ -114,6 +119,12 @@ async function main() {
   console.log(
     `   BFF started and ready (/readyz) in ${((performance.now() - bffStarted) / 1000).toFixed(1)} s`,
   );
+  // Issue 28: a second console with a usage source, running through every phase (see --usage).
+  const usageConsole: UsageConsole | undefined = USAGE_PHASE
+    ? await startUsageConsole(cluster, kubeconfigFile)
+    : undefined;
+  if (usageConsole)
+    console.log(`   a second console reads usage from Prometheus: ${usageConsole.url}`);
   const browser = await launchChromium();
   let stopChurn: () => void = () => undefined;
   try {
@@ -148,6 +159,8 @@ async function main() {
       console.log(
         `   where the first load went (ms after navigation start): first snapshot part in at ${ms(first.firstPart)} (page, script, subscription and the BFF's answer), last of ${first.parts} part(s) at ${ms(first.lastPart)} (${ms(first.lastPart - first.firstPart)} transfer and parse), ${first.records} records applied and painted at ${ms(first.paintedAt)} (${ms(first.paintedAt - first.lastPart)} after the last part: snapshot to first paint)`,
       );
+    // With a usage phase every phase shows one node's card grid, whose cards carry used figures.
+    const openedNode = usageConsole ? await openNodeView(page) : undefined;
     await drainProbe(page);
     const memory = [{ minute: 0, ...(await pageMemory(page)) }];
 
@@ -291,6 +304,16 @@ async function main() {
       churnPaused = false;
       await measure(`churn + ${SUBSCRIBERS} allocations.watch subscribers`, subscribers);
     }
+    if (usageConsole) {
+      // The same page, node and churn on the console with usage: its cards' and instances'
+      // used figures (usage.cards) and the team table (usage.namespaces), polled as they are.
+      await openNodeView(page, openedNode, usageConsole.url);
+      const usedLines = await page.getByTestId('card-used').count();
+      await measure(USAGE_LABEL, {
+        report: async () =>
+          `usage shown: ${usedLines} card(s) with a used line when the phase began, ${await page.getByTestId('card-used').count()} at its end; ${await page.getByTestId('namespace-efficiency').count()} team(s) with an efficiency`,
+      });
+    }
     stopChurn();
     const churnSeconds = (performance.now() - churnStart) / 1000;
     memory.push({ minute: Number((churnSeconds / 60).toFixed(1)), ...(await pageMemory(page)) });
@@ -306,12 +329,15 @@ async function main() {
       const alone = phases[0];
       const ratio = (value: number, base: number) => Number((value / base).toFixed(2));
       const framesAlone = percentile(alone?.probe.frames ?? [], 95);
+      const framesAloneMedian = median(alone?.probe.frames ?? []);
       const changesAlone = percentile(alone?.probe.changeToPaint ?? [], 95);
       console.table(
         Object.fromEntries(
           phases.map((phase) => [
             phase.label,
             {
+              'frame median ms': ms(median(phase.probe.frames)),
+              'frame median ×': ratio(median(phase.probe.frames), framesAloneMedian),
               'frame p95 ms': ms(percentile(phase.probe.frames, 95)),
               'frame p95 ×': ratio(percentile(phase.probe.frames, 95), framesAlone),
               'change-to-DOM p95 ms': ms(percentile(phase.probe.changeToPaint, 95)),
@@ -371,6 +397,7 @@ async function main() {
     stopChurn();
     await browser.close();
     bff.kill('SIGTERM');
+    await usageConsole?.stop();
     await cluster.stop();
     rmSync(dir, { recursive: true, force: true });
   }
