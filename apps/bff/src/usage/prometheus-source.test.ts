@@ -74,6 +74,11 @@ const NO_PROFILING_TEXT = [
 ].join('\n');
 
 const QUERY = { windowSeconds: 120, idleThresholdPercent: 5, idleAfterSeconds: 30 };
+/**
+ * The source knows a series' age at the granularity of the window and idle-after (whether it
+ * has a sample from before each): an idle-after of a few seconds is one these series reach.
+ */
+const SHORT = { ...QUERY, idleAfterSeconds: 3 };
 // Scraped every second: a one-second subquery step sees each sample.
 const FINE_STEP = parseUsageQueries('step: 1s', 'test.yaml');
 
@@ -105,7 +110,7 @@ describe('the Prometheus usage source on a real Prometheus', () => {
 
   it('reads each card of dcgm-exporter: engine activity as percent, frame buffer, UUID and model', async () => {
     const source = new PrometheusSource({ url: prometheus.url, queries: FINE_STEP });
-    const cards = await source.cardUsage(QUERY);
+    const cards = await source.cardUsage(SHORT);
     const byIndex = new Map(
       cards.filter((card) => card.node === 'gpu-node-a').map((c) => [c.card, c]),
     );
@@ -129,7 +134,7 @@ describe('the Prometheus usage source on a real Prometheus', () => {
   it('reads each instance: its own utilisation and memory, keyed like its allocation record', async () => {
     const source = new PrometheusSource({ url: prometheus.url, queries: FINE_STEP });
     expect(source.hasInstanceSeries).toBe(true);
-    const instances = await source.instanceUsage(QUERY);
+    const instances = await source.instanceUsage(SHORT);
     const train = instances.find((instance) => instance.pod === 'train-0');
     const idle = instances.find((instance) => instance.pod === 'idle-0');
     expect(train).toMatchObject({ ...busy, memoryUsedMiB: 12000 });
@@ -151,6 +156,14 @@ describe('the Prometheus usage source on a real Prometheus', () => {
     const instances = await source.instanceUsage({ ...QUERY, idleAfterSeconds });
     const idle = instances.find((instance) => instance.pod === 'idle-0');
     expect(idle?.utilization.quietSeconds).toBeGreaterThanOrEqual(idleAfterSeconds);
+  });
+
+  it('a quiet instance younger than idle-after is not yet idle: its quiet time is not guessed', async () => {
+    const source = new PrometheusSource({ url: prometheus.url, queries: FINE_STEP });
+    const instances = await source.instanceUsage({ ...QUERY, idleAfterSeconds: 3600 });
+    const idle = instances.find((instance) => instance.pod === 'idle-0');
+    expect(idle?.utilization.meanPercent).toBe(0);
+    expect(idle?.utilization.quietSeconds).toBeLessThan(3600);
   });
 
   it('a --usage-queries file names another exporter’s series and labels', async () => {

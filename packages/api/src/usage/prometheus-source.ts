@@ -7,7 +7,12 @@
  * throw a `PrometheusError` (`unreachable` | `query-failed`): the caller reports the figures as
  * unknown, never as 0.
  */
-import { DEFAULT_USAGE_QUERIES, SIMULATED_SERIES_HELP, type UsageQueries } from '@mgpu/shared';
+import {
+  cardKey,
+  DEFAULT_USAGE_QUERIES,
+  SIMULATED_SERIES_HELP,
+  type UsageQueries,
+} from '@mgpu/shared';
 import {
   type InstantSample,
   PrometheusHttp,
@@ -15,8 +20,10 @@ import {
 } from './prometheus-http.js';
 import type {
   CardUsage,
+  CardUtilizationAt,
   InstanceUsage,
   UsageQuery,
+  UsageRange,
   UsageSource,
   UtilizationFigures,
 } from './usage-source.js';
@@ -39,8 +46,8 @@ const PROBLEM_REPEAT_MS = 60_000;
 const SCALED_SELECTOR =
   /^([a-zA-Z_:][a-zA-Z0-9_:]*\s*(?:\{[^{}]*\})?)(?:\s*([*/])\s*((?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?))?$/i;
 /**
- * At most this many subquery steps per series, however long the look back: at 1,000 nodes × 8
- * cards a subquery's cost is steps × series, and the idle verdict needs minutes, not seconds.
+ * At most this many subquery steps per series, for a configured expression that is not a plain
+ * series: at 1,000 nodes × 8 cards a subquery's cost is steps × series.
  */
 const MAX_STEPS = 60;
 
@@ -82,6 +89,44 @@ export class PrometheusSource implements UsageSource {
     return this.told(async () => {
       const [cards] = await Promise.all([this.readCardUsage(query), this.readHelp()]);
       return cards;
+    });
+  }
+
+  /**
+   * Every card's utilisation at each step of the range: ONE range query for the whole cluster
+   * (a second only when dcgm-exporter lacks GR_ENGINE_ACTIVE), each point the mean over the step
+   * (at least the configured scrape step, so a sparse scrape leaves no gaps).
+   */
+  cardUtilizationRange(range: UsageRange): Promise<CardUtilizationAt[]> {
+    return this.told(async () => {
+      const { cardUtilization, cardUtilizationFallback, labels } = this.queries;
+      const stepSeconds = Math.max(1, Math.round(range.stepMs / 1000));
+      const windowSeconds = Math.max(stepSeconds, durationSeconds(this.queries.step));
+      const window = { windowSeconds, idleThresholdPercent: 0, idleAfterSeconds: 0 };
+      const read = (expression: string) =>
+        this.http.queryRange(
+          `avg by (${labels.node}, ${labels.card}) (${this.overWindow('avg', expression, window)})`,
+          Math.floor(range.startMs / 1000),
+          Math.floor(range.endMs / 1000),
+          stepSeconds,
+        );
+      let series = await read(cardUtilization);
+      if (series.length === 0 && cardUtilizationFallback !== null)
+        series = await read(cardUtilizationFallback);
+      const byTime = new Map<number, Map<string, number>>();
+      for (const { labels: found, points } of series) {
+        const node = found[labels.node];
+        const card = found[labels.card] ? Number(found[labels.card]) : Number.NaN;
+        if (!node || !Number.isInteger(card)) continue;
+        for (const point of points) {
+          if (!Number.isFinite(point.value)) continue;
+          const cards = byTime.get(point.time) ?? new Map<string, number>();
+          byTime.set(point.time, cards.set(cardKey(node, card), point.value));
+        }
+      }
+      return [...byTime]
+        .sort(([a], [b]) => a - b)
+        .map(([time, percentByCard]) => ({ at: time * 1000, percentByCard }));
     });
   }
 
@@ -225,11 +270,19 @@ export class PrometheusSource implements UsageSource {
   }
 
   /**
-   * Three queries for a utilisation expression, each over the whole cluster: the mean over the
-   * window (raw samples), the time since the oldest sample, and the time since the last one at
-   * or over the idle threshold, both looking back max(window, idle-after). Quiet is the second
-   * when the series never reached the threshold, else the third; the window's span is the second,
-   * at most the window. The two subqueries step at most `MAX_STEPS` times per series.
+   * Three queries for a utilisation expression, each over the whole cluster and each a range
+   * function over raw samples (no subquery for a plain or scaled series: a subquery's cost is
+   * steps × series, which at 8,000 cards took 250–1,400 ms on a loaded machine):
+   * - the mean over the window (`avg_over_time`);
+   * - whether it stayed under the idle threshold for the whole look back L = max(window,
+   *   idle-after) and for the whole idle-after (`max_over_time … < bool threshold`, one query);
+   * - how old it is, at the granularity of L, the window and idle-after: whether it has a sample
+   *   shortly before each of them (`present_over_time … offset`, joined with `or`).
+   * Quiet is then a lower bound at that granularity: its age when it never reached the threshold
+   * in L; idle-after when it reached it only before that; else 0 (quiet for less than idle-after,
+   * never idle). The idle verdict is exact; the GPU-hours held idle count the quiet time the
+   * look back shows, never more than there was. The sampled span is likewise the largest of the
+   * three horizons the series reaches back to (0 when it is younger than all of them).
    */
   private async utilization(
     expression: string,
@@ -237,25 +290,34 @@ export class PrometheusSource implements UsageSource {
     query: UsageQuery,
     extraLabels: readonly string[] = [],
   ): Promise<Map<string, { utilization: UtilizationFigures; extra: Record<string, string> }>> {
-    const lookbackSeconds = Math.max(query.windowSeconds, query.idleAfterSeconds);
-    const range = `[${lookbackSeconds}s:${this.stepSeconds(lookbackSeconds)}s]`;
-    const read = readableAsSamples(expression);
-    // `timestamp` of a plain series is its newest sample's time; scaling does not move it.
-    const newest = `timestamp(${read ? read.selector : `(${expression})`})`;
-    const over = `(${expression}) >= ${query.idleThresholdPercent}`;
+    const idleAfter = query.idleAfterSeconds;
+    const lookbackSeconds = Math.max(query.windowSeconds, idleAfter);
     const by = keys.join(', ');
-    const [means, sinceOldest, sinceOver] = await Promise.all([
+    const under = (seconds: number) =>
+      `(${this.overRange('max', expression, seconds)} < bool ${query.idleThresholdPercent})`;
+    // 2 when quiet for all of L, +1 when quiet for all of idle-after; one range when they agree.
+    const quietCode =
+      lookbackSeconds === idleAfter
+        ? `${under(lookbackSeconds)} * 3`
+        : `${under(lookbackSeconds)} * 2 + ${under(idleAfter)}`;
+    // Longest first: `or` keeps the first horizon a series reaches back to.
+    const horizons = [...new Set([lookbackSeconds, query.windowSeconds, idleAfter])].sort(
+      (a, b) => b - a,
+    );
+    const reach = Math.max(60, 4 * durationSeconds(this.queries.step));
+    const age = horizons
+      .map((seconds) => `${this.presentBefore(expression, seconds, reach)} * ${seconds}`)
+      .join(' or ');
+    const [means, codes, ages] = await Promise.all([
       this.http.query(
         `avg by (${[...keys, ...extraLabels].join(', ')}) (${this.overWindow('avg', expression, query)})`,
       ),
-      this.http.query(`max by (${by}) (${newest} - min_over_time(${newest}${range}))`),
-      // Now first: a series at or over the threshold now has been quiet for 0 s.
-      this.http.query(
-        `min by (${by}) (${newest} - (timestamp(${over}) or max_over_time(timestamp(${over})${range})))`,
-      ),
+      // Of several series for one key, the least quiet speaks.
+      this.http.query(`min by (${by}) (${quietCode})`),
+      this.http.query(`max by (${by}) (${age})`),
     ]);
-    const oldestOf = byKey(sinceOldest, keys);
-    const overOf = byKey(sinceOver, keys);
+    const codeOf = byKey(codes, keys);
+    const ageOf = byKey(ages, keys);
     const figures = new Map<
       string,
       { utilization: UtilizationFigures; extra: Record<string, string> }
@@ -263,21 +325,17 @@ export class PrometheusSource implements UsageSource {
     for (const sample of means) {
       const key = keyOf(sample, keys);
       const mean = finiteOrNull(sample.value);
-      // The subquery's first step may reach a sample from before the lookback: clamp.
-      const span = finiteOrNull(oldestOf.get(key));
-      const sampled = span === null ? null : clamp(span, 0, lookbackSeconds);
-      const sinceLastOver = finiteOrNull(overOf.get(key));
+      const code = finiteOrNull(codeOf.get(key));
+      // Younger than every horizon: sampled, but for less than any of them.
+      const sampled = clamp(finiteOrNull(ageOf.get(key)) ?? 0, 0, lookbackSeconds);
+      // Quiet over idle-after but not over L: it reached the threshold before, so it is at least
+      // idle-after old, and quiet that long.
       const quiet =
-        sampled === null
-          ? null
-          : sinceLastOver === null
-            ? sampled
-            : clamp(sinceLastOver, 0, sampled);
+        code === null ? null : code >= 2 ? sampled : code >= 1 ? Math.min(idleAfter, sampled) : 0;
       figures.set(key, {
         utilization: {
           meanPercent: mean,
-          sampledSeconds:
-            mean === null || sampled === null ? 0 : Math.min(sampled, query.windowSeconds),
+          sampledSeconds: mean === null ? 0 : Math.min(sampled, query.windowSeconds),
           quietSeconds: mean === null ? null : quiet,
         },
         extra: Object.fromEntries(extraLabels.map((label) => [label, sample.labels[label] ?? ''])),
@@ -288,11 +346,30 @@ export class PrometheusSource implements UsageSource {
 
   /** `fn_over_time` of the expression over the window: raw samples where it allows. */
   private overWindow(fn: 'avg' | 'max', expression: string, query: UsageQuery): string {
+    return this.overRange(fn, expression, query.windowSeconds);
+  }
+
+  /**
+   * `fn_over_time` of the expression over the last `seconds`: of its raw samples for a plain or
+   * scaled series (a positive factor commutes with avg and max), else a subquery at the
+   * configured step, coarser when it would need more than `MAX_STEPS`.
+   */
+  private overRange(fn: 'avg' | 'max', expression: string, seconds: number): string {
     const read = readableAsSamples(expression);
-    if (!read)
-      return `${fn}_over_time((${expression})[${query.windowSeconds}s:${this.stepSeconds(query.windowSeconds)}s])`;
-    // A constant factor commutes with avg and max (positive) over the samples.
-    return `${fn}_over_time(${read.selector}[${query.windowSeconds}s])${read.scale}`;
+    if (!read) return `${fn}_over_time((${expression})[${seconds}s:${this.stepSeconds(seconds)}s])`;
+    return `${fn}_over_time(${read.selector}[${seconds}s])${read.scale}`;
+  }
+
+  /**
+   * 1 for each series with a sample in the `reach` seconds before `seconds` ago (so at least
+   * that old): raw samples of a short range, however long the horizon.
+   */
+  private presentBefore(expression: string, seconds: number, reach: number): string {
+    const read = readableAsSamples(expression);
+    const range = read
+      ? `${read.selector}[${reach}s]`
+      : `(${expression})[${reach}s:${this.stepSeconds(reach)}s]`;
+    return `present_over_time(${range} offset ${seconds}s)`;
   }
 
   /** The configured step, coarser when the range would need more than `MAX_STEPS`. */

@@ -26,7 +26,9 @@ export interface UtilizationFigures {
   /**
    * How long, up to its newest sample, the series stayed under the idle threshold, looking back
    * at most max(window, idle-after) (and only as far as the source holds samples); 0 when the
-   * newest sample is at or over it; null with no sample.
+   * newest sample is at or over it; null with no sample. A source may give a lower bound at a
+   * coarser granularity (Prometheus: idle-after, the window and the look back), never more than
+   * it saw: `quietSeconds >= idle-after` stays exact, the GPU-hours held idle may read low.
    */
   quietSeconds: number | null;
 }
@@ -61,6 +63,19 @@ export interface CardUsage extends CardKey {
   memoryFreeMiB: number | null;
 }
 
+/** Where a range read starts and ends and how far apart its points are (ms since the epoch). */
+export interface UsageRange {
+  startMs: number;
+  endMs: number;
+  stepMs: number;
+}
+
+/** One point of a range read: every card's own utilisation (percent) then, by `cardKey`. */
+export interface CardUtilizationAt {
+  at: number;
+  percentByCard: ReadonlyMap<string, number>;
+}
+
 export interface UsageSource {
   readonly kind: UsageSourceKind;
   /** True when the figures are the embedded cluster's model (labelled as such in the UI). */
@@ -74,6 +89,12 @@ export interface UsageSource {
   instanceUsage(query: UsageQuery): Promise<InstanceUsage[]>;
   /** Every card's figures in the cluster, in one batched read. */
   cardUsage(query: UsageQuery): Promise<CardUsage[]>;
+  /**
+   * Every card's own utilisation at each step of a past range, in one batched read, oldest
+   * first; only a source that keeps history has it (Prometheus), so the pool history's used
+   * compute reaches back before the console started.
+   */
+  cardUtilizationRange?(range: UsageRange): Promise<CardUtilizationAt[]>;
   /** Stops any timer or connection the source keeps. */
   close(): void;
 }
