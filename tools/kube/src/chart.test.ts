@@ -201,6 +201,90 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
     expect(shortToken.stderr).toContain('/auth/token/value');
   });
 
+  it('points the console at Prometheus: URL, token and CA files, query overrides, idle settings', () => {
+    const usage = [
+      'usage.prometheus.url=https://prometheus.monitoring:9090',
+      'usage.prometheus.token.existingSecret=prometheus-reader',
+      'usage.prometheus.ca.existingConfigMap=prometheus-ca',
+      'usage.queries.existingConfigMap=usage-queries',
+      'usage.idleThreshold=2.5',
+      'usage.idleAfter=10m',
+    ];
+    const render = (values: string[]) =>
+      helm(['template', release, CHART, '--namespace', namespace, ...setFlags(values)]);
+    const rendered = render(usage);
+    expect(rendered.status, rendered.stderr).toBe(0);
+    const pod = (
+      renderedObjects(rendered.stdout).find((object) => object.kind === 'Deployment') as
+        | V1Deployment
+        | undefined
+    )?.spec?.template.spec;
+    const container = pod?.containers[0];
+    const env = Object.fromEntries((container?.env ?? []).map((v) => [v.name, v.value]));
+    expect(env).toMatchObject({
+      MGPU_PROMETHEUS_URL: 'https://prometheus.monitoring:9090',
+      MGPU_PROMETHEUS_TOKEN_FILE: '/etc/mgpu-console/prometheus-token/token',
+      MGPU_PROMETHEUS_CA_FILE: '/etc/mgpu-console/prometheus-ca/ca.crt',
+      MGPU_USAGE_QUERIES: '/etc/mgpu-console/usage-queries/queries.yaml',
+      MGPU_IDLE_THRESHOLD: '2.5',
+      MGPU_IDLE_AFTER: '10m',
+    });
+    // Each file is in a folder the Secret or ConfigMap is mounted on whole (no subPath), so the
+    // kubelet swaps in a rotated token, which the console re-reads on every query.
+    for (const file of ['TOKEN_FILE', 'CA_FILE'].map((name) => env[`MGPU_PROMETHEUS_${name}`]))
+      expect(
+        container?.volumeMounts?.some(
+          (mount) => file?.startsWith(`${mount.mountPath}/`) && !mount.subPath && mount.readOnly,
+        ),
+      ).toBe(true);
+    const volumes = Object.fromEntries((pod?.volumes ?? []).map((volume) => [volume.name, volume]));
+    expect(volumes['prometheus-token']?.secret?.secretName).toBe('prometheus-reader');
+    expect(volumes['prometheus-ca']?.configMap?.name).toBe('prometheus-ca');
+    expect(volumes['usage-queries']?.configMap?.name).toBe('usage-queries');
+    // The CA from a Secret instead; the API server accepts what is rendered either way.
+    const fromSecret = render([...usage.slice(0, 2), 'usage.prometheus.ca.existingSecret=ca']);
+    expect(fromSecret.stdout).toContain('secretName: ca');
+    for (const text of [rendered.stdout, fromSecret.stdout]) {
+      const applied = kubectl(
+        'admin',
+        ['apply', '--dry-run=server', '-n', namespace, '-f', '-'],
+        text,
+      );
+      expect(applied.status, applied.stderr).toBe(0);
+    }
+    // Without usage values the console gets none of it: no source, figures unknown, never 0.
+    const plain = helm(['template', release, CHART]);
+    expect(plain.stdout).not.toMatch(
+      /MGPU_PROMETHEUS|MGPU_USAGE_QUERIES|MGPU_IDLE|prometheus-token/,
+    );
+  });
+
+  it('refuses usage values the console would refuse at start, or that nothing would read', () => {
+    const refused = (values: string[]) => {
+      const result = helm(['template', release, CHART, ...setFlags(values)]);
+      expect(result.status, values.join(' ')).not.toBe(0);
+      return result.stderr;
+    };
+    expect(refused(['usage.prometheus.url=prometheus:9090'])).toContain('/usage/prometheus/url');
+    expect(refused(['usage.idleThreshold=0'])).toContain('/usage/idleThreshold');
+    expect(refused(['usage.idleThreshold=101'])).toContain('/usage/idleThreshold');
+    expect(refused(['usage.idleAfter=half-an-hour'])).toContain('/usage/idleAfter');
+    // A token, a CA or query overrides without a URL would be mounted for nothing.
+    expect(refused(['usage.prometheus.token.existingSecret=prometheus-reader'])).toContain(
+      '/usage/prometheus/url',
+    );
+    expect(refused(['usage.queries.existingConfigMap=usage-queries'])).toContain(
+      '/usage/prometheus/url',
+    );
+    expect(
+      refused([
+        'usage.prometheus.url=https://prometheus.monitoring:9090',
+        'usage.prometheus.ca.existingConfigMap=prometheus-ca',
+        'usage.prometheus.ca.existingSecret=prometheus-tls',
+      ]),
+    ).toContain('/usage/prometheus/ca');
+  });
+
   it('believes forwarded headers from its Ingress only when the Ingress is on', () => {
     const envOf = (values: string[]) => {
       const rendered = helm(['template', release, CHART, ...setFlags(values)]);
