@@ -48,7 +48,10 @@ export const UsageQueriesFileSchema = z
       })
       .strict()
       .partial(),
-    /** Resolution of the subqueries that an expression other than a plain series needs. */
+    /**
+     * Resolution of the subqueries that an expression other than a plain series needs; four of
+     * it (at least 60 s) is how far back before each horizon a series' age is looked for.
+     */
     step: PromDuration,
   })
   .strict()
