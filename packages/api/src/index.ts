@@ -35,7 +35,7 @@ export type { BffContext } from './trpc/context.js';
 export { createCallerFactory, type RuleErrorShape, RuleErrors, SSE_TIMING } from './trpc/init.js';
 export { preparedJson } from './trpc/prepared-output.js';
 export { snapshotEvents } from './trpc/snapshot-events.js';
-export { readCardUse } from './usage/card-use.js';
+export { type CardUseAt, readCardUse, readCardUseBefore } from './usage/card-use.js';
 export { ExporterSource, type ExporterSourceOptions } from './usage/exporter-source.js';
 // Usage (issue 28): Prometheus as a usage source.
 export {
@@ -49,8 +49,10 @@ export { readUsage } from './usage/read-usage.js';
 export { type UsageContext, type UsageOptions, usageContextFor } from './usage/usage-settings.js';
 export {
   type CardUsage,
+  type CardUtilizationAt,
   type InstanceUsage,
   type UsageQuery,
+  type UsageRange,
   type UsageSource,
   unavailableUsageSource,
 } from './usage/usage-source.js';

@@ -67,6 +67,12 @@ describe('the per-pool history', () => {
     }
   });
 
+  it('begins at the start with a source that keeps no history (the exporter, or none)', () => {
+    // Only Prometheus answers a range query: the in-process exporter kept nothing before.
+    expect(harness.bff.context.usage.source.cardUtilizationRange).toBeUndefined();
+    expect(harness.bff.context.history.snapshot().usedBefore).toBeUndefined();
+  });
+
   it('leaves used compute unknown, never 0, when the source has nothing to say', async () => {
     const history = new PoolHistory(harness.bff.context.views, { cardUse: async () => null });
     await history.readCardUse();

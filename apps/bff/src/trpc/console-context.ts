@@ -6,6 +6,7 @@ import {
   ClusterViews,
   PoolHistory,
   readCardUse,
+  readCardUseBefore,
   usageContextFor,
 } from '@mgpu/api';
 import { SNAPSHOT_PART_SIZE, VKE } from '@mgpu/shared';
@@ -36,7 +37,12 @@ export function createConsoleContext(
     views,
     snapshotPartSize: options.snapshotPartSize ?? SNAPSHOT_PART_SIZE,
     // The pools' used compute beside their allocated, from the same source as the usage pages.
-    history: new PoolHistory(views, { ...options.history, cardUse: () => readCardUse(usage) }),
+    // Through Prometheus the used compute reaches back before the start (one range query).
+    history: new PoolHistory(views, {
+      ...options.history,
+      cardUse: () => readCardUse(usage),
+      cardUseBefore: (range) => readCardUseBefore(usage, range),
+    }),
     usage,
     cardPolicy,
     accessReviews: new AccessReviews(

@@ -1,11 +1,14 @@
 import {
   type ClusterHistory,
   type PoolSample,
+  type PoolUsedBefore,
   pendingPodsPerPool,
   poolComputeUsed,
   type UtilizationReading,
 } from '@mgpu/shared';
 import type { ClusterViews } from '../cluster/cluster-views.js';
+import type { CardUseAt } from '../usage/card-use.js';
+import type { UsageRange } from '../usage/usage-source.js';
 
 export interface PoolHistoryOptions {
   /** Between samples (default 10 s). */
@@ -18,7 +21,16 @@ export interface PoolHistoryOptions {
    * allocated. Absent: the history has no used figures.
    */
   cardUse?: () => Promise<ReadonlyMap<string, Pick<UtilizationReading, 'meanPercent'>> | null>;
+  /**
+   * The cards' use over the retention before the start, from a source that keeps history
+   * (Prometheus), read once at start: the used compute chart then shows the past hour at once.
+   * Null or absent: the history begins at the start.
+   */
+  cardUseBefore?: (range: UsageRange) => Promise<readonly CardUseAt[] | null>;
 }
+
+/** At most this many points of used compute before the start, however long the retention. */
+const MAX_POINTS_BEFORE = 60;
 
 interface Sample {
   at: number;
@@ -41,6 +53,9 @@ export class PoolHistory {
   /** The newest card reading, taken between samples so a sample never waits for the source. */
   private cardUse: ReadonlyMap<string, Pick<UtilizationReading, 'meanPercent'>> | null = null;
   private reading = false;
+  /** The past read at start, by card until the nodes are listed, then per pool. */
+  private cardUseBefore: readonly CardUseAt[] = [];
+  private usedBefore: PoolUsedBefore[] = [];
 
   constructor(
     /** The console's shared views: the same pools and pending pods as the dashboard. */
@@ -54,6 +69,7 @@ export class PoolHistory {
 
   start(): void {
     this.startedAt = Date.now();
+    void this.readCardUseBefore(this.startedAt);
     void this.readCardUse();
     this.sample();
     this.timer = setInterval(() => this.sample(), this.intervalMs);
@@ -69,6 +85,7 @@ export class PoolHistory {
     const { views } = this;
     // Until the nodes were listed once the cluster is unknown, not empty: no sample.
     if (!views.synced) return;
+    this.settleUsedBefore();
     // The pending view's last result: at most one computation behind, never waited for here.
     const pending = pendingPodsPerPool(views.pending.latest().groups);
     const used = this.cardUse ? poolComputeUsed(views.nodeStates(), this.cardUse) : undefined;
@@ -104,8 +121,56 @@ export class PoolHistory {
     }
   }
 
+  /**
+   * Reads the retention's used compute before `end` (the start); a failed read leaves the
+   * history beginning at the start, as without a source that keeps history.
+   */
+  async readCardUseBefore(end: number): Promise<void> {
+    if (!this.options.cardUseBefore) return;
+    const stepMs = Math.max(this.intervalMs, Math.ceil(this.retentionMs / MAX_POINTS_BEFORE));
+    try {
+      const points = await this.options.cardUseBefore({
+        startMs: end - this.retentionMs,
+        endMs: end,
+        stepMs,
+      });
+      this.cardUseBefore = points?.filter((point) => point.at < end) ?? [];
+    } catch {
+      this.cardUseBefore = [];
+    }
+    this.settleUsedBefore();
+  }
+
+  /** The past per pool, once the nodes are listed (today's nodes place yesterday's cards). */
+  private settleUsedBefore(): void {
+    if (this.cardUseBefore.length === 0 || !this.views.synced) return;
+    const states = this.views.nodeStates();
+    const pools = this.views.pools();
+    this.usedBefore = this.cardUseBefore.flatMap((point): PoolUsedBefore[] => {
+      const used = poolComputeUsed(states, point.cards);
+      // A time Prometheus had no card at all is not a point of the chart.
+      if (used.size === 0) return [];
+      const at = new Date(point.at).toISOString();
+      return [
+        {
+          at,
+          pools: pools.map((pool) => ({
+            pool: pool.pool,
+            computeAllocatablePercent: pool.compute.allocatable,
+            computeUsedPercent: used.get(pool.pool) ?? null,
+          })),
+        },
+      ];
+    });
+    this.cardUseBefore = [];
+  }
+
   /** Samples oldest first. */
   snapshot(): ClusterHistory {
+    this.settleUsedBefore();
+    // What the retention no longer covers goes, as the ring's oldest samples do.
+    const since = new Date(Date.now() - this.retentionMs).toISOString();
+    const usedBefore = this.usedBefore.filter((point) => point.at >= since);
     const ordered = [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)].filter(
       (sample): sample is Sample => sample !== undefined,
     );
@@ -117,6 +182,7 @@ export class PoolHistory {
         at: new Date(sample.at).toISOString(),
         pools: sample.pools,
       })),
+      ...(usedBefore.length > 0 ? { usedBefore } : {}),
     };
   }
 }

@@ -1,6 +1,7 @@
 import { cardKey, type UtilizationReading } from '@mgpu/shared';
 import { usageQuery } from './read-usage.js';
 import type { UsageContext } from './usage-settings.js';
+import type { UsageRange } from './usage-source.js';
 
 /** The pool history's window: a sample every 10 s shows the last minute's mean, not an hour's. */
 const CARD_USE_WINDOW_MINUTES = 1;
@@ -21,4 +22,29 @@ export async function readCardUse(
       { meanPercent: card.utilization.meanPercent },
     ]),
   );
+}
+
+/** One past point of the cards' use, as `readCardUse` gives the present one. */
+export interface CardUseAt {
+  at: number;
+  cards: ReadonlyMap<string, Pick<UtilizationReading, 'meanPercent'>>;
+}
+
+/**
+ * The cards' use over a past range (oldest first) from a source that keeps history — Prometheus,
+ * in one batched range query — so the pool history shows the hour before the console started;
+ * null from a source without history (the embedded exporter keeps only what it read itself).
+ */
+export async function readCardUseBefore(
+  usage: UsageContext,
+  range: UsageRange,
+): Promise<CardUseAt[] | null> {
+  if (!usage.source.cardUtilizationRange) return null;
+  const points = await usage.source.cardUtilizationRange(range);
+  return points.map((point) => ({
+    at: point.at,
+    cards: new Map(
+      [...point.percentByCard].map(([key, meanPercent]) => [key, { meanPercent }] as const),
+    ),
+  }));
 }

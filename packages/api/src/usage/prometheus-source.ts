@@ -102,10 +102,9 @@ export class PrometheusSource implements UsageSource {
       const { cardUtilization, cardUtilizationFallback, labels } = this.queries;
       const stepSeconds = Math.max(1, Math.round(range.stepMs / 1000));
       const windowSeconds = Math.max(stepSeconds, durationSeconds(this.queries.step));
-      const window = { windowSeconds, idleThresholdPercent: 0, idleAfterSeconds: 0 };
       const read = (expression: string) =>
         this.http.queryRange(
-          `avg by (${labels.node}, ${labels.card}) (${this.overWindow('avg', expression, window)})`,
+          `avg by (${labels.node}, ${labels.card}) (${this.overRange('avg', expression, windowSeconds)})`,
           Math.floor(range.startMs / 1000),
           Math.floor(range.endMs / 1000),
           stepSeconds,

@@ -29,7 +29,26 @@ export const ClusterHistorySchema = z.object({
   intervalMs: z.number(),
   retentionMs: z.number(),
   samples: z.array(z.object({ at: z.string(), pools: z.array(PoolSampleSchema) })),
+  /**
+   * Used compute from before `startedAt` (issue 28), read from Prometheus's range query when it
+   * is the usage source, oldest first, within the retention; absent from a source without
+   * history. Each pool's figure as `computeUsedPercent` (null: unknown, never 0), beside what
+   * the pool has now (`computeAllocatablePercent`); allocation before the start is unknown.
+   */
+  usedBefore: z
+    .array(
+      z.object({
+        at: z.string(),
+        pools: z.array(
+          PoolSampleSchema.pick({ pool: true, computeAllocatablePercent: true }).extend({
+            computeUsedPercent: z.number().nullable(),
+          }),
+        ),
+      }),
+    )
+    .optional(),
 });
 
 export type PoolSample = z.infer<typeof PoolSampleSchema>;
 export type ClusterHistory = z.infer<typeof ClusterHistorySchema>;
+export type PoolUsedBefore = NonNullable<ClusterHistory['usedBefore']>[number];

@@ -1,4 +1,4 @@
-import type { ClusterHistory, PoolSample } from '@mgpu/shared';
+import type { ClusterHistory, PoolSample, PoolUsedBefore } from '@mgpu/shared';
 import { memo, useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -11,16 +11,18 @@ interface Figure {
   value(pool: PoolSample): number | null;
 }
 
+/** What the used compute chart needs of a pool: a sample's, or a point from before the start. */
+type UsedPoint = PoolUsedBefore['pools'][number] | PoolSample;
+
 /** Used compute in % of the pool, beside the allocated: unknown without a usage source. */
-const COMPUTE_USED: Figure = {
-  title: 'allocations.history.computeUsed',
-  value: (pool) =>
-    pool.computeUsedPercent === null ||
-    pool.computeUsedPercent === undefined ||
-    pool.computeAllocatablePercent === 0
-      ? null
-      : (100 * pool.computeUsedPercent) / pool.computeAllocatablePercent,
-};
+const usedShare = (pool: UsedPoint): number | null =>
+  pool.computeUsedPercent === null ||
+  pool.computeUsedPercent === undefined ||
+  pool.computeAllocatablePercent === 0
+    ? null
+    : (100 * pool.computeUsedPercent) / pool.computeAllocatablePercent;
+
+const COMPUTE_USED: Figure = { title: 'allocations.history.computeUsed', value: usedShare };
 
 const FIGURES: readonly Figure[] = [
   {
@@ -61,16 +63,16 @@ const COLOURS = [
 const HEIGHT = 180;
 
 /** uPlot's columns: times in seconds, then one column per pool (null where a pool is absent). */
-function columnsOf(
-  history: ClusterHistory,
+function columnsOf<Pool extends { pool: string }>(
+  rows: readonly { at: string; pools: readonly Pool[] }[],
   pools: readonly string[],
-  figure: Figure,
+  valueOf: (pool: Pool) => number | null,
 ): uPlot.AlignedData {
-  const times = history.samples.map((sample) => Date.parse(sample.at) / 1000);
+  const times = rows.map((sample) => Date.parse(sample.at) / 1000);
   const columns = pools.map((pool) =>
-    history.samples.map((sample) => {
+    rows.map((sample) => {
       const found = sample.pools.find((entry) => entry.pool === pool);
-      const value = found === undefined ? null : figure.value(found);
+      const value = found === undefined ? null : valueOf(found);
       return value === null ? null : Number(value.toFixed(2));
     }),
   );
@@ -159,16 +161,26 @@ export default function HistoryCharts({ history }: { history: ClusterHistory }) 
     [history],
   );
   const charts = useMemo(() => {
-    // Used beside allocated, once some sample has a used figure (a usage source answers).
-    const used = history.samples.some((sample) =>
-      sample.pools.some((pool) => COMPUTE_USED.value(pool) !== null),
-    );
+    // Used beside allocated, once some sample has a used figure (a usage source answers); through
+    // Prometheus it reaches back before the start, where the allocation is not known.
+    const usedRows: { at: string; pools: readonly UsedPoint[] }[] = [
+      ...(history.usedBefore ?? []),
+      ...history.samples,
+    ];
+    const used = usedRows.some((sample) => sample.pools.some((pool) => usedShare(pool) !== null));
     const figures = used ? [FIGURES[0], COMPUTE_USED, ...FIGURES.slice(1)] : FIGURES;
     return figures.flatMap((figure) =>
-      figure ? [{ figure, data: columnsOf(history, pools, figure) }] : [],
+      figure === COMPUTE_USED
+        ? [{ figure, data: columnsOf(usedRows, pools, usedShare) }]
+        : figure
+          ? [{ figure, data: columnsOf(history.samples, pools, figure.value) }]
+          : [],
     );
   }, [history, pools]);
   const since = new Date(history.samples[0]?.at ?? history.startedAt).toLocaleTimeString(lang);
+  const firstUsed = history.usedBefore?.[0]?.at;
+  const usedSince =
+    firstUsed === undefined ? undefined : new Date(firstUsed).toLocaleTimeString(lang);
   return (
     <>
       <p className="muted alloc-small" data-testid="history-since">
@@ -178,6 +190,11 @@ export default function HistoryCharts({ history }: { history: ClusterHistory }) 
           seconds: Math.round(history.intervalMs / 1000),
         })}
       </p>
+      {usedSince !== undefined && (
+        <p className="muted alloc-small" data-testid="history-used-before">
+          {t('allocations.history.usedBefore', { time: usedSince })}
+        </p>
+      )}
       <ul className="alloc-history-legend alloc-small">
         {pools.map((pool, index) => (
           <li key={pool}>

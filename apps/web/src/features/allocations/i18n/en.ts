@@ -143,6 +143,8 @@ export const allocationsEn = translationOf<typeof allocationsZhCN>()({
     'History since {time}: one sample every {seconds} s, the last {minutes} minutes; a restart of the console empties it. For longer history, let Prometheus keep it with --metrics-port.',
   'allocations.history.compute': 'Compute allocated (% of the pool)',
   'allocations.history.computeUsed': 'Compute used (% of the pool)',
+  'allocations.history.usedBefore':
+    'Compute used reaches back to {time}, before the console started, read from Prometheus; what was allocated then is not known.',
   'allocations.history.memory': 'GPU memory allocated (% of the pool)',
   'allocations.history.strandedCompute': 'Stranded compute (cards)',
   'allocations.history.strandedMemory': 'Stranded GPU memory (GiB)',

@@ -135,6 +135,8 @@ export const allocationsZhCN = {
     '历史从 {time} 开始：每 {seconds} 秒一个采样，保留最近 {minutes} 分钟；控制台重启后清空。更长的历史请用 --metrics-port 交给 Prometheus 保存。',
   'allocations.history.compute': '算力已分配（占资源池的 %）',
   'allocations.history.computeUsed': '算力实际使用（占资源池的 %）',
+  'allocations.history.usedBefore':
+    '算力实际使用从 {time} 起（早于控制台启动），读自 Prometheus；那时的分配情况未知。',
   'allocations.history.memory': '显存已分配（占资源池的 %）',
   'allocations.history.strandedCompute': '搁浅算力（卡）',
   'allocations.history.strandedMemory': '搁浅显存（GiB）',
