@@ -67,18 +67,16 @@ export async function startUsageConsole(
 }
 
 /**
- * Opens the first listed node's card grid (its cards' used figures poll `usage.cards`), by its
- * link on the page as it is, or, given a console's URL, by loading `/allocations?node=` there;
- * then waits until the page is live with the grid shown. Returns the node's name.
+ * Opens a node's card grid (its cards' used figures poll `usage.cards`; the first listed node
+ * unless named) by loading `/allocations?node=` on the console at `consoleUrl`, then waits until
+ * the page is live with the grid shown. Returns the node's name.
  */
-export async function openNodeView(page: Page, node?: string, consoleUrl?: string) {
+export async function openNodeView(page: Page, node: string | undefined, consoleUrl: string) {
   const loading = { timeout: 600_000 };
   const name =
     node ?? (await page.getByTestId('node-row').first().getAttribute('data-node')) ?? undefined;
   if (name === undefined) throw new Error('no node listed to open');
-  if (consoleUrl === undefined)
-    await page.locator(`[data-testid="node-row"][data-node="${name}"] a`).first().click();
-  else await page.goto(`${consoleUrl}/allocations?node=${encodeURIComponent(name)}`);
+  await page.goto(`${consoleUrl}/allocations?node=${encodeURIComponent(name)}`);
   await page
     .getByTestId('stream-status')
     .and(page.locator('[data-status="live"]'))

@@ -160,7 +160,10 @@ async function main() {
         `   where the first load went (ms after navigation start): first snapshot part in at ${ms(first.firstPart)} (page, script, subscription and the BFF's answer), last of ${first.parts} part(s) at ${ms(first.lastPart)} (${ms(first.lastPart - first.firstPart)} transfer and parse), ${first.records} records applied and painted at ${ms(first.paintedAt)} (${ms(first.paintedAt - first.lastPart)} after the last part: snapshot to first paint)`,
       );
     // With a usage phase every phase shows one node's card grid, whose cards carry used figures.
-    const openedNode = usageConsole ? await openNodeView(page) : undefined;
+    // Opened by a fresh load, as the usage phase's is, so both phases start alike.
+    const openedNode = usageConsole
+      ? await openNodeView(page, undefined, `http://127.0.0.1:${port}`)
+      : undefined;
     await drainProbe(page);
     const memory = [{ minute: 0, ...(await pageMemory(page)) }];
 
