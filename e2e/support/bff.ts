@@ -30,8 +30,12 @@ export function startConsole(
 }
 
 /** A console (built BFF) on a cluster of the test's own, through its kubeconfig. */
-export function startConsoleOn(port: number, kubeconfig: string): Promise<ChildProcess> {
-  return runConsole(port, ['--kubeconfig', kubeconfig]);
+export function startConsoleOn(
+  port: number,
+  kubeconfig: string,
+  extraArgs: readonly string[] = [],
+): Promise<ChildProcess> {
+  return runConsole(port, ['--kubeconfig', kubeconfig, ...extraArgs]);
 }
 
 async function runConsole(port: number, args: readonly string[]): Promise<ChildProcess> {
