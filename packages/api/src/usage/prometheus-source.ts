@@ -269,19 +269,21 @@ export class PrometheusSource implements UsageSource {
   }
 
   /**
-   * Three queries for a utilisation expression, each over the whole cluster and each a range
-   * function over raw samples (no subquery for a plain or scaled series: a subquery's cost is
-   * steps × series, which at 8,000 cards took 250–1,400 ms on a loaded machine):
+   * Three or four queries for a utilisation expression, each over the whole cluster, each a
+   * range function over raw samples (no subquery for a plain or scaled series: a subquery's cost
+   * is steps × series, which at 8,000 cards took 250–1,400 ms on a loaded machine), each
+   * aggregated to the key's labels before anything else (a binary operation between 8,000-series
+   * vectors with all their labels cost more than the range functions):
    * - the mean over the window (`avg_over_time`);
-   * - whether it stayed under the idle threshold for the whole look back L = max(window,
-   *   idle-after) and for the whole idle-after (`max_over_time … < bool threshold`, one query);
+   * - the highest value over the look back L = max(window, idle-after), and over idle-after
+   *   when it is shorter (`max_over_time`), compared with the threshold here;
    * - how old it is, at the granularity of L, the window and idle-after: whether it has a sample
    *   shortly before each of them (`present_over_time … offset`, joined with `or`).
-   * Quiet is then a lower bound at that granularity: its age when it never reached the threshold
-   * in L; idle-after when it reached it only before that; else 0 (quiet for less than idle-after,
-   * never idle). The idle verdict is exact; the GPU-hours held idle count the quiet time the
-   * look back shows, never more than there was. The sampled span is likewise the largest of the
-   * three horizons the series reaches back to (0 when it is younger than all of them).
+   * Quiet is then a lower bound at that granularity: its age when it stayed under the threshold
+   * all through L; idle-after when it reached it only before that; else 0 (quiet for less than
+   * idle-after, never idle). The idle verdict is exact; the GPU-hours held idle count the quiet
+   * time the look back shows, never more than there was. The sampled span is likewise the
+   * largest of the three horizons the series reaches back to (0 when younger than all of them).
    */
   private async utilization(
     expression: string,
@@ -292,31 +294,32 @@ export class PrometheusSource implements UsageSource {
     const idleAfter = query.idleAfterSeconds;
     const lookbackSeconds = Math.max(query.windowSeconds, idleAfter);
     const by = keys.join(', ');
-    const under = (seconds: number) =>
-      `(${this.overRange('max', expression, seconds)} < bool ${query.idleThresholdPercent})`;
-    // 2 when quiet for all of L, +1 when quiet for all of idle-after; one range when they agree.
-    const quietCode =
-      lookbackSeconds === idleAfter
-        ? `${under(lookbackSeconds)} * 3`
-        : `${under(lookbackSeconds)} * 2 + ${under(idleAfter)}`;
+    // Of several series for one key, the busiest speaks.
+    const highest = (seconds: number) =>
+      this.http
+        .query(`max by (${by}) (${this.overRange('max', expression, seconds)})`)
+        .then((samples) => byKey(samples, keys));
     // Longest first: `or` keeps the first horizon a series reaches back to.
     const horizons = [...new Set([lookbackSeconds, query.windowSeconds, idleAfter])].sort(
       (a, b) => b - a,
     );
     const reach = Math.max(60, 4 * durationSeconds(this.queries.step));
     const age = horizons
-      .map((seconds) => `${this.presentBefore(expression, seconds, reach)} * ${seconds}`)
+      .map(
+        (seconds) =>
+          `max by (${by}) (${this.presentBefore(expression, seconds, reach)}) * ${seconds}`,
+      )
       .join(' or ');
-    const [means, codes, ages] = await Promise.all([
+    const [means, overLookback, overIdleAfter, ages] = await Promise.all([
       this.http.query(
         `avg by (${[...keys, ...extraLabels].join(', ')}) (${this.overWindow('avg', expression, query)})`,
       ),
-      // Of several series for one key, the least quiet speaks.
-      this.http.query(`min by (${by}) (${quietCode})`),
-      this.http.query(`max by (${by}) (${age})`),
+      highest(lookbackSeconds),
+      lookbackSeconds === idleAfter ? undefined : highest(idleAfter),
+      this.http.query(age),
     ]);
-    const codeOf = byKey(codes, keys);
     const ageOf = byKey(ages, keys);
+    const threshold = query.idleThresholdPercent;
     const figures = new Map<
       string,
       { utilization: UtilizationFigures; extra: Record<string, string> }
@@ -324,13 +327,20 @@ export class PrometheusSource implements UsageSource {
     for (const sample of means) {
       const key = keyOf(sample, keys);
       const mean = finiteOrNull(sample.value);
-      const code = finiteOrNull(codeOf.get(key));
+      const maxLookback = finiteOrNull(overLookback.get(key));
+      const maxIdleAfter = overIdleAfter ? finiteOrNull(overIdleAfter.get(key)) : maxLookback;
       // Younger than every horizon: sampled, but for less than any of them.
       const sampled = clamp(finiteOrNull(ageOf.get(key)) ?? 0, 0, lookbackSeconds);
       // Quiet over idle-after but not over L: it reached the threshold before, so it is at least
       // idle-after old, and quiet that long.
       const quiet =
-        code === null ? null : code >= 2 ? sampled : code >= 1 ? Math.min(idleAfter, sampled) : 0;
+        maxLookback === null || maxIdleAfter === null
+          ? null
+          : maxLookback < threshold
+            ? sampled
+            : maxIdleAfter < threshold
+              ? Math.min(idleAfter, sampled)
+              : 0;
       figures.set(key, {
         utilization: {
           meanPercent: mean,
