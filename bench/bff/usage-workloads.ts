@@ -10,10 +10,12 @@
  * on time.
  *
  * The cluster and the consoles share this process (Prometheus runs in its own), so the times
- * include their informers' work; Prometheus holds `--scrapes` scrapes at `--interval` seconds
- * before the first call, and idle-after is one minute so the idle look back has samples.
+ * include their informers' work. Prometheus holds `--scrapes` scrapes at `--interval` seconds
+ * before the first call: by default the whole 10-minute window at 15 s, as a range function's
+ * cost grows with the samples in it (about 10 minutes of waiting). Idle-after is 5 minutes,
+ * shorter than the window, so the idle read asks its fourth query (the longest read).
  *
- * `pnpm bench usage-workloads [--nodes 1000] [--pods 3000] [--rounds 30] [--interval 5] [--scrapes 6]`
+ * `pnpm bench usage-workloads [--nodes 1000] [--pods 3000] [--rounds 30] [--interval 15] [--scrapes 41]`
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,7 +26,11 @@ import {
   type PrometheusServer,
   startPrometheus,
 } from '../../apps/bff/src/test-support/prometheus.js';
-import { PrometheusSource, unavailableUsageSource } from '../../packages/api/src/index.js';
+import {
+  PrometheusHttp,
+  PrometheusSource,
+  unavailableUsageSource,
+} from '../../packages/api/src/index.js';
 import { exporterText } from '../../packages/cluster-sim/src/index.js';
 import { startBenchCluster } from '../lib/cluster.js';
 import { loadShapeOf, mgpuPod } from '../lib/mgpu-pod.js';
@@ -35,8 +41,8 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '1000' },
     pods: { type: 'string', default: '3000' },
     rounds: { type: 'string', default: '30' },
-    interval: { type: 'string', default: '5' },
-    scrapes: { type: 'string', default: '6' },
+    interval: { type: 'string', default: '15' },
+    scrapes: { type: 'string', default: '41' },
     minutes: { type: 'string' },
   },
   allowPositionals: true,
@@ -47,7 +53,14 @@ const ROUNDS = Number(values.rounds);
 const INTERVAL = Number(values.interval);
 const SCRAPES = Number(values.scrapes);
 const NAMESPACE = 'usage';
-const IDLE_AFTER_SECONDS = 60;
+const IDLE_AFTER_SECONDS = 300;
+/** What `usage.workloads` asks a source with its defaults (10 min window, 5 %). */
+const USAGE_QUERY = {
+  windowSeconds: 600,
+  idleThresholdPercent: 5,
+  idleAfterSeconds: IDLE_AFTER_SECONDS,
+};
+const QUERY_ROUNDS = 5;
 
 for (const [name, value] of Object.entries({ NODES, PODS, ROUNDS, INTERVAL, SCRAPES }))
   if (!Number.isFinite(value) || value <= 0)
@@ -156,9 +169,37 @@ try {
     }
   }
   console.table(rows);
+
+  // Where the time goes: each query one read asks, alone, in Prometheus and back as JSON.
+  const asked: string[] = [];
+  const query = PrometheusHttp.prototype.query;
+  PrometheusHttp.prototype.query = function (this: PrometheusHttp, promql, time) {
+    asked.push(promql);
+    return query.call(this, promql, time);
+  };
+  await prometheusSource.instanceUsage(USAGE_QUERY);
+  await prometheusSource.cardUsage(USAGE_QUERY);
+  PrometheusHttp.prototype.query = query;
+  const http = new PrometheusHttp({ url: prometheus.url });
+  const perQuery: Record<string, Record<string, number | string>> = {};
+  for (const promql of asked) {
+    const times: number[] = [];
+    let series = 0;
+    for (let round = 0; round < QUERY_ROUNDS; round++) {
+      const started = performance.now();
+      series = (await http.query(promql)).length;
+      times.push(performance.now() - started);
+    }
+    perQuery[promql.length > 110 ? `${promql.slice(0, 107)}...` : promql] = {
+      'median ms': ms(median(times)),
+      'p95 ms': ms(percentile(times, 95)),
+      series,
+    };
+  }
   console.log(
-    '   through Prometheus a call asks 9 queries at once, each for the whole cluster (instances: utilisation mean, quiet, age, and memory; cards: the same three and memory used, free), and the series metadata at most once a minute',
+    `   a read through Prometheus asks ${asked.length} queries at once, each for the whole cluster (and the series' metadata at most once a minute); each alone, ${QUERY_ROUNDS} times:`,
   );
+  console.table(perQuery);
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   console.log(`   after: ${machineLoad()}`);
