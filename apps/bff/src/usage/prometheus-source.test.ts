@@ -239,6 +239,19 @@ describe('dcgm-exporter without its profiling fields', () => {
     expect(card?.utilization.meanPercent).toBe(61);
     // No per-instance series on this exporter: nothing is attributed to an instance.
     expect(await source.instanceUsage(QUERY)).toEqual([]);
+    // The pool history's past falls back the same way: GPU_UTIL at every point, by card.
+    await prometheus.waitForScrapes(3);
+    const end = Date.now();
+    const past = await source.cardUtilizationRange({
+      startMs: end - 5000,
+      endMs: end,
+      stepMs: 1000,
+    });
+    expect(past.length).toBeGreaterThan(0);
+    for (const point of past) {
+      expect(point.at).toBeLessThanOrEqual(end);
+      expect([...point.percentByCard]).toEqual([['gpu-node-a/0', 61]]);
+    }
   }, 90_000);
 });
 
