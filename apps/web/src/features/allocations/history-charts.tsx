@@ -66,13 +66,13 @@ const HEIGHT = 180;
 function columnsOf<Pool extends { pool: string }>(
   rows: readonly { at: string; pools: readonly Pool[] }[],
   pools: readonly string[],
-  valueOf: (pool: Pool) => number | null,
+  figureOf: (pool: Pool) => number | null,
 ): uPlot.AlignedData {
   const times = rows.map((sample) => Date.parse(sample.at) / 1000);
   const columns = pools.map((pool) =>
     rows.map((sample) => {
       const found = sample.pools.find((entry) => entry.pool === pool);
-      const value = found === undefined ? null : valueOf(found);
+      const value = found === undefined ? null : figureOf(found);
       return value === null ? null : Number(value.toFixed(2));
     }),
   );
