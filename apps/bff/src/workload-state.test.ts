@@ -72,10 +72,12 @@ describe('the workload state in the API', () => {
       request: WorkloadRequestSchema.parse(seedRequest(name)),
       lang: 'en',
     });
+    // The Deployment's status and its pods come through separate watches, so the list can read
+    // the ready status a moment before the pod itself arrives: wait for both.
     const running = await eventually(async () => {
       const found = await listed(name);
-      return found?.state?.state === 'running' ? found : undefined;
-    }, 'the seed to run');
+      return found?.state?.state === 'running' && found.revisions?.length ? found : undefined;
+    }, 'the seed to run with its pod listed');
     // At rest every pod runs the template: one revision, with the template's shares.
     expect(running.revisions).toEqual([
       { current: true, pods: 1, ready: 1, scheduled: 1, containers: running.containers },
