@@ -2,12 +2,14 @@
  * `usage.workloads` at scale (issue 28, target ≤ 200 ms median through Prometheus): a generated
  * 1,000-node × 8-card cluster with 3,000 mGPU pods, its GPU exporter (the node agents' usage
  * model as dcgm-exporter text) served over HTTP, Debian's Prometheus scraping it, and
- * `usage.workloads` asked over HTTP `--rounds` times of three consoles, one after the other:
- * with no usage source (the baseline, every figure null), reading the embedded exporter
- * in-process, and through Prometheus (`--prometheus-url`'s source: one query per figure for the
- * whole cluster). It prints each one's median and p95 and its ratio to the baseline's median,
- * the queries Prometheus answered per call, and the machine's load. Figures only: nothing fails
- * on time.
+ * `usage.workloads` asked over HTTP `--rounds` times, one call every `--pace` ms (as a page
+ * polls), of four consoles, one after the other: with no usage source (the baseline, every
+ * figure null), reading the embedded exporter in-process, and through Prometheus
+ * (`--prometheus-url`'s source: one query per figure for the whole cluster) twice — with
+ * `--usage-max-age 0`, so each call waits for a read of its own (what one read costs), and with
+ * the default 10 s, so calls share reads and one in ten seconds runs behind them (what an operator
+ * waits). It prints each one's median and p95 and its ratio to the baseline's median, the queries
+ * Prometheus answered per read, and the machine's load. Figures only: nothing fails on time.
  *
  * The cluster and the consoles share this process (Prometheus runs in its own), so the times
  * include their informers' work. Prometheus holds `--scrapes` scrapes at `--interval` seconds
@@ -15,7 +17,7 @@
  * cost grows with the samples in it (about 10 minutes of waiting). Idle-after is 5 minutes,
  * shorter than the window, so the idle read asks its fourth query (the longest read).
  *
- * `pnpm bench usage-workloads [--nodes 1000] [--pods 3000] [--rounds 30] [--interval 15] [--scrapes 41]`
+ * `pnpm bench usage-workloads [--nodes 1000] [--pods 3000] [--rounds 30] [--pace 500] [--interval 15] [--scrapes 41]`
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -41,6 +43,7 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '1000' },
     pods: { type: 'string', default: '3000' },
     rounds: { type: 'string', default: '30' },
+    pace: { type: 'string', default: '500' },
     interval: { type: 'string', default: '15' },
     scrapes: { type: 'string', default: '41' },
     minutes: { type: 'string' },
@@ -50,6 +53,7 @@ const { values } = parseArgs({
 const NODES = Number(values.nodes);
 const PODS = Number(values.pods);
 const ROUNDS = Number(values.rounds);
+const PACE_MS = Number(values.pace);
 const INTERVAL = Number(values.interval);
 const SCRAPES = Number(values.scrapes);
 const NAMESPACE = 'usage';
@@ -62,7 +66,7 @@ const USAGE_QUERY = {
 };
 const QUERY_ROUNDS = 5;
 
-for (const [name, value] of Object.entries({ NODES, PODS, ROUNDS, INTERVAL, SCRAPES }))
+for (const [name, value] of Object.entries({ NODES, PODS, ROUNDS, PACE_MS, INTERVAL, SCRAPES }))
   if (!Number.isFinite(value) || value <= 0)
     throw new Error(`--${name.toLowerCase()}: not a number`);
 
@@ -116,11 +120,22 @@ try {
   const consoles = [
     { name: 'no usage source (baseline)', source: unavailableUsageSource },
     { name: 'embedded exporter, in-process', source: undefined },
-    { name: 'Prometheus', source: prometheusSource },
+    // A source each: a console closes its source when it stops.
+    {
+      name: 'Prometheus, a read per call (max age 0)',
+      source: new PrometheusSource({ url: prometheus.url }),
+      maxAge: 0,
+    },
+    {
+      name: 'Prometheus, shared reads (max age 10 s)',
+      source: new PrometheusSource({ url: prometheus.url }),
+    },
   ] as const;
   const rows: Record<string, Record<string, number | string>> = {};
   let baseline: number | undefined;
-  for (const { name, source } of consoles) {
+  for (const entry of consoles) {
+    const { name, source } = entry;
+    const maxAgeSeconds = 'maxAge' in entry ? entry.maxAge : undefined;
     const bff = await startBff({
       connection: embeddedConnection(
         { url: cluster.server.url, token: cluster.server.token },
@@ -131,6 +146,7 @@ try {
       logger: false,
       usage: {
         ...(source ? { source } : {}),
+        ...(maxAgeSeconds !== undefined ? { maxAgeSeconds } : {}),
         idleAfterSeconds: IDLE_AFTER_SECONDS,
       },
     });
@@ -152,7 +168,9 @@ try {
       for (let round = 0; round < ROUNDS; round++) {
         const started = performance.now();
         await call();
-        times.push(performance.now() - started);
+        const took = performance.now() - started;
+        times.push(took);
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, PACE_MS - took)));
       }
       baseline ??= median(times);
       rows[name] = {

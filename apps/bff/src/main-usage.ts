@@ -38,6 +38,7 @@ GPU usage
   --usage-queries FILE       PromQL overrides, YAML or JSON (README)    (MGPU_USAGE_QUERIES)
   --idle-threshold P         under P % of its allocation is quiet, default 5 (MGPU_IDLE_THRESHOLD)
   --idle-after D             quiet this long while holding cards is idle: 30s, 2m, default 30m (MGPU_IDLE_AFTER)
+  --usage-max-age D          one Prometheus read answers every caller this long, default 10s; 0: each call reads (MGPU_USAGE_MAX_AGE)
 
   -h, --help                 this text
 `;

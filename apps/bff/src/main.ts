@@ -49,6 +49,7 @@ const flags = {
     'usage-queries': { type: 'string' },
     'idle-threshold': { type: 'string' },
     'idle-after': { type: 'string' },
+    'usage-max-age': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 } as const;

@@ -46,6 +46,7 @@ export {
 } from './usage/prometheus-http.js';
 export { PrometheusSource, type PrometheusSourceOptions } from './usage/prometheus-source.js';
 export { readUsage } from './usage/read-usage.js';
+export { SharedUsageReads, STALE_FACTOR } from './usage/shared-reads.js';
 export { type UsageContext, type UsageOptions, usageContextFor } from './usage/usage-settings.js';
 export {
   type CardUsage,

@@ -209,6 +209,7 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
       'usage.queries.existingConfigMap=usage-queries',
       'usage.idleThreshold=2.5',
       'usage.idleAfter=10m',
+      'usage.maxAge=30s',
     ];
     const render = (values: string[]) =>
       helm(['template', release, CHART, '--namespace', namespace, ...setFlags(values)]);
@@ -228,6 +229,7 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
       MGPU_USAGE_QUERIES: '/etc/mgpu-console/usage-queries/queries.yaml',
       MGPU_IDLE_THRESHOLD: '2.5',
       MGPU_IDLE_AFTER: '10m',
+      MGPU_USAGE_MAX_AGE: '30s',
     });
     // Each file is in a folder the Secret or ConfigMap is mounted on whole (no subPath), so the
     // kubelet swaps in a rotated token, which the console re-reads on every query.
@@ -254,9 +256,7 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
     }
     // Without usage values the console gets none of it: no source, figures unknown, never 0.
     const plain = helm(['template', release, CHART]);
-    expect(plain.stdout).not.toMatch(
-      /MGPU_PROMETHEUS|MGPU_USAGE_QUERIES|MGPU_IDLE|prometheus-token/,
-    );
+    expect(plain.stdout).not.toMatch(/MGPU_PROMETHEUS|MGPU_USAGE|MGPU_IDLE|prometheus-token/);
   });
 
   it('refuses usage values the console would refuse at start, or that nothing would read', () => {
@@ -269,6 +269,7 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
     expect(refused(['usage.idleThreshold=0'])).toContain('/usage/idleThreshold');
     expect(refused(['usage.idleThreshold=101'])).toContain('/usage/idleThreshold');
     expect(refused(['usage.idleAfter=half-an-hour'])).toContain('/usage/idleAfter');
+    expect(refused(['usage.maxAge=often'])).toContain('/usage/maxAge');
     // A token, a CA or query overrides without a URL would be mounted for nothing.
     expect(refused(['usage.prometheus.token.existingSecret=prometheus-reader'])).toContain(
       '/usage/prometheus/url',

@@ -14,6 +14,13 @@ describe('--idle-threshold and --idle-after', () => {
     expect(idleFlagsOf({}, {})).toEqual({});
   });
 
+  it('read --usage-max-age as a duration, 0 meaning every call reads', () => {
+    expect(idleFlagsOf({ 'usage-max-age': '1m' }, {})).toEqual({ maxAgeSeconds: 60 });
+    expect(idleFlagsOf({}, { MGPU_USAGE_MAX_AGE: '0' })).toEqual({ maxAgeSeconds: 0 });
+    for (const maxAge of ['10', '-1s', 'often'])
+      expect(() => idleFlagsOf({ 'usage-max-age': maxAge }, {})).toThrow('--usage-max-age');
+  });
+
   it('refuse a value that is not a percent or a duration, naming the flag', () => {
     for (const threshold of ['0', '101', 'five', ' '])
       expect(() => idleFlagsOf({ 'idle-threshold': threshold }, {})).toThrow('--idle-threshold');

@@ -1,7 +1,8 @@
 /**
  * `--idle-threshold P` and `--idle-after D` (spec §9 "Usage"): when a workload holding cards
- * counts as idle. Checked at start, so a typo stops the console with the flag named (exit 2)
- * rather than flagging every workload, or none.
+ * counts as idle; and `--usage-max-age D`, how long one read through Prometheus answers every
+ * caller. Checked at start, so a typo stops the console with the flag named (exit 2) rather than
+ * flagging every workload, or none.
  */
 import type { UsageOptions } from '@mgpu/api';
 import { parseUsageDuration } from '@mgpu/shared';
@@ -10,7 +11,7 @@ import { parseUsageDuration } from '@mgpu/shared';
 export function idleFlagsOf(
   values: Partial<Record<string, string | boolean | string[] | undefined>>,
   env: NodeJS.ProcessEnv,
-): Pick<UsageOptions, 'idleThresholdPercent' | 'idleAfterSeconds'> {
+): Pick<UsageOptions, 'idleThresholdPercent' | 'idleAfterSeconds' | 'maxAgeSeconds'> {
   const text = (flag: string, variable: string): string | undefined => {
     const value = values[flag];
     return (typeof value === 'string' ? value : undefined) ?? (env[variable] || undefined);
@@ -29,8 +30,19 @@ export function idleFlagsOf(
   const idleAfterSeconds = after === undefined ? undefined : parseUsageDuration(after);
   if (after !== undefined && idleAfterSeconds === undefined)
     throw new Error(`--idle-after must be a duration such as 30s, 2m or 30m, not ${after}`);
+  const maxAge = text('usage-max-age', 'MGPU_USAGE_MAX_AGE');
+  // 0 is allowed here (every call reads), unlike a quiet time.
+  const maxAgeSeconds =
+    maxAge === undefined
+      ? undefined
+      : /^0[smh]?$/.test(maxAge.trim())
+        ? 0
+        : parseUsageDuration(maxAge);
+  if (maxAge !== undefined && maxAgeSeconds === undefined)
+    throw new Error(`--usage-max-age must be a duration such as 0, 10s or 1m, not ${maxAge}`);
   return {
     ...(idleThresholdPercent !== undefined ? { idleThresholdPercent } : {}),
     ...(idleAfterSeconds !== undefined ? { idleAfterSeconds } : {}),
+    ...(maxAgeSeconds !== undefined ? { maxAgeSeconds } : {}),
   };
 }

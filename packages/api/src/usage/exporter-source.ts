@@ -126,6 +126,11 @@ export class ExporterSource implements UsageSource {
     }));
   }
 
+  /** The newest snapshot's time: every figure is read from the snapshots up to it. */
+  version(): number | undefined {
+    return this.newest;
+  }
+
   /** The window ends at the newest snapshot (not the clock): a late sample shifts it, not empties it. */
   private windowStart(query: UsageQuery): number {
     return (this.newest ?? 0) - query.windowSeconds * 1000;

@@ -11,11 +11,17 @@ import {
 } from '@mgpu/shared';
 import type { ClusterConnection } from '../cluster/connection.js';
 import { EXPORTER_SAMPLE_INTERVAL_MS, ExporterSource } from './exporter-source.js';
+import { SharedUsageReads } from './shared-reads.js';
+import { readSourceUsage } from './source-readings.js';
 import { type UsageSource, unavailableUsageSource } from './usage-source.js';
 
-/** What every usage procedure reads: the source and the idle verdict's settings. */
+/** `--usage-max-age`'s default: a read through Prometheus serves every caller this long. */
+export const DEFAULT_USAGE_MAX_AGE_SECONDS = 10;
+
+/** What every usage procedure reads: the source, its shared reads and the idle settings. */
 export interface UsageContext extends IdleSettings {
   source: UsageSource;
+  reads: SharedUsageReads;
 }
 
 export interface UsageOptions {
@@ -27,6 +33,11 @@ export interface UsageOptions {
   idleAfterSeconds?: number;
   /** How often the embedded exporter is read (default 15 s; tests with a short --idle-after less). */
   exporterSampleIntervalMs?: number;
+  /**
+   * `--usage-max-age`, seconds (default 10): how long one read of a source without versions
+   * (Prometheus) answers every caller; 0 reads it for each call that finds none running.
+   */
+  maxAgeSeconds?: number;
 }
 
 export function usageContextFor(
@@ -47,5 +58,11 @@ export function usageContextFor(
             Math.max(idleAfterSeconds, DEFAULT_USAGE_WINDOW_MINUTES * 60) * 1000 + 2 * interval,
         })
       : unavailableUsageSource);
-  return { source, idleThresholdPercent, idleAfterSeconds };
+  const reads = new SharedUsageReads({
+    source,
+    maxAgeMs: (options.maxAgeSeconds ?? DEFAULT_USAGE_MAX_AGE_SECONDS) * 1000,
+    read: (windowSeconds) =>
+      readSourceUsage(source, { windowSeconds, idleThresholdPercent, idleAfterSeconds }),
+  });
+  return { source, reads, idleThresholdPercent, idleAfterSeconds };
 }

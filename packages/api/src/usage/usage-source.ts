@@ -95,6 +95,11 @@ export interface UsageSource {
    * compute reaches back before the console started.
    */
   cardUtilizationRange?(range: UsageRange): Promise<CardUtilizationAt[]>;
+  /**
+   * Changes exactly when the source's figures do (the embedded exporter's newest sample), so a
+   * read can be shared until then; a source without it (Prometheus) is read again by age.
+   */
+  version?(): unknown;
   /** Stops any timer or connection the source keeps. */
   close(): void;
 }
