@@ -5,7 +5,7 @@ import {
   MgpuInstanceReportSchema,
   type MgpuNodeStatus,
 } from './ledger/mgpu-node.js';
-import type { KubePodLike } from './ledger/read-pod.js';
+import { type KubePodLike, readPodClaims } from './ledger/read-pod.js';
 import { type OwnerReferenceLike, workloadOfPod } from './ownership.js';
 import { readRequestedClaims } from './placement/demand.js';
 
@@ -72,6 +72,14 @@ export const AllocationRecordSchema = z.object({
   drift: z.array(z.string()),
 });
 export type AllocationRecord = z.infer<typeof AllocationRecordSchema>;
+
+/** An instance's id, `<namespace>/<pod>/<container>/<card>`: records and usage series share it. */
+export const allocationRecordId = (
+  namespace: string,
+  pod: string,
+  container: string,
+  card: number,
+): string => `${namespace}/${pod}/${container}/${card}`;
 
 /** The parts of a Pod the records are built from (a V1Pod fits). */
 export interface PodLike extends KubePodLike {
@@ -145,7 +153,7 @@ export function podAllocationRecords(
       const statusId = statusIds.get(claim.name);
       const containerId = report?.container_id ?? statusId ?? null;
       records.push({
-        id: `${namespace}/${podName}/${claim.name}/${card}`,
+        id: allocationRecordId(namespace, podName, claim.name, card),
         namespace,
         pod: podName,
         container: claim.name,
@@ -189,4 +197,50 @@ export function podAllocationRecords(
     }
   }
   return records;
+}
+
+/**
+ * What a container holds on one card as usage counts it: an allocation record, or a whole
+ * `nvidia.com/gpu` card (which has none, not being an mGPU instance) under the same id form.
+ */
+export type HeldCard = Pick<
+  AllocationRecord,
+  'id' | 'namespace' | 'pod' | 'container' | 'node' | 'card' | 'workload' | 'requested' | 'phase'
+> & { vmem_info?: AllocationRecord['vmem_info'] };
+
+/**
+ * The whole cards one scheduled pod holds (the scheduler's card indexes), each all of its card's
+ * compute and, when the node reports its cards' size, memory. Usage counts them beside the
+ * records: a pod alone on its card is what dcgm-exporter's card series measure. Read without the
+ * rule engine (a whole card's claim comes from its resources alone), so every pod can be asked.
+ */
+export function podWholeCards(
+  pod: PodLike,
+  nodeReport: () => MgpuNodeStatus | undefined,
+): HeldCard[] {
+  const metadata = pod.metadata ?? {};
+  const podName = metadata.name;
+  const claims = readPodClaims(pod)?.containers.filter((claim) => claim.type === 'nvidia');
+  if (podName === undefined || claims === undefined || claims.length === 0) return [];
+  const node = pod.spec?.nodeName ?? '';
+  const report = nodeReport();
+  const namespace = metadata.namespace ?? 'default';
+  const workload = workloadOfPod(pod)?.name ?? null;
+  const memoryOf = (card: number): number | null =>
+    report?.cards.find((reported) => reported.index === card)?.memoryMiB ??
+    report?.memoryMiBPerCard ??
+    null;
+  return claims.flatMap((claim) =>
+    claim.cards.map((card) => ({
+      id: allocationRecordId(namespace, podName, claim.name, card),
+      namespace,
+      pod: podName,
+      container: claim.name,
+      node,
+      card,
+      workload,
+      requested: { computePercent: claim.perCard.computePercent, memoryMiB: memoryOf(card) },
+      phase: pod.status?.phase ?? null,
+    })),
+  );
 }

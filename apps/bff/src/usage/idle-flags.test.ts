@@ -27,4 +27,13 @@ describe('--idle-threshold and --idle-after', () => {
     for (const after of ['30', '1d', '0m', 'soon'])
       expect(() => idleFlagsOf({ 'idle-after': after }, {})).toThrow('--idle-after');
   });
+
+  it('refuse an --idle-after over a day, naming the maximum (its samples are kept that long)', () => {
+    expect(idleFlagsOf({ 'idle-after': '24h' }, {})).toEqual({ idleAfterSeconds: 86400 });
+    expect(idleFlagsOf({ 'idle-after': '1440m' }, {})).toEqual({ idleAfterSeconds: 86400 });
+    for (const after of ['25h', '1441m', '86401s'])
+      expect(() => idleFlagsOf({ 'idle-after': after }, {})).toThrow(
+        /--idle-after must be at most 24h/,
+      );
+  });
 });

@@ -5,7 +5,7 @@
  * flagging every workload, or none.
  */
 import type { UsageOptions } from '@mgpu/api';
-import { parseUsageDuration } from '@mgpu/shared';
+import { MAX_IDLE_AFTER_SECONDS, parseUsageDuration } from '@mgpu/shared';
 
 /** The flags' values (or `MGPU_IDLE_THRESHOLD` / `MGPU_IDLE_AFTER`); unset: the defaults. */
 export function idleFlagsOf(
@@ -30,6 +30,10 @@ export function idleFlagsOf(
   const idleAfterSeconds = after === undefined ? undefined : parseUsageDuration(after);
   if (after !== undefined && idleAfterSeconds === undefined)
     throw new Error(`--idle-after must be a duration such as 30s, 2m or 30m, not ${after}`);
+  if (idleAfterSeconds !== undefined && idleAfterSeconds > MAX_IDLE_AFTER_SECONDS)
+    throw new Error(
+      `--idle-after must be at most ${MAX_IDLE_AFTER_SECONDS / 3600}h (the samples kept for it grow with it), not ${after}`,
+    );
   const maxAge = text('usage-max-age', 'MGPU_USAGE_MAX_AGE');
   // 0 is allowed here (every call reads), unlike a quiet time.
   const maxAgeSeconds =

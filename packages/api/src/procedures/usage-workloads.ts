@@ -1,5 +1,5 @@
 import {
-  type AllocationRecord,
+  type HeldCard,
   instancesPerCard,
   type UsageReadings,
   UsageWorkloadsInputSchema,
@@ -13,13 +13,13 @@ import {
 import { visibleItems } from '../identity/filtered-reads.js';
 import type { BffContext } from '../trpc/context.js';
 import { publicProcedure } from '../trpc/init.js';
-import { heldInstances, readUsage } from '../usage/read-usage.js';
+import { heldCards, readUsage } from '../usage/read-usage.js';
 import { listWorkloads } from './workload-list.js';
 
 /**
  * Every listed workload's usage (the same workloads `workload.list` shows), joined with the
- * instances its allocation records say it holds, then the owners of the cards no listed workload
- * holds. Whether a card is shared is read over the whole cluster's records, whoever may see
+ * instances its allocation records say it holds and the whole cards its pods hold, then the
+ * owners of the cards no listed workload holds. Whether a card is shared is read over the whole cluster's records, whoever may see
  * them: a card's other holders make its figure the card's.
  */
 export function workloadUsageRows(
@@ -27,9 +27,9 @@ export function workloadUsageRows(
   readings: UsageReadings,
   namespace?: string,
 ): WorkloadUsage[] {
-  const all = heldInstances(ctx.allocations.snapshot());
+  const all = heldCards(ctx.allocations.snapshot(), ctx.cluster);
   const onCard = instancesPerCard(all);
-  const heldBy = new Map<string, AllocationRecord[]>();
+  const heldBy = new Map<string, HeldCard[]>();
   for (const record of all) {
     if (namespace && record.namespace !== namespace) continue;
     const key = `${record.namespace}/${record.workload}`;
@@ -63,9 +63,9 @@ type Owner = Pick<WorkloadUsage, 'namespace' | 'workload' | 'kind'>;
 /** The records no listed workload took, by the owner their pod names (`workloadOfPod`). */
 function unlisted(
   ctx: BffContext,
-  heldBy: ReadonlyMap<string, AllocationRecord[]>,
-): Map<Owner, AllocationRecord[]> {
-  const owners = new Map<string, { owner: Owner; records: AllocationRecord[] }>();
+  heldBy: ReadonlyMap<string, HeldCard[]>,
+): Map<Owner, HeldCard[]> {
+  const owners = new Map<string, { owner: Owner; records: HeldCard[] }>();
   for (const records of heldBy.values())
     for (const record of records) {
       const pod = ctx.cluster.pods.get(record.pod, record.namespace);

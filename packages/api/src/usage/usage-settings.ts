@@ -22,6 +22,12 @@ export const DEFAULT_USAGE_MAX_AGE_SECONDS = 10;
 export interface UsageContext extends IdleSettings {
   source: UsageSource;
   reads: SharedUsageReads;
+  /**
+   * The longest window the source holds samples for, in minutes: the embedded exporter keeps
+   * only what --idle-after and the default window need; undefined: no limit of the console's
+   * (Prometheus holds whatever it holds).
+   */
+  maxWindowMinutes?: number;
 }
 
 export interface UsageOptions {
@@ -47,15 +53,17 @@ export function usageContextFor(
   const idleThresholdPercent = options.idleThresholdPercent ?? DEFAULT_IDLE_THRESHOLD_PERCENT;
   const idleAfterSeconds = options.idleAfterSeconds ?? DEFAULT_IDLE_AFTER_SECONDS;
   const interval = options.exporterSampleIntervalMs ?? EXPORTER_SAMPLE_INTERVAL_MS;
+  // The embedded exporter keeps enough for the default window and for --idle-after.
+  const keptSeconds = Math.max(idleAfterSeconds, DEFAULT_USAGE_WINDOW_MINUTES * 60);
+  const embedded = options.source === undefined && connection.gpuUsage !== undefined;
   const source =
     options.source ??
     (connection.gpuUsage
       ? new ExporterSource({
           read: connection.gpuUsage,
           sampleIntervalMs: interval,
-          // Enough for the default window and for --idle-after, plus a sample either side.
-          retentionMs:
-            Math.max(idleAfterSeconds, DEFAULT_USAGE_WINDOW_MINUTES * 60) * 1000 + 2 * interval,
+          // Plus a sample either side.
+          retentionMs: keptSeconds * 1000 + 2 * interval,
         })
       : unavailableUsageSource);
   const reads = new SharedUsageReads({
@@ -64,5 +72,11 @@ export function usageContextFor(
     read: (windowSeconds) =>
       readSourceUsage(source, { windowSeconds, idleThresholdPercent, idleAfterSeconds }),
   });
-  return { source, reads, idleThresholdPercent, idleAfterSeconds };
+  return {
+    source,
+    reads,
+    idleThresholdPercent,
+    idleAfterSeconds,
+    ...(embedded ? { maxWindowMinutes: Math.floor(keptSeconds / 60) } : {}),
+  };
 }

@@ -5,7 +5,7 @@
  * returns with the allocation records; the verdicts (efficiency, idle) are computed once in
  * `@mgpu/shared` (`packages/shared/src/usage/`), never by a source.
  */
-import type { UsageSourceKind } from '@mgpu/shared';
+import { allocationRecordId, type UsageSourceKind } from '@mgpu/shared';
 
 /** What the procedures ask a source for: one call per figure for the whole cluster. */
 export interface UsageQuery {
@@ -24,7 +24,8 @@ export interface UtilizationFigures {
   /** Time between the oldest and newest samples the mean was taken from (0 with one or none). */
   sampledSeconds: number;
   /**
-   * How long, up to its newest sample, the series stayed under the idle threshold, looking back
+   * How long, up to its newest sample, the series stayed under the idle threshold (the one
+   * comparison, `quietSecondsOf` in `@mgpu/shared`), looking back
    * at most max(window, idle-after) (and only as far as the source holds samples); 0 when the
    * newest sample is at or over it; null with no sample. A source may give a lower bound at a
    * coarser granularity (Prometheus: idle-after, the window and the look back), never more than
@@ -80,15 +81,16 @@ export interface UsageSource {
   readonly kind: UsageSourceKind;
   /** True when the figures are the embedded cluster's model (labelled as such in the UI). */
   readonly simulated: boolean;
-  /**
-   * Whether this source has per-instance series at all: without them a shared card's figure is
-   * the card's and no workload on it gets an efficiency (reason `card-series-only`).
-   */
-  readonly hasInstanceSeries: boolean;
   /** Every instance's figures in the cluster, in one batched read (never one per card). */
   instanceUsage(query: UsageQuery): Promise<InstanceUsage[]>;
   /** Every card's figures in the cluster, in one batched read. */
   cardUsage(query: UsageQuery): Promise<CardUsage[]>;
+  /**
+   * Every card's own mean utilisation (percent) over the last `windowSeconds`, by `cardKey`, and
+   * nothing else (no idle look back, no memory): the pool history's read, every 10 s, costs one
+   * query, not the whole `cardUsage`.
+   */
+  cardMeanUtilization(windowSeconds: number): Promise<ReadonlyMap<string, number>>;
   /**
    * Every card's own utilisation at each step of a past range, in one batched read, oldest
    * first; only a source that keeps history has it (Prometheus), so the pool history's used
@@ -108,12 +110,12 @@ export interface UsageSource {
 export const unavailableUsageSource: UsageSource = {
   kind: 'unavailable',
   simulated: false,
-  hasInstanceSeries: false,
   instanceUsage: async () => [],
   cardUsage: async () => [],
+  cardMeanUtilization: async () => new Map(),
   close: () => {},
 };
 
 /** The allocation record id an instance's figures belong to. */
 export const instanceRecordId = (usage: InstanceUsage): string =>
-  `${usage.namespace}/${usage.pod}/${usage.container}/${usage.card}`;
+  allocationRecordId(usage.namespace, usage.pod, usage.container, usage.card);

@@ -9,6 +9,17 @@ export const UsageNamespacesInputSchema = z
 export const NamespaceUsageSchema = z.object({
   namespace: z.string(),
   ...UsageVerdictFields,
+  /**
+   * The workloads' GPU-hours held idle, summed over those whose idleness is known (a workload
+   * whose figure is unknown adds nothing, so this is a lower bound while `unknownWorkloads` > 0);
+   * null when none is known.
+   */
+  idleGpuHours: z.number().min(0).nullable(),
+  /**
+   * The allocation of the workloads whose use is known: `used` and `efficiency` cover only them,
+   * so `used` is read beside this, not beside `allocated` (which counts every workload).
+   */
+  knownAllocated: z.object({ computePercent: z.number().min(0) }),
   /** Workloads holding cards in the namespace. */
   workloads: z.number().int().min(0),
   /** Of them, those flagged idle. */

@@ -112,11 +112,13 @@ export function instanceUsed(
     };
   if (!card || card.meanPercent === null) return unknown('no-samples');
   if (!alone) return unknown('card-series-only', true);
-  // Alone on its card: the card's use is its use. Quiet is then the card's (card % ≤ own %).
+  // Alone on its card: the card's use is its use. The card's quiet time, though, was judged
+  // against the threshold as a percent of the card, which is the instance's own only when it
+  // holds the whole card: a half share at 8 % of its own shows 4 % of the card.
   return {
     known: true,
     computePercent: Math.min(card.meanPercent, share),
     memoryMiB,
-    quietSeconds: card.quietSeconds,
+    quietSeconds: share >= 100 ? card.quietSeconds : null,
   };
 }

@@ -38,6 +38,12 @@ export const DEFAULT_USAGE_WINDOW_MINUTES = 10;
 /** The longest window a caller may ask for: one day. */
 export const MAX_USAGE_WINDOW_MINUTES = 24 * 60;
 
+/**
+ * The longest `--idle-after`: the embedded exporter keeps its samples that long (its memory
+ * grows with it, ~2 GB a day at 1,000 nodes), and a day quiet is idle by any measure.
+ */
+export const MAX_IDLE_AFTER_SECONDS = 24 * 3600;
+
 const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600 };
 
 /**

@@ -123,15 +123,18 @@ function idleGpuHoursOf(held: readonly HeldInstance[], quietSeconds: readonly nu
 
 /** A namespace's (team's) row: what its workloads that hold cards hold, use and left idle. */
 export interface NamespaceVerdict extends UsageVerdict {
+  /** The allocation of the workloads whose use is known: what `used` is compared with. */
+  knownAllocated: { computePercent: number };
   workloads: number;
   idleWorkloads: number;
   unknownWorkloads: number;
 }
 
 /**
- * Per namespace the sums of its workloads' verdicts (those holding cards). Used and efficiency
- * are over the workloads whose use is known (`unknownWorkloads` says how many are left out);
- * with none known they are null with the reason the workloads give.
+ * Per namespace the sums of its workloads' verdicts (those holding cards). Used, efficiency and
+ * the GPU-hours held idle are over the workloads whose figure is known (`knownAllocated` is
+ * what that used is compared with, `unknownWorkloads` how many are left out); with none known
+ * they are null with the reason the workloads give.
  */
 export function namespaceVerdict(
   rows: readonly WorkloadVerdict[],
@@ -161,6 +164,7 @@ export function namespaceVerdict(
           (readings.source === 'unavailable' ? 'no-source' : 'no-cards')),
     idleGpuHours: idleHours.length > 0 ? sum(idleHours) : null,
     perCardOnly: holding.some((row) => row.perCardOnly),
+    knownAllocated: { computePercent: knownAllocated },
     workloads: holding.length,
     idleWorkloads: holding.filter((row) => row.idle === true).length,
     unknownWorkloads: holding.length - known.length,
