@@ -175,7 +175,7 @@ export const en = translationOf<typeof zhCN>()({
   'usage.efficiency': 'efficiency {percent}',
   'usage.efficiency.label': 'efficiency',
   'usage.idle': 'Idle',
-  'usage.idle.hours': 'Idle · {hours} GPU-hours',
+  'usage.idle.hours': 'Idle · at least {hours} GPU-hours',
   'usage.reason.no-source': 'no usage source',
   'usage.reason.card-series-only':
     "the shared card reports whole-card figures only, not this workload's own",
@@ -197,11 +197,30 @@ export const en = translationOf<typeof zhCN>()({
   'usage.namespaces.usedMemory': 'Memory used',
   'usage.namespaces.efficiency': 'Efficiency',
   'usage.namespaces.idleWorkloads': 'Idle workloads',
-  'usage.namespaces.idleGpuHours': 'GPU-hours idle',
+  'usage.namespaces.idleGpuHours': 'GPU-hours idle (at least)',
   'usage.namespaces.empty': 'No namespace holds GPUs.',
   'usage.card.used': 'used: compute {compute} · memory {memory}',
   'usage.card.whole': 'whole card',
+  'usage.card.withheld.needs-list-nodes':
+    'the card’s own figure (every holder’s) needs permission to list nodes',
   'usage.col.used': 'Used (compute / memory)',
+  'usage.idle.lowerBound':
+    'At least: quiet time counts only as far back as the usage source looks (through Prometheus the longest of --idle-after, the window and the look back; the embedded exporter what it keeps), so a card idle longer counts only that much.',
+  'usage.idle.unknown': 'idle unknown',
+  'usage.idle.unknown.why':
+    'The source has not watched it for all of --idle-after yet, or cannot tell its own use from the card’s',
+  'usage.row.loading': 'usage loading',
+  'usage.row.failed': 'usage could not be read',
+  'usage.row.answered': 'created since the last usage read',
+  'usage.namespaces.unknownWorkloads': '({count} unknown)',
+  'usage.namespaces.unknownWorkloads.why':
+    'Covers only the workloads whose use is known; the others are left out (each says why on Workloads).',
+  'usage.namespaces.usedOfKnown': '{used} / {allocated} known',
+  'usage.namespaces.wholeCardsIncluded': 'includes whole cards (memory not sized)',
+  'usage.namespaces.knownPlusWholeCards': '{known} + {count} whole-card workload(s)',
+  'usage.namespaces.memoryUnknown':
+    'Memory used is unknown for some workloads (not read yet, or the card reports whole-card figures only)',
+  'usage.namespaces.idleGpuHours.atLeast': '≥ {hours}',
   'workloads.age.seconds': '{count}s',
   'workloads.age.minutes': '{count}m',
   'workloads.age.hours': '{count}h',

@@ -179,8 +179,13 @@ export default function HistoryCharts({ history }: { history: ClusterHistory }) 
   }, [history, pools]);
   const since = new Date(history.samples[0]?.at ?? history.startedAt).toLocaleTimeString(lang);
   const firstUsed = history.usedBefore?.[0]?.at;
+  // "Reaches back" only when it does by at least a sample's interval: a point in the start's own
+  // second is no time before the console started.
   const usedSince =
-    firstUsed === undefined ? undefined : new Date(firstUsed).toLocaleTimeString(lang);
+    firstUsed === undefined ||
+    Date.parse(firstUsed) > Date.parse(history.startedAt) - history.intervalMs
+      ? undefined
+      : new Date(firstUsed).toLocaleTimeString(lang);
   return (
     <>
       <p className="muted alloc-small" data-testid="history-since">

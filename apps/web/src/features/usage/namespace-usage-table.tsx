@@ -1,33 +1,131 @@
 import type { NamespaceUsage } from '@mgpu/shared';
 import { useQuery } from '@tanstack/react-query';
 import { Alert, Table, type TableColumnsType } from 'antd';
-import type { HTMLAttributes, ReactNode } from 'react';
+import { type HTMLAttributes, type ReactNode, useMemo } from 'react';
 import { useTRPC } from '../../app/trpc.js';
-import { useI18n } from '../../i18n/i18n.js';
-import { USAGE_REFRESH_MS, UsageSourceNotice } from './usage-figures.js';
+import { type Translate, useI18n } from '../../i18n/i18n.js';
+import { formatMiBFigure, formatPercent } from '../allocations/format.js';
+import {
+  UnknownFigure,
+  USAGE_REFRESH_MS,
+  UsageSourceNotice,
+  useWorkloadUsage,
+} from './usage-figures.js';
 import {
   efficiencyPercent,
-  formatComputePercent,
   formatGpuHours,
-  formatUsedMiB,
+  type KnownMemory,
+  knownMemoryByNamespace,
   nullsLast,
   sourceOfAll,
   unknownReasonOf,
 } from './usage-model.js';
 
-/** A null figure as "—" with its reason on hover and for screen readers: never as 0. */
-function UnknownFigure({ row }: { row: NamespaceUsage }) {
+/** A null figure as "—" with the row's reason on hover and for screen readers: never as 0. */
+function Unknown({ row }: { row: NamespaceUsage }) {
   const { t } = useI18n();
-  const reason = t(`usage.reason.${unknownReasonOf(row)}`);
+  const reason = unknownReasonOf(row);
+  return <UnknownFigure compact reason={reason} why={t(`usage.reason.${reason}`)} />;
+}
+
+const shownOr = (value: number | null, show: (value: number) => ReactNode, row: NamespaceUsage) =>
+  value === null ? <Unknown row={row} /> : show(value);
+
+/** "(2 unknown)": how many of the team's workloads a partial figure leaves out, and why on hover. */
+function LeftOut({ count, t }: { count: number; t: Translate }) {
+  if (count === 0) return null;
   return (
-    <span title={reason} data-testid="usage-unknown">
-      —<span className="visually-hidden">{reason}</span>
+    <span
+      className="muted"
+      data-testid="namespace-unknown-workloads"
+      title={t('usage.namespaces.unknownWorkloads.why')}
+    >
+      {' '}
+      {t('usage.namespaces.unknownWorkloads', { count })}
     </span>
   );
 }
 
-const shownOr = (value: number | null, show: (value: number) => ReactNode, row: NamespaceUsage) =>
-  value === null ? <UnknownFigure row={row} /> : show(value);
+/**
+ * Used compute beside what it is compared with: with some workloads' use unknown, used covers
+ * only the others, so it is shown over their allocation (`knownAllocated`), never over the team's.
+ */
+function UsedCompute({ row, t }: { row: NamespaceUsage; t: Translate }) {
+  if (row.used.computePercent === null) return <Unknown row={row} />;
+  if (row.unknownWorkloads === 0) return formatPercent(row.used.computePercent);
+  return (
+    <span>
+      {t('usage.namespaces.usedOfKnown', {
+        used: formatPercent(row.used.computePercent),
+        allocated: formatPercent(row.knownAllocated.computePercent),
+      })}
+      <LeftOut count={row.unknownWorkloads} t={t} />
+    </span>
+  );
+}
+
+/**
+ * Memory allocated: the team's sum, or with whole-card workloads (memory the console cannot size)
+ * what is known plus how many are left out — never "whole cards" for the whole team.
+ */
+function AllocatedMemory({
+  row,
+  known,
+  t,
+}: {
+  row: NamespaceUsage;
+  known: KnownMemory | undefined;
+  t: Translate;
+}) {
+  if (row.allocated.memoryMiB !== null) return formatMiBFigure(row.allocated.memoryMiB);
+  if (!known) return <span className="muted">{t('usage.namespaces.wholeCardsIncluded')}</span>;
+  return (
+    <span data-testid="namespace-memory-whole-cards">
+      {t('usage.namespaces.knownPlusWholeCards', {
+        known: formatMiBFigure(known.allocatedMiB),
+        count: known.wholeCardWorkloads,
+      })}
+    </span>
+  );
+}
+
+/**
+ * Memory used: unknown for no source or a failed read (the source's reason); otherwise the known
+ * workloads' sum and how many are left out, with memory's own words (not the efficiency's).
+ */
+function UsedMemory({
+  row,
+  known,
+  t,
+}: {
+  row: NamespaceUsage;
+  known: KnownMemory | undefined;
+  t: Translate;
+}) {
+  if (row.used.memoryMiB !== null) return formatMiBFigure(row.used.memoryMiB);
+  const sourceReason =
+    row.source === 'unavailable'
+      ? 'no-source'
+      : row.efficiencyUnknownReason === 'source-failed'
+        ? 'source-failed'
+        : null;
+  if (sourceReason !== null)
+    return <UnknownFigure compact reason={sourceReason} why={t(`usage.reason.${sourceReason}`)} />;
+  // None of the team's workloads read: nothing known to show.
+  if (!known || known.usedUnknown >= row.workloads)
+    return (
+      <UnknownFigure compact reason="memory-unread" why={t('usage.namespaces.memoryUnknown')} />
+    );
+  return (
+    <span>
+      {formatMiBFigure(known.usedMiB)}
+      <span className="muted" title={t('usage.namespaces.memoryUnknown')}>
+        {' '}
+        {t('usage.namespaces.unknownWorkloads', { count: known.usedUnknown })}
+      </span>
+    </span>
+  );
+}
 
 /**
  * `/allocations`' team table (`usage.namespaces`): per namespace what it holds, what it uses,
@@ -42,6 +140,9 @@ export function NamespaceUsageSection() {
     refetchInterval: USAGE_REFRESH_MS,
   });
   const rows = usage.data ?? [];
+  // The workloads' rows say how much of a team's memory is known when its sum is not.
+  const workloads = useWorkloadUsage();
+  const knownMemory = useMemo(() => knownMemoryByNamespace(workloads.data), [workloads.data]);
   const columns: TableColumnsType<NamespaceUsage> = [
     {
       title: t('usage.namespaces.namespace'),
@@ -53,28 +154,29 @@ export function NamespaceUsageSection() {
       title: t('usage.namespaces.allocatedCompute'),
       key: 'allocatedCompute',
       sorter: (a, b) => a.allocated.computePercent - b.allocated.computePercent,
-      render: (_value, row) => formatComputePercent(row.allocated.computePercent),
+      render: (_value, row) => formatPercent(row.allocated.computePercent),
     },
     {
       title: t('usage.namespaces.usedCompute'),
       key: 'usedCompute',
       sorter: nullsLast((row) => row.used.computePercent),
-      render: (_value, row) => shownOr(row.used.computePercent, formatComputePercent, row),
+      render: (_value, row) => <UsedCompute row={row} t={t} />,
     },
     {
       title: t('usage.namespaces.allocatedMemory'),
       key: 'allocatedMemory',
       sorter: nullsLast((row) => row.allocated.memoryMiB),
-      render: (_value, row) =>
-        row.allocated.memoryMiB === null
-          ? t('usage.wholeCards')
-          : formatUsedMiB(row.allocated.memoryMiB),
+      render: (_value, row) => (
+        <AllocatedMemory row={row} known={knownMemory.get(row.namespace)} t={t} />
+      ),
     },
     {
       title: t('usage.namespaces.usedMemory'),
       key: 'usedMemory',
       sorter: nullsLast((row) => row.used.memoryMiB),
-      render: (_value, row) => shownOr(row.used.memoryMiB, formatUsedMiB, row),
+      render: (_value, row) => (
+        <UsedMemory row={row} known={knownMemory.get(row.namespace)} t={t} />
+      ),
     },
     {
       title: t('usage.namespaces.efficiency'),
@@ -82,9 +184,12 @@ export function NamespaceUsageSection() {
       defaultSortOrder: 'ascend',
       sorter: nullsLast((row) => row.efficiency),
       render: (_value, row) => (
-        <span data-testid="namespace-efficiency">
-          {shownOr(row.efficiency, (value) => efficiencyPercent(value), row)}
-        </span>
+        <>
+          <span data-testid="namespace-efficiency">
+            {shownOr(row.efficiency, (value) => efficiencyPercent(value), row)}
+          </span>
+          {row.efficiency === null ? null : <LeftOut count={row.unknownWorkloads} t={t} />}
+        </>
       ),
     },
     {
@@ -96,10 +201,19 @@ export function NamespaceUsageSection() {
       ),
     },
     {
-      title: t('usage.namespaces.idleGpuHours'),
+      title: <span title={t('usage.idle.lowerBound')}>{t('usage.namespaces.idleGpuHours')}</span>,
       key: 'idleGpuHours',
       sorter: nullsLast((row) => row.idleGpuHours),
-      render: (_value, row) => shownOr(row.idleGpuHours, formatGpuHours, row),
+      render: (_value, row) =>
+        shownOr(
+          row.idleGpuHours,
+          (hours) => (
+            <span data-testid="namespace-idle-hours" title={t('usage.idle.lowerBound')}>
+              {t('usage.namespaces.idleGpuHours.atLeast', { hours: formatGpuHours(hours) })}
+            </span>
+          ),
+          row,
+        ),
     },
   ];
   return (

@@ -3,13 +3,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Alert, Tag } from 'antd';
 import { useTRPC } from '../../app/trpc.js';
 import { useI18n } from '../../i18n/i18n.js';
-import {
-  efficiencyPercent,
-  formatComputePercent,
-  formatGpuHours,
-  formatUsedMiB,
-  unknownReasonOf,
-} from './usage-model.js';
+import { formatMiBFigure, formatPercent } from '../allocations/format.js';
+import { efficiencyPercent, formatGpuHours, unknownReasonOf } from './usage-model.js';
 import './usage.css';
 
 /** The exporter is read every ~15 s: asking more often shows nothing new. */
@@ -53,49 +48,89 @@ export function UsageSourceNotice({
   ) : null;
 }
 
-/** "—" and why: an unknown figure never reads as 0. */
-function Unknown({ usage }: { usage: WorkloadUsage }) {
-  const { t } = useI18n();
-  const reason = unknownReasonOf(usage);
+/**
+ * "—" and why: an unknown figure never reads as 0. The reason is written muted beside it, or, in
+ * a table's narrow cell (`compact`), given on hover and to screen readers.
+ */
+export function UnknownFigure({
+  why,
+  reason,
+  compact = false,
+}: {
+  why: string;
+  /** The reason's name, for tests and styles. */
+  reason: string;
+  compact?: boolean;
+}) {
   return (
-    <span data-testid="usage-unknown" data-reason={reason} title={t(`usage.reason.${reason}`)}>
-      {'— '}
-      <span className="muted">{t(`usage.reason.${reason}`)}</span>
+    <span data-testid="usage-unknown" data-reason={reason} title={why}>
+      {compact ? '—' : '— '}
+      <span className={compact ? 'visually-hidden' : 'muted'}>{why}</span>
     </span>
+  );
+}
+
+/** The usage answer's state, for a row it has no figures for yet. */
+export type UsageAnswerState = 'loading' | 'failed' | 'answered';
+
+/**
+ * "≥ 1.25 GPU-hours idle": quiet time is counted only as far back as the source looks, so the
+ * figure is a lower bound; the tooltip says why.
+ */
+function IdleTag({ hours }: { hours: number | null }) {
+  const { t } = useI18n();
+  return (
+    <Tag color="orange" data-testid="usage-idle" title={t('usage.idle.lowerBound')}>
+      {hours === null ? t('usage.idle') : t('usage.idle.hours', { hours: formatGpuHours(hours) })}
+    </Tag>
   );
 }
 
 /**
  * A workload's usage column: used beside allocated (compute, memory), efficiency in percent, and
- * the Idle badge with the GPU-hours it held idle. Figures of a shared card's whole card are
- * never shown as the workload's own.
+ * the Idle badge with the GPU-hours it held idle (at least). Figures of a shared card's whole
+ * card are never shown as the workload's own; a row with no figures says why (still loading,
+ * the read failed, created since the last read).
  */
-export function WorkloadUsageCell({ usage }: { usage: WorkloadUsage | undefined }) {
+export function WorkloadUsageCell({
+  usage,
+  state,
+}: {
+  usage: WorkloadUsage | undefined;
+  state: UsageAnswerState;
+}) {
   const { t } = useI18n();
-  if (!usage) return <span data-testid="usage">—</span>;
+  if (!usage)
+    return (
+      <span data-testid="usage" data-efficiency="unknown">
+        <UnknownFigure reason={state} why={t(`usage.row.${state}`)} />
+      </span>
+    );
   const { allocated, used } = usage;
   const efficiency = efficiencyPercent(usage.efficiency);
+  const reason = unknownReasonOf(usage);
   return (
     <div data-testid="usage" data-efficiency={usage.efficiency ?? 'unknown'}>
       <div>
         {t('usage.compute', {
-          used: used.computePercent === null ? '—' : formatComputePercent(used.computePercent),
-          allocated: formatComputePercent(allocated.computePercent),
+          used: used.computePercent === null ? '—' : formatPercent(used.computePercent),
+          allocated: formatPercent(allocated.computePercent),
         })}
       </div>
       <div>
         {t('usage.memory', {
-          used: used.memoryMiB === null ? '—' : formatUsedMiB(used.memoryMiB),
+          used: used.memoryMiB === null ? '—' : formatMiBFigure(used.memoryMiB),
           allocated:
             allocated.memoryMiB === null
               ? t('usage.wholeCards')
-              : formatUsedMiB(allocated.memoryMiB),
+              : formatMiBFigure(allocated.memoryMiB),
         })}
       </div>
       <div>
         {efficiency === null ? (
           <>
-            {t('usage.efficiency.label')} <Unknown usage={usage} />
+            {t('usage.efficiency.label')}{' '}
+            <UnknownFigure reason={reason} why={t(`usage.reason.${reason}`)} />
           </>
         ) : (
           <span data-testid="usage-efficiency">
@@ -103,11 +138,16 @@ export function WorkloadUsageCell({ usage }: { usage: WorkloadUsage | undefined 
           </span>
         )}
       </div>
-      {usage.idle ? (
-        <Tag color="orange" data-testid="usage-idle">
-          {usage.idleGpuHours === null
-            ? t('usage.idle')
-            : t('usage.idle.hours', { hours: formatGpuHours(usage.idleGpuHours) })}
+      {usage.idle === true ? <IdleTag hours={usage.idleGpuHours} /> : null}
+      {usage.idle === null ? (
+        <Tag
+          className="muted"
+          data-testid="usage-idle-unknown"
+          title={
+            usage.efficiency === null ? t(`usage.reason.${reason}`) : t('usage.idle.unknown.why')
+          }
+        >
+          {t('usage.idle.unknown')}
         </Tag>
       ) : null}
     </div>

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   cardUsageIndex,
   efficiencyPercent,
+  formatComputePercent,
   formatGpuHours,
+  knownMemoryByNamespace,
   nullsLast,
   sourceOfAll,
   unknownReasonOf,
@@ -70,6 +72,36 @@ describe('a workload usage column', () => {
   });
 });
 
+describe('a team’s memory as far as it is known', () => {
+  it('sums the sized workloads and counts the whole-card ones apart, never hiding the rest', () => {
+    const known = knownMemoryByNamespace([
+      usage({ workload: 'a', allocated: { computePercent: 50, memoryMiB: 4096 } }),
+      usage({
+        workload: 'pretrain',
+        allocated: { computePercent: 100, memoryMiB: null },
+        used: { computePercent: 10, memoryMiB: null },
+      }),
+      // Holds no cards now: not one of the team's workloads in its row.
+      usage({ workload: 'stopped', instances: 0, allocated: { computePercent: 0, memoryMiB: 0 } }),
+      usage({ namespace: 'team-b', used: { computePercent: 1, memoryMiB: 10 } }),
+    ]);
+    expect(known.get('team-a')).toEqual({
+      allocatedMiB: 4096,
+      wholeCardWorkloads: 1,
+      usedMiB: 4000,
+      usedUnknown: 1,
+    });
+    expect(known.get('team-b')?.usedMiB).toBe(10);
+  });
+});
+
+describe('figures beside the allocation', () => {
+  it('writes used compute with the allocation’s rounding (33.33%, not 33.3%)', () => {
+    expect(formatComputePercent(100 / 3)).toBe('33.33%');
+    expect(formatComputePercent(60)).toBe('60%');
+  });
+});
+
 describe('sorting the namespace table', () => {
   const rows = [{ e: 0.5 }, { e: null }, { e: 0.1 }, { e: 0.9 }];
   const sorter = nullsLast((row: { e: number | null }) => row.e);
@@ -101,6 +133,7 @@ describe('usage on cards', () => {
         used: { computePercent: 55, memoryMiB: 9000 },
         memoryFreeMiB: 7000,
         instances: [{ id: 'a/p/c/0', used: { computePercent: 40, memoryMiB: 3000 } }],
+        withheld: null,
       },
       {
         node: 'n1',
@@ -110,6 +143,7 @@ describe('usage on cards', () => {
         used: { computePercent: 20, memoryMiB: 100 },
         memoryFreeMiB: 16000,
         instances: [],
+        withheld: null,
       },
     ],
   };

@@ -7,7 +7,7 @@ import type {
   WorkloadUsage,
 } from '@mgpu/shared';
 
-/** One workload's row key, as `/workloads` keys its rows: kind, namespace, name. */
+/** `/workloads`' row key (kind, namespace, name): the table keys its rows by it, usage finds them by it. */
 export const workloadUsageKey = (kind: string, namespace: string, name: string): string =>
   `${kind}/${namespace}/${name}`;
 
@@ -30,12 +30,50 @@ export const efficiencyPercent = (efficiency: number | null): string | null =>
 /** "1.25": GPU-hours with at most two decimals, so a short idle spell still shows. */
 export const formatGpuHours = (hours: number): string => String(Number(hours.toFixed(2)));
 
-/** "37.5%": a compute figure in percent of one card, whole when it is whole. */
-export const formatComputePercent = (percent: number): string =>
-  `${Number.isInteger(percent) ? percent : Number(percent.toFixed(1))}%`;
+// The dashboard's own formatters, so used reads with the rounding of the allocation beside it;
+// the old names stay for the result page's card figures.
+export {
+  formatMiBFigure as formatUsedMiB,
+  formatPercent as formatComputePercent,
+} from '../allocations/format.js';
 
-/** "812 MiB", rounded: used memory is a mean over samples, not a limit someone typed. */
-export const formatUsedMiB = (mib: number): string => `${Math.round(mib)} MiB`;
+/**
+ * A team's memory as far as it is known, from its workloads' rows: the server sums a team's
+ * memory only when every workload's is known, so one whole-card workload (whose memory the console
+ * cannot size) or one unread figure would otherwise hide the rest.
+ */
+export interface KnownMemory {
+  /** MiB allocated to the workloads whose allocation is sized. */
+  allocatedMiB: number;
+  /** Workloads holding whole cards of unknown memory, left out of `allocatedMiB`. */
+  wholeCardWorkloads: number;
+  /** MiB used by the workloads whose use is read. */
+  usedMiB: number;
+  /** Workloads whose used memory is unknown, left out of `usedMiB`. */
+  usedUnknown: number;
+}
+
+export function knownMemoryByNamespace(
+  usages: readonly WorkloadUsage[] | undefined,
+): Map<string, KnownMemory> {
+  const byNamespace = new Map<string, KnownMemory>();
+  // As the team's row counts them: the workloads holding cards now.
+  for (const usage of usages ?? []) {
+    if (usage.instances === 0) continue;
+    const known = byNamespace.get(usage.namespace) ?? {
+      allocatedMiB: 0,
+      wholeCardWorkloads: 0,
+      usedMiB: 0,
+      usedUnknown: 0,
+    };
+    if (usage.allocated.memoryMiB === null) known.wholeCardWorkloads += 1;
+    else known.allocatedMiB += usage.allocated.memoryMiB;
+    if (usage.used.memoryMiB === null) known.usedUnknown += 1;
+    else known.usedMiB += usage.used.memoryMiB;
+    byNamespace.set(usage.namespace, known);
+  }
+  return byNamespace;
+}
 
 /**
  * Why a figure is unknown, as the catalog key's last part. The server's reason when it gives one;

@@ -199,6 +199,7 @@ export function WorkloadsPage() {
       render: (_value, item) => (
         <WorkloadUsageCell
           usage={usageOf.get(workloadUsageKey(item.kind, item.namespace, item.name))}
+          state={usage.isPending ? 'loading' : usage.isError ? 'failed' : 'answered'}
         />
       ),
     },
@@ -297,7 +298,7 @@ export function WorkloadsPage() {
         <Alert type="warning" showIcon title={t('usage.error', { message: usage.error.message })} />
       ) : null}
       <Table<WorkloadSummary>
-        rowKey={(item) => `${item.kind}/${item.namespace}/${item.name}`}
+        rowKey={(item) => workloadUsageKey(item.kind, item.namespace, item.name)}
         columns={columns}
         dataSource={shown}
         loading={list.isPending}
