@@ -134,7 +134,7 @@ function templateOf(path: string): unknown {
     case 'usage.namespaces':
       return { windowMinutes: 10 };
     case 'usage.cards':
-      return { node: 'node-0', windowMinutes: 10 };
+      return { nodes: ['node-0'], windowMinutes: 10 };
     case 'cluster.summary':
     case 'cluster.layout':
     case 'gpu.models':

@@ -1,6 +1,5 @@
 import { CoreV1Api, RbacAuthorizationV1Api, type V1ClusterRole } from '@kubernetes/client-node';
 import { onRealTier } from '@mgpu/shared/test-tier';
-import { TRPCError } from '@trpc/server';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually, seedRequest, uniqueName } from '../test-support/bff-harness.js';
 import {
@@ -13,8 +12,10 @@ import {
  * Usage under per-user auth (issue 28: "a team sees its own namespaces' usage"), by upstream
  * kube-apiserver's RBAC (vitest.real.config.ts only): the rows of `usage.workloads` and
  * `usage.namespaces` are those of the namespaces the operator may list pods in; `usage.cards`
- * needs `list nodes`, and on a card it shows only their own instances. The real tier has no GPU
- * exporter, so the figures are null (`unavailable`): what is cut is which rows exist.
+ * shows on a card only their own instances, and without `list nodes` only the cards holding
+ * them, the cards' own figures withheld. The real tier has no GPU exporter, so the figures are
+ * null (`unavailable`): what is cut is which rows exist (the figures' withholding is tested in
+ * shared's card-figures.test.ts, with figures).
  */
 if (!onRealTier())
   throw new Error(
@@ -85,10 +86,7 @@ describe('usage cut to the operator’s namespaces (real tier)', () => {
     expect(teams[0]).toMatchObject({ workloads: 1, efficiency: null });
   });
 
-  it('shows cards only to who may list nodes, and on them only their own instances', async () => {
-    await expect(callerFor(alice.operator).usage.cards({})).rejects.toSatisfy(
-      (error: unknown) => error instanceof TRPCError && error.code === 'FORBIDDEN',
-    );
+  it('shows every card to who may list nodes; to who may not, only their own instances’ cards, the cards’ own figures withheld', async () => {
     const everyone = await harness.caller.usage.cards({});
     const ids = (cards: typeof everyone.cards) =>
       cards.flatMap((card) => card.instances.map((instance) => instance.id));
@@ -97,5 +95,39 @@ describe('usage cut to the operator’s namespaces (real tier)', () => {
     expect(carols.cards.length).toBe(everyone.cards.length);
     expect(ids(carols.cards).some((id) => id.startsWith(`${teamA}/`))).toBe(true);
     expect(ids(carols.cards).every((id) => id.startsWith(`${teamA}/`))).toBe(true);
+    expect(carols.cards.every((card) => card.withheld === null)).toBe(true);
+
+    // alice may not list nodes (the usual team): answered, not refused — her own instances on
+    // the cards that hold them, nothing of team-b's, each card's own figures null with why.
+    const alices = await callerFor(alice.operator).usage.cards({});
+    const own = harness.bff.context.allocations
+      .snapshot()
+      .filter((record) => record.namespace === teamA);
+    expect(ids(alices.cards).sort()).toEqual(own.map((record) => record.id).sort());
+    expect(alices.cards.map((card) => `${card.node}/${card.card}`).sort()).toEqual(
+      [...new Set(own.map((record) => `${record.node}/${record.card}`))].sort(),
+    );
+    for (const card of alices.cards)
+      expect(card).toMatchObject({
+        withheld: 'needs-list-nodes',
+        uuid: null,
+        model: null,
+        used: { computePercent: null, memoryMiB: null },
+        memoryFreeMiB: null,
+      });
+    expect(JSON.stringify(alices)).not.toContain(teamB);
+  });
+
+  it('answers for the nodes named, in one call, and only those', async () => {
+    const everyone = await harness.caller.usage.cards({});
+    const nodes = [...new Set(everyone.cards.map((card) => card.node))].sort();
+    const [first] = nodes;
+    if (first === undefined) throw new Error('no card in the cluster');
+    const one = await harness.caller.usage.cards({ nodes: [first] });
+    expect(one.cards.length).toBeGreaterThan(0);
+    expect(one.cards.every((card) => card.node === first)).toBe(true);
+    const both = await harness.caller.usage.cards({ nodes });
+    expect(both.cards.length).toBe(everyone.cards.length);
+    expect((await harness.caller.usage.cards({ nodes: [] })).cards).toEqual([]);
   });
 });

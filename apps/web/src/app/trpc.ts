@@ -35,8 +35,9 @@ export function createBffClient() {
         true: httpSubscriptionLink({ url }),
         false: splitLink({
           // A draft's preview grows with its containers: in a GET URL, ~60 of them pass the
-          // server's header limit (431), so previews go as POST; other queries stay GETs.
-          condition: (op) => op.path === 'workload.preview',
+          // server's header limit (431), so previews go as POST, and so do `usage.cards` (the
+          // nodes of a workload spread over hundreds); other queries stay GETs.
+          condition: (op) => op.path === 'workload.preview' || op.path === 'usage.cards',
           true: httpBatchLink({ url, methodOverride: 'POST', fetch: sessionAwareFetch }),
           false: httpBatchLink({ url, fetch: sessionAwareFetch }),
         }),

@@ -5,10 +5,24 @@ import {
   UsedFiguresSchema,
 } from './usage-workloads.js';
 
-/** `usage.cards`: used beside allocated on every card (of one node, or all), over the window. */
+/**
+ * `usage.cards`: used beside allocated on every card of the nodes named (all without `nodes`),
+ * over the window. A page asks once for every node it shows (a workload's), never once a node.
+ */
 export const UsageCardsInputSchema = z
-  .object({ node: z.string().optional(), windowMinutes: UsageWindowMinutesSchema.optional() })
+  .object({
+    nodes: z.array(z.string()).max(10_000).optional(),
+    windowMinutes: UsageWindowMinutesSchema.optional(),
+  })
   .optional();
+
+/**
+ * Why a card's own figures are null though the source may have them: the operator may not
+ * `list nodes` (under `--auth`), so the card's utilisation and memory — every holder's together,
+ * other teams' too — are not theirs to see; their own instances' figures still are.
+ */
+export const CARD_FIGURES_WITHHELD_REASONS = ['needs-list-nodes'] as const;
+export const CardFiguresWithheldSchema = z.enum(CARD_FIGURES_WITHHELD_REASONS);
 
 /**
  * One instance's use on its card, keyed by its allocation record id
@@ -33,6 +47,8 @@ export const CardUsageFiguresSchema = z.object({
   used: UsedFiguresSchema,
   memoryFreeMiB: z.number().nullable(),
   instances: z.array(InstanceUsageFiguresSchema),
+  /** Set when the card's own figures (and uuid, model) are withheld, null when shown. */
+  withheld: CardFiguresWithheldSchema.nullable(),
 });
 
 /** The source and the idle settings travel with the cards, so a page can say where they come from. */
@@ -47,5 +63,6 @@ export const UsageCardsSchema = z.object({
 
 export type UsageCardsInput = z.infer<typeof UsageCardsInputSchema>;
 export type InstanceUsageFigures = z.infer<typeof InstanceUsageFiguresSchema>;
+export type CardFiguresWithheld = z.infer<typeof CardFiguresWithheldSchema>;
 export type CardUsageFigures = z.infer<typeof CardUsageFiguresSchema>;
 export type UsageCards = z.infer<typeof UsageCardsSchema>;

@@ -34,6 +34,7 @@ export function cardFigures(
       },
       memoryFreeMiB: reading?.memoryFreeMiB ?? null,
       instances: [],
+      withheld: null,
     };
     cards.set(key, figures);
     return figures;
@@ -52,4 +53,29 @@ export function cardFigures(
     });
   }
   return [...cards.values()].sort((a, b) => a.node.localeCompare(b.node) || a.card - b.card);
+}
+
+/**
+ * The cards as an operator who may not `list nodes` sees them (under `--auth`): only those that
+ * hold one of their own instances (`held`, already cut to their namespaces), each with those
+ * instances' own figures and the card's own — every holder's together, other teams' too — null,
+ * saying why. Nothing of a namespace they may not see is left: no card it alone holds, no figure
+ * its use is part of.
+ */
+export function ownCardFigures(
+  held: readonly HeldInstance[],
+  readings: UsageReadings,
+  onCard: ReadonlyMap<string, number>,
+): CardUsageFigures[] {
+  const holding = new Set(held.map((instance) => cardKey(instance.node, instance.card)));
+  return cardFigures(held, readings, onCard)
+    .filter((card) => holding.has(cardKey(card.node, card.card)))
+    .map((card) => ({
+      ...card,
+      uuid: null,
+      model: null,
+      used: { computePercent: null, memoryMiB: null },
+      memoryFreeMiB: null,
+      withheld: 'needs-list-nodes',
+    }));
 }

@@ -1,5 +1,5 @@
 import type { CardUsageFigures, UsageCards, UsedFigures } from '@mgpu/shared';
-import { useQueries, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { useTRPC } from '../../app/trpc.js';
 import { useI18n } from '../../i18n/i18n.js';
@@ -13,8 +13,9 @@ import {
 } from './usage-model.js';
 
 /**
- * Read again every ~15 s, except once refused for want of `list nodes` (under `--auth`, as
- * `cluster.nodes` is): asking again does not change the answer until the RBAC does.
+ * Read again every ~15 s, except once refused for want of `list nodes` (an older console, which
+ * refused `usage.cards` to such an operator): asking again does not change the answer until the
+ * RBAC does.
  */
 const cardQuerySettings = {
   refetchInterval: (query: { state: { error: unknown } }) =>
@@ -22,22 +23,9 @@ const cardQuerySettings = {
   retry: (count: number, error: unknown) => !isClusterWideForbidden(error) && count < 3,
 };
 
-/** `usage.cards` of one node, indexed by card and by instance. */
-export function useNodeCardUsage(node: string): {
-  index: CardUsageIndex;
-  answer: UsageCards | undefined;
-} {
-  const trpc = useTRPC();
-  const usage = useQuery({
-    ...trpc.usage.cards.queryOptions({ node }),
-    ...cardQuerySettings,
-  });
-  const index = useMemo(() => cardUsageIndex(usage.data ? [usage.data] : []), [usage.data]);
-  return { index, answer: usage.data };
-}
-
 /**
- * `usage.cards` of each node named (a workload's), one query per node, never the whole cluster;
+ * `usage.cards` of the nodes named (one node's grid, a workload's nodes), in ONE query however
+ * many nodes (the BFF joins once), never the whole cluster; indexed by card and by instance,
  * with where the figures come from (one console, one source).
  */
 export function useNodesCardUsage(nodes: readonly string[]): {
@@ -45,15 +33,24 @@ export function useNodesCardUsage(nodes: readonly string[]): {
   answer: UsageCards | undefined;
 } {
   const trpc = useTRPC();
-  const answers = useQueries({
-    queries: nodes.map((node) => ({
-      ...trpc.usage.cards.queryOptions({ node }),
-      ...cardQuerySettings,
-    })),
+  // Sorted and distinct, so the same nodes are the same query whatever order a page lists them.
+  const named = useMemo(() => [...new Set(nodes)].sort(), [nodes]);
+  const usage = useQuery({
+    ...trpc.usage.cards.queryOptions({ nodes: named }),
+    ...cardQuerySettings,
+    enabled: named.length > 0,
   });
-  const answered = answers.flatMap((answer) => (answer.data ? [answer.data] : []));
-  // A workload's few nodes: indexing their cards again per render costs nothing worth keeping.
-  return { index: cardUsageIndex(answered), answer: answered[0] };
+  const index = useMemo(() => cardUsageIndex(usage.data ? [usage.data] : []), [usage.data]);
+  return { index, answer: usage.data };
+}
+
+/** `usage.cards` of one node (its card grid). */
+export function useNodeCardUsage(node: string): {
+  index: CardUsageIndex;
+  answer: UsageCards | undefined;
+} {
+  const nodes = useMemo(() => [node], [node]);
+  return useNodesCardUsage(nodes);
 }
 
 /** "compute 40% · memory 812 MiB" of what is used, "—" where unknown. */
@@ -72,6 +69,7 @@ function UsedText({ used }: { used: UsedFigures }) {
 export function CardUsedLine({ card }: { card: CardUsageFigures | undefined }) {
   const { t } = useI18n();
   if (!card) return null;
+  if (card.withheld) return null;
   return (
     <p className="alloc-small" data-testid="card-used">
       <span className="usage-whole-card">{t('usage.card.whole')}</span>{' '}
@@ -92,7 +90,8 @@ export function InstanceUsedText({ used }: { used: UsedFigures | undefined }) {
 
 /**
  * The result page's "used" cell of one instance: its own figure where known, else its card's
- * labelled "whole card", else "—".
+ * labelled "whole card", else "—" — with why where the card's figure is withheld (no `list
+ * nodes`: it is every holder's, other teams' too).
  */
 export function InstanceUsedCell({
   index,
@@ -114,6 +113,18 @@ export function InstanceUsedCell({
       </span>
     );
   const whole = index.cards.get(`${node}/${card}`);
+  if (whole?.withheld)
+    return (
+      <span
+        data-testid="instance-used"
+        data-whole-card="false"
+        data-reason={whole.withheld}
+        title={t(`usage.card.withheld.${whole.withheld}`)}
+      >
+        {'— '}
+        <span className="muted">{t(`usage.card.withheld.${whole.withheld}`)}</span>
+      </span>
+    );
   if (whole)
     return (
       <span data-testid="instance-used" data-whole-card="true">
