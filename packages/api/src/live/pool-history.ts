@@ -165,8 +165,8 @@ export class PoolHistory {
     this.cardUseBefore = [];
   }
 
-  /** Samples oldest first. */
-  snapshot(): ClusterHistory {
+  /** Samples oldest first; where the used figures come from is the procedure's to add. */
+  snapshot(): Omit<ClusterHistory, 'usage'> {
     this.settleUsedBefore();
     // What the retention no longer covers goes, as the ring's oldest samples do.
     const since = new Date(Date.now() - this.retentionMs).toISOString();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UsageSourceKindSchema } from './usage-workloads.js';
 
 /** One pool's figures at one sample of the history (issue 18): what the dashboard charts. */
 export const PoolSampleSchema = z.object({
@@ -47,6 +48,13 @@ export const ClusterHistorySchema = z.object({
       }),
     )
     .optional(),
+  /**
+   * Where the used compute comes from (issue 28): the usage source's kind, and whether its
+   * figures are simulated (the embedded cluster's model, read in-process or through a Prometheus
+   * whose series say so), so the chart is labelled as the usage pages are; `unavailable`: no
+   * used compute at all.
+   */
+  usage: z.object({ source: UsageSourceKindSchema, simulated: z.boolean() }),
 });
 
 export type PoolSample = z.infer<typeof PoolSampleSchema>;

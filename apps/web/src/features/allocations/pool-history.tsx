@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { useTRPC } from '../../app/trpc.js';
+import { UsageSourceNotice } from '../usage/usage-figures.js';
 import { isClusterWideForbidden } from './cluster-wide-access.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 
@@ -10,7 +11,11 @@ const HistoryCharts = lazy(() => import('./history-charts.js'));
 /** How often the history is read again: the BFF samples every 10 s. */
 const HISTORY_REFRESH_MS = 10_000;
 
-/** `cluster.history` as charts: how the pools have been used since the console started sampling. */
+/**
+ * `cluster.history` as charts: how the pools have been used since the console started sampling,
+ * and where the used compute comes from — labelled simulated when it is the embedded cluster's
+ * model, a notice when there is no usage source — as the usage pages say it.
+ */
 export function PoolHistorySection() {
   const { t } = useDashboardI18n();
   const trpc = useTRPC();
@@ -22,10 +27,15 @@ export function PoolHistorySection() {
   });
   const loading = <p className="loading">{t('allocations.history.loading')}</p>;
   return (
-    <section className="alloc-panel" aria-labelledby="alloc-history-title">
+    <section
+      className="alloc-panel"
+      aria-labelledby="alloc-history-title"
+      data-testid="pool-history"
+    >
       <h2 id="alloc-history-title" className="section-title">
         {t('allocations.history.title')}
       </h2>
+      <UsageSourceNotice source={history.data?.usage} />
       {isClusterWideForbidden(history.error) ? (
         <p className="muted">{t('allocations.clusterWideForbidden')}</p>
       ) : history.data === undefined ? (
