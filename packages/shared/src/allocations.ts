@@ -226,9 +226,11 @@ export function podWholeCards(
   const report = nodeReport();
   const namespace = metadata.namespace ?? 'default';
   const workload = workloadOfPod(pod)?.name ?? null;
+  // A node that does not know its cards' memory reports 0: unknown, never a 0 MiB card.
+  const positive = (mib: number | undefined) => (mib !== undefined && mib > 0 ? mib : undefined);
   const memoryOf = (card: number): number | null =>
-    report?.cards.find((reported) => reported.index === card)?.memoryMiB ??
-    report?.memoryMiBPerCard ??
+    positive(report?.cards.find((reported) => reported.index === card)?.memoryMiB) ??
+    positive(report?.memoryMiBPerCard) ??
     null;
   return claims.flatMap((claim) =>
     claim.cards.map((card) => ({

@@ -6,7 +6,7 @@
  * same workloads with every figure null, never 0 — on both tiers.
  */
 import { createCaller, unavailableUsageSource } from '@mgpu/api';
-import type { WorkloadUsage } from '@mgpu/shared';
+import { podWholeCards, type WorkloadUsage } from '@mgpu/shared';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBff, startBff } from '../server.js';
@@ -23,6 +23,9 @@ const harness = startBffTest(
   cleanups,
 );
 const names = { idle: uniqueName('usage-idle'), busy: uniqueName('usage-busy') };
+/** The default topology's bare pod holding two whole A100s (`nvidia.com/gpu`), in team-a. */
+const pretrain = (rows: readonly WorkloadUsage[]) =>
+  rows.find((row) => row.namespace === 'team-a' && row.workload === 'pretrain-0');
 const ours = (rows: readonly WorkloadUsage[]) =>
   rows.filter((row) => row.workload === names.idle || row.workload === names.busy);
 /** The real tier has no GPU exporter: its console's usage source is `unavailable`. */
@@ -124,6 +127,50 @@ describe.skipIf(NO_EXPORTER)(
       }
     });
 
+    it('counts a pod’s whole nvidia.com/gpu cards: its row has their use and idleness', {
+      timeout: 60_000,
+    }, async () => {
+      const row = await eventually(async () => {
+        const found = pretrain(await harness.caller.usage.workloads({ namespace: 'team-a' }));
+        return found?.efficiency !== null && found?.idle !== null ? found : undefined;
+      }, 'pretrain-0’s use read');
+      expect(row).toMatchObject({
+        kind: 'Pod',
+        source: 'embedded',
+        instances: 2,
+        allocated: { computePercent: 200 },
+        efficiencyUnknownReason: null,
+      });
+      // A whole card brings its memory; the embedded nvidia node reports its size as 0: unknown.
+      expect(row.allocated.memoryMiB).not.toBe(0);
+      expect(row.used.computePercent).toBeGreaterThan(0);
+      const team = (await harness.caller.usage.namespaces({})).find(
+        (namespace) => namespace.namespace === 'team-a',
+      );
+      expect(team?.allocated.computePercent).toBeGreaterThanOrEqual(200);
+    });
+
+    it('refuses a window longer than the exporter keeps, naming windowMinutes and the most', async () => {
+      // --idle-after 4 s: the exporter keeps the default 10 minutes. Asked as a client asks.
+      const ask = (windowMinutes: number) =>
+        fetch(
+          `${harness.url}/trpc/usage.workloads?input=${encodeURIComponent(JSON.stringify({ windowMinutes }))}`,
+        );
+      const refused = await ask(60);
+      expect(refused.status).toBe(400);
+      const { error } = (await refused.json()) as {
+        error: { data: { ruleErrors: { path: string; message: string; fix: string }[] } };
+      };
+      expect(error.data.ruleErrors).toEqual([
+        expect.objectContaining({
+          path: 'windowMinutes',
+          message: expect.stringMatching(/windowMinutes 60 .* 10 minutes/),
+          fix: expect.stringMatching(/at most 10 minutes.*--idle-after.*--prometheus-url/),
+        }),
+      ]);
+      expect((await ask(10)).status).toBe(200);
+    });
+
     it('exports the verdicts on /metrics for alerts', { timeout: 120_000 }, async () => {
       await settledVerdicts(
         () => harness.caller.usage.workloads({ namespace: harness.namespace }),
@@ -182,15 +229,26 @@ describe('a console with no usage source', () => {
     const cards = await caller.usage.cards({});
     expect(cards.source).toBe('unavailable');
     expect(cards.cards.every((card) => card.used.computePercent === null)).toBe(true);
-    // Every held card counts once, bare pods' too (a row of kind Pod): the team table is whole.
+    // Every held card counts once, bare pods' too (a row of kind Pod), whole nvidia.com/gpu
+    // cards too (no allocation record, not being mGPU instances): the team table is whole.
     await eventually(async () => {
       const all = await caller.usage.workloads({});
       const held = bare.context.allocations
         .snapshot()
         .filter((record) => record.phase !== 'Succeeded' && record.phase !== 'Failed');
-      return all.reduce((sum, row) => sum + row.instances, 0) === held.length;
+      const whole = bare.context.cluster.pods
+        .list()
+        .flatMap((pod) => podWholeCards(pod, () => undefined));
+      return all.reduce((sum, row) => sum + row.instances, 0) === held.length + whole.length;
     }, 'every held card in one row');
-    expect((await caller.usage.workloads({})).some((row) => row.kind === 'Pod')).toBe(true);
+    expect(pretrain(await caller.usage.workloads({}))).toMatchObject({
+      kind: 'Pod',
+      instances: 2,
+      allocated: { computePercent: 200 },
+      efficiency: null,
+      efficiencyUnknownReason: 'no-source',
+      idle: null,
+    });
     // No series rather than a 0 an alert would read as idle.
     const text = await (await fetch(bare.metricsUrl ?? '')).text();
     expect(text).not.toMatch(

@@ -7,7 +7,7 @@ import type { BffContext } from './context.js';
 /** Carries rule errors (field path + rule id + message + fix) from a procedure to the client. */
 export class RuleErrors extends Error {
   override readonly name = 'RuleErrors';
-  constructor(readonly errors: (RuleError | ServerRuleError)[]) {
+  constructor(readonly errors: (RuleError | ServerRuleError | InputRuleError)[]) {
     super(
       errors
         .map((error) => `${error.path || '(form)'}: [${error.rule}] ${error.message}`)
@@ -18,7 +18,7 @@ export class RuleErrors extends Error {
 
 export function ruleFailure(
   code: TRPCError['code'],
-  errors: (RuleError | ServerRuleError)[],
+  errors: (RuleError | ServerRuleError | InputRuleError)[],
 ): TRPCError {
   const cause = new RuleErrors(errors);
   return new TRPCError({ code, message: cause.message, cause });
@@ -33,6 +33,13 @@ export function inputRuleErrors(error: ZodError): RuleErrorShape[] {
     fix: "Send the field as spec §7 describes it (see the procedure's input schema).",
   }));
 }
+
+/** An input the schema takes but the server cannot serve, as the schema's refusals read. */
+type InputRuleError = RuleErrorShape & { rule: 'invalid-input' };
+
+/** BAD_REQUEST on one input field (rule `invalid-input`), with why and what to send instead. */
+export const inputRuleFailure = (path: string, message: string, fix: string): TRPCError =>
+  ruleFailure('BAD_REQUEST', [{ path, rule: 'invalid-input', message, fix }]);
 
 export interface RuleErrorShape {
   path: string;

@@ -12,9 +12,8 @@ import {
   readMgpuNodeStatus,
   type UsageReadings,
 } from '@mgpu/shared';
-import { TRPCError } from '@trpc/server';
-import { ZodError } from 'zod';
 import type { ClusterClient } from '../cluster/cluster-client.js';
+import { inputRuleFailure } from '../trpc/init.js';
 import type { UsageContext } from './usage-settings.js';
 import type { UsageQuery } from './usage-source.js';
 
@@ -40,22 +39,13 @@ export function readUsage(usage: UsageContext, windowMinutes?: number): Promise<
 
 /** The refusal, on the input field as the schema's own refusals are (`invalid-input`). */
 const windowTooLong = (asked: number, max: number) =>
-  new TRPCError({
-    code: 'BAD_REQUEST',
-    message: `windowMinutes ${asked} is longer than the ${max} minutes the source keeps`,
-    cause: new ZodError([
-      {
-        code: 'custom',
-        path: ['windowMinutes'],
-        input: asked,
-        message:
-          `windowMinutes may be at most ${max} here: the embedded GPU exporter keeps ${max} ` +
-          'minutes of samples (--idle-after or 10 minutes, the longer). Ask for at most ' +
-          `${max}, start the console with a longer --idle-after, or read usage from Prometheus ` +
-          '(--prometheus-url).',
-      },
-    ]),
-  });
+  inputRuleFailure(
+    'windowMinutes',
+    `windowMinutes ${asked} is longer than the ${max} minutes of samples the embedded GPU ` +
+      'exporter keeps (--idle-after or 10 minutes, the longer)',
+    `Ask for at most ${max} minutes, start the console with a longer --idle-after, or read ` +
+      'usage from Prometheus (--prometheus-url), which keeps what it keeps.',
+  );
 
 /** Phases whose pod holds no card any more: its record stays until the pod goes. */
 const ENDED_PHASES = new Set(['Succeeded', 'Failed']);

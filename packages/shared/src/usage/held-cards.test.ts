@@ -65,7 +65,8 @@ describe('whole nvidia.com/gpu cards count as held cards', () => {
         requested: { computePercent: 100, memoryMiB: 81920 },
       })),
     );
-    expect(podWholeCards(pretrain, () => undefined)[0]?.requested.memoryMiB).toBeNull();
+    for (const unknown of [undefined, { memoryMiBPerCard: 0, cards: [{ index: 0, memoryMiB: 0 }] }])
+      expect(podWholeCards(pretrain, () => unknown)[0]?.requested.memoryMiB).toBeNull();
   });
 
   it('an mGPU pod or an unscheduled one holds no whole card', () => {
