@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedRequest } from '@mgpu/shared';
@@ -10,10 +10,12 @@ import { kubectl, startSim } from '../support/cluster.js';
 /**
  * Usage as the operator sees it (issue 28). Two Deployments whose pod templates set the embedded
  * cluster's simulated use, made with kubectl on the standalone cluster: one at 0 %, one at 80 %
- * of its own allocation. A console on that cluster through its kubeconfig has no usage source;
- * a console whose embedded cluster starts from the same state reads its exporter, and with a
- * short `--idle-after` flags the quiet one. Both are clusters of the test's own (the embedded
- * one's model is what it checks), so it runs alike on either tier.
+ * of its own allocation. A console on that cluster through its kubeconfig has no usage source
+ * (the cluster stays up for the whole file, so "no source" is what it checks, not a cluster
+ * gone); a console whose embedded cluster starts from a copy of the same state once both are
+ * rolled out reads its exporter, and with a short `--idle-after` flags the quiet one. Both are
+ * clusters of the test's own (the embedded one's model is what it checks), so it runs alike on
+ * either tier.
  */
 const SIMULATED = 'mgpu.console.io/simulated-utilization';
 const IDLE_AFTER = '20s';
@@ -24,7 +26,9 @@ const WORDS = {
     noSource: '未配置用量来源',
     simulated: '模拟数据',
     idle: '闲置',
-    idleHours: /^闲置 · \d+(\.\d+)? GPU·小时$/,
+    idleHours: /^闲置 · 至少 \d+(\.\d+)? GPU·小时$/,
+    idleUnknown: '是否闲置未知',
+    lowerBound: /^至少：/,
     efficiency: '效率',
     wholeCard: '整卡',
     team: '各命名空间（团队）的 GPU 用量',
@@ -37,7 +41,9 @@ const WORDS = {
     noSource: 'no usage source',
     simulated: 'Simulated',
     idle: 'Idle',
-    idleHours: /^Idle · \d+(\.\d+)? GPU-hours$/,
+    idleHours: /^Idle · at least \d+(\.\d+)? GPU-hours$/,
+    idleUnknown: 'idle unknown',
+    lowerBound: /^At least: /,
     efficiency: 'efficiency',
     wholeCard: 'whole card',
     team: 'GPU usage per namespace (team)',
@@ -52,6 +58,7 @@ const suffix = Date.now().toString(36);
 const idle = { namespace: 'default', name: `usage-idle-${suffix}` };
 const busy = { namespace: 'team-a', name: `usage-busy-${suffix}` };
 let dir = '';
+let sim: ChildProcess | undefined;
 let noSourceConsole: ChildProcess | undefined;
 let noSourceURL = '';
 let embeddedConsole: ChildProcess | undefined;
@@ -88,28 +95,39 @@ test.beforeAll(async ({ browser }) => {
   dir = mkdtempSync(join(tmpdir(), 'mgpu-e2e-usage-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const stateFile = join(dir, 'cluster.json');
-  const sim = await startSim(kubeconfig, ['--state-file', stateFile]);
-  try {
-    const port = await freePort();
-    noSourceConsole = await startConsoleOn(port, kubeconfig);
-    noSourceURL = `http://127.0.0.1:${port}`;
-    const page = await browser.newPage();
-    await createAt(page, noSourceURL, kubeconfig, idle, '0');
-    await createAt(page, noSourceURL, kubeconfig, busy, '80');
-    await page.close();
-  } finally {
-    await stopConsole(sim);
-  }
+  sim = await startSim(kubeconfig, ['--state-file', stateFile]);
+  const noSourcePort = await freePort();
+  noSourceConsole = await startConsoleOn(noSourcePort, kubeconfig);
+  noSourceURL = `http://127.0.0.1:${noSourcePort}`;
+  const page = await browser.newPage();
+  await createAt(page, noSourceURL, kubeconfig, idle, '0');
+  await createAt(page, noSourceURL, kubeconfig, busy, '80');
+  await page.close();
+  // Both rolled out (their pods placed on cards and ready) before the state is copied, so the
+  // embedded cluster starts with what the no-source console shows.
+  for (const { namespace, name } of [idle, busy])
+    kubectl(kubeconfig, [
+      'rollout',
+      'status',
+      `deployment/${name}`,
+      '-n',
+      namespace,
+      '--timeout=60s',
+    ]);
+  // The sim writes its state file whole (a rename) on every change: a copy is one snapshot.
+  const embeddedState = join(dir, 'embedded.json');
+  copyFileSync(stateFile, embeddedState);
   // The standalone cluster's objects, now the embedded cluster of a console that reads its
-  // exporter in-process.
+  // exporter in-process; the standalone one keeps running for the no-source console.
   const port = await freePort();
-  embeddedConsole = await startConsole(port, stateFile, ['--idle-after', IDLE_AFTER]);
+  embeddedConsole = await startConsole(port, embeddedState, ['--idle-after', IDLE_AFTER]);
   embeddedURL = `http://127.0.0.1:${port}`;
 });
 
 test.afterAll(async () => {
   if (noSourceConsole) await stopConsole(noSourceConsole);
   if (embeddedConsole) await stopConsole(embeddedConsole);
+  if (sim) await stopConsole(sim);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -132,6 +150,8 @@ for (const lang of ['zh-CN', 'en'] as const) {
       await expect(usage).toContainText('— / 120%');
       await expect(usage.getByTestId('usage-efficiency')).toHaveCount(0);
       await expect(usage.getByTestId('usage-idle')).toHaveCount(0);
+      // Whether it is idle is not known either: said, not left blank (blank reads "not idle").
+      await expect(usage.getByTestId('usage-idle-unknown')).toHaveText(words.idleUnknown);
     }
     // No used line in the pool history either: unknown is not drawn as 0.
     await page.goto(`${noSourceURL}/allocations`);
@@ -161,6 +181,8 @@ for (const lang of ['zh-CN', 'en'] as const) {
     await expect(idleUsage.getByTestId('usage-idle')).toHaveText(words.idleHours, {
       timeout: 150_000,
     });
+    // "At least": the quiet time counts only as far back as the source looks; the badge says why.
+    await expect(idleUsage.getByTestId('usage-idle')).toHaveAttribute('title', words.lowerBound);
     await expect(idleUsage.getByTestId('usage-efficiency')).toHaveText(
       new RegExp(`^${words.efficiency} [0-9]%$`),
     );
@@ -193,6 +215,10 @@ for (const lang of ['zh-CN', 'en'] as const) {
       timeout: 90_000,
     });
     await expect(team.getByTestId('namespace-efficiency')).toHaveText(/^\d+%$/);
+    // The GPU-hours it held idle, a lower bound: "≥", with why on hover.
+    const idleHours = team.getByTestId('namespace-idle-hours');
+    await expect(idleHours).toHaveText(/^≥ \d+(\.\d+)?$/);
+    await expect(idleHours).toHaveAttribute('title', words.lowerBound);
 
     // Lowest efficiency first, then highest first; an unknown one stays last either way.
     const efficiencies = async () =>
