@@ -14,7 +14,9 @@ import { startSim } from '../support/cluster.js';
  * The pool history through Prometheus (issue 28): Debian's Prometheus scrapes the standalone
  * embedded cluster's GPU exporter for a while before a console with `--prometheus-url` starts;
  * the dashboard's "Compute used" chart then already says it reaches back before the start, in
- * both languages. The cluster and Prometheus are the test's own, so it runs alike on either tier.
+ * both languages. With `--history-minutes 5` the history's range read steps by its 10 s interval
+ * (at most 60 points over the retention), and Prometheus holds more than two steps before the
+ * start, so a real reach-back is at least a step before it, not the start's own second. The cluster and Prometheus are the test's own, so it runs alike on either tier.
  */
 const WORDS = {
   'zh-CN': {
@@ -34,6 +36,9 @@ let consoleProcess: ChildProcess | undefined;
 let consoleURL = '';
 /** When Prometheus began scraping: the used compute cannot reach further back than that. */
 let prometheusSince = 0;
+const HISTORY_MINUTES = 5;
+/** Seconds of scrapes (one a second) before the console starts: more than two 10 s steps. */
+const SCRAPES_BEFORE = 25;
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
@@ -43,10 +48,15 @@ test.beforeAll(async () => {
   sim = await startSim(kubeconfig, ['--gpu-metrics-port', String(metricsPort)]);
   prometheusSince = Date.now();
   prometheus = await startPrometheus({ targets: [`127.0.0.1:${metricsPort}`] });
-  // Some seconds of the cards' use in Prometheus before the console exists.
-  await prometheus.waitForScrapes(5);
+  // More than two of the range read's steps of the cards' use before the console exists.
+  await prometheus.waitForScrapes(SCRAPES_BEFORE);
   const port = await freePort();
-  consoleProcess = await startConsoleOn(port, kubeconfig, ['--prometheus-url', prometheus.url]);
+  consoleProcess = await startConsoleOn(port, kubeconfig, [
+    '--prometheus-url',
+    prometheus.url,
+    '--history-minutes',
+    String(HISTORY_MINUTES),
+  ]);
   consoleURL = `http://127.0.0.1:${port}`;
 });
 
@@ -71,11 +81,15 @@ for (const lang of ['zh-CN', 'en'] as const) {
     await expect(before).toHaveText(words.before, { timeout: 30_000 });
     // The history's own samples begin at the start; the used compute's line begins earlier.
     const history = await (await page.request.get(`${consoleURL}/trpc/cluster.history`)).json();
-    const { usedBefore, startedAt, samples } = history.result.data;
+    const { usedBefore, startedAt, samples, intervalMs, retentionMs } = history.result.data;
     const first = Date.parse(usedBefore[0].at);
-    // Prometheus holds only the seconds before the start here: the hour's last point or two.
-    expect(first).toBeLessThan(Date.parse(startedAt));
+    // The range read's step (pool-history.ts): the interval, or the retention over 60 points.
+    const step = Math.max(intervalMs, Math.ceil(retentionMs / 60));
+    expect(step).toBe(10_000);
+    // A real reach-back: at least a whole step before the start, not the start's own second.
+    expect(first).toBeLessThanOrEqual(Date.parse(startedAt) - step);
     expect(first).toBeLessThan(Date.parse(samples[0].at));
-    expect(first).toBeGreaterThanOrEqual(prometheusSince - 60_000);
+    // Never before Prometheus held anything.
+    expect(first).toBeGreaterThanOrEqual(prometheusSince - step);
   });
 }
