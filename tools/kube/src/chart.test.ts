@@ -260,15 +260,31 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
   });
 
   it('refuses usage values the console would refuse at start, or that nothing would read', () => {
-    const refused = (values: string[]) => {
-      const result = helm(['template', release, CHART, ...setFlags(values)]);
+    const refused = (values: string[], set = setFlags) => {
+      const result = helm(['template', release, CHART, ...set(values)]);
       expect(result.status, values.join(' ')).not.toBe(0);
       return result.stderr;
     };
+    // As a values file or --set-string writes them: text, which the schema reads by pattern.
+    const asText = (values: string[]) => values.flatMap((value) => ['--set-string', value]);
     expect(refused(['usage.prometheus.url=prometheus:9090'])).toContain('/usage/prometheus/url');
     expect(refused(['usage.idleThreshold=0'])).toContain('/usage/idleThreshold');
+    // The console refuses a threshold of 0 however it is spelled (exit 2, CrashLoopBackOff).
+    for (const zero of ['0', '00', '0.0'])
+      expect(refused([`usage.idleThreshold=${zero}`], asText)).toContain('/usage/idleThreshold');
     expect(refused(['usage.idleThreshold=101'])).toContain('/usage/idleThreshold');
     expect(refused(['usage.idleAfter=half-an-hour'])).toContain('/usage/idleAfter');
+    // At most a day, as the console's --idle-after (its samples are kept that long).
+    for (const after of ['25h', '1441m', '86401s'])
+      expect(refused([`usage.idleAfter=${after}`])).toContain('/usage/idleAfter');
+    const edges = helm([
+      'template',
+      release,
+      CHART,
+      ...setFlags(['usage.idleAfter=24h']),
+      ...asText(['usage.idleThreshold=0.5']),
+    ]);
+    expect(edges.status, edges.stderr).toBe(0);
     expect(refused(['usage.maxAge=often'])).toContain('/usage/maxAge');
     // A token, a CA or query overrides without a URL would be mounted for nothing.
     expect(refused(['usage.prometheus.token.existingSecret=prometheus-reader'])).toContain(
