@@ -86,6 +86,13 @@ describe('the pool history through Prometheus', () => {
     }
   });
 
+  it('says its used compute is simulated: the series Prometheus holds say so in their # HELP', async () => {
+    // As the console does at start (main.ts), which reads the series' metadata.
+    await (bff.context.usage.source as PrometheusSource).probe();
+    const history = await createCaller(bff.context).cluster.history();
+    expect(history.usage).toEqual({ source: 'prometheus', simulated: true });
+  });
+
   it('begins at the start when Prometheus does not answer the range query', async () => {
     const down = usageContextFor(embeddedConnection(cluster), {
       // Nothing listens on port 9 (discard) on loopback.
