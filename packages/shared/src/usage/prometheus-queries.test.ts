@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_USAGE_QUERIES, parseUsageQueries } from './prometheus-queries.js';
+import {
+  DEFAULT_USAGE_QUERIES,
+  parseUsageQueries,
+  promDurationSeconds,
+} from './prometheus-queries.js';
 
 describe('the --usage-queries file', () => {
   it('defaults to dcgm-exporter’s names and labels and the per-instance series', () => {
@@ -50,6 +54,7 @@ describe('the --usage-queries file', () => {
       /labels\.node: must be a Prometheus label name/,
     );
     expect(() => parseUsageQueries('step: soon', 'usage.yaml')).toThrow(/step: must be a duration/);
+    expect(() => parseUsageQueries('step: 0s', 'usage.yaml')).toThrow(/step: must be a duration/);
     expect(() =>
       parseUsageQueries('cardUtilization: avg_over_time(x[$window])', 'usage.yaml'),
     ).toThrow(/cardUtilization: must be an instant-vector expression/);
@@ -57,5 +62,20 @@ describe('the --usage-queries file', () => {
       /usage\.yaml: not YAML or JSON/,
     );
     expect(() => parseUsageQueries('- a\n- b', 'usage.yaml')).toThrow(/usage\.yaml: \(file\)/);
+  });
+});
+
+describe('a query file’s duration', () => {
+  it('is read in seconds by the one parser the file and the source share', () => {
+    expect(promDurationSeconds('15s')).toBe(15);
+    expect(promDurationSeconds('1m')).toBe(60);
+    expect(promDurationSeconds('2h')).toBe(7200);
+    expect(promDurationSeconds('500ms')).toBe(0.5);
+    expect(promDurationSeconds(parseUsageQueries('step: 30s', 'q.yaml').step)).toBe(30);
+  });
+
+  it('refuses what it does not understand, never a default', () => {
+    for (const text of ['soon', '15', '0s', '1.5m', '-1s', ''])
+      expect(() => promDurationSeconds(text)).toThrow(/must be a duration such as 15s or 1m/);
   });
 });

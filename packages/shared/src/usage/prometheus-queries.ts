@@ -20,7 +20,35 @@ const Expression = z
 /** `null` or omitted per instance: this cluster has no per-instance series (card series only). */
 const OptionalExpression = Expression.nullable();
 const LabelName = z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name');
-const PromDuration = z.string().regex(/^\d+(ms|s|m|h)$/, 'must be a duration such as 15s or 1m');
+
+const PROM_DURATION_UNITS = { ms: 0.001, s: 1, m: 60, h: 3600 } as const;
+
+/**
+ * A query file's duration (`500ms`, `15s`, `1m`, `1h`: a positive whole number of one unit) in
+ * seconds; throws for anything else. The one parser of it: the file's schema refuses what it
+ * refuses (at start), and the source reads the same text with it, never guessing a default.
+ */
+export function promDurationSeconds(text: string): number {
+  const match = /^(\d+)(ms|s|m|h)$/.exec(text.trim());
+  const seconds =
+    match?.[1] && match[2]
+      ? Number(match[1]) * PROM_DURATION_UNITS[match[2] as keyof typeof PROM_DURATION_UNITS]
+      : 0;
+  if (!(seconds > 0))
+    throw new Error(`${JSON.stringify(text)} must be a duration such as 15s or 1m`);
+  return seconds;
+}
+
+const PromDuration = z.string().refine(
+  (text) => {
+    try {
+      return promDurationSeconds(text) > 0;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be a duration such as 15s or 1m' },
+);
 
 export const UsageQueriesFileSchema = z
   .object({
