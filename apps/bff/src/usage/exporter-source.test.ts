@@ -87,6 +87,18 @@ describe('the embedded exporter’s source', () => {
     source.close();
   });
 
+  it('gives the pool history each card’s mean alone, over the window it asks', async () => {
+    // The card at half its one instance: 30 for 10 s, then 0.5 for 40 s.
+    const source = sourceOver([...Array(10).fill(60), ...Array(41).fill(1)]);
+    const lastTen = await source.cardMeanUtilization(10);
+    expect([...lastTen.keys()]).toEqual(['n1/0']);
+    expect(lastTen.get('n1/0')).toBeCloseTo(0.5);
+    expect((await source.cardMeanUtilization(3600)).get('n1/0')).toBeCloseTo(
+      (10 * 30 + 41 * 0.5) / 51,
+    );
+    source.close();
+  });
+
   it('forgets what is older than it keeps: a long-past busy spell no longer counts', async () => {
     // Busy for 30 s long ago, quiet for the last 20 s; only 10 s are kept.
     const source = sourceOver([...Array(30).fill(90), ...Array(21).fill(0)], 10_000);

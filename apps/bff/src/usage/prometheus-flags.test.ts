@@ -87,7 +87,14 @@ describe('the Prometheus flags', () => {
     });
     expect(source?.kind).toBe('prometheus');
     expect(source?.url).toBe('http://p:9090/prom');
-    expect(source?.hasInstanceSeries).toBe(false);
+    // `instanceUtilization: null`: card series only, so no instance figures at all.
+    expect(
+      await source?.instanceUsage({
+        windowSeconds: 60,
+        idleThresholdPercent: 5,
+        idleAfterSeconds: 60,
+      }),
+    ).toEqual([]);
   });
 
   it('the console process stops at start (exit 2) on a wrong query file', {

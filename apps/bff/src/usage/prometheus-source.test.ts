@@ -133,7 +133,6 @@ describe('the Prometheus usage source on a real Prometheus', () => {
 
   it('reads each instance: its own utilisation and memory, keyed like its allocation record', async () => {
     const source = new PrometheusSource({ url: prometheus.url, queries: FINE_STEP });
-    expect(source.hasInstanceSeries).toBe(true);
     const instances = await source.instanceUsage(SHORT);
     const train = instances.find((instance) => instance.pod === 'train-0');
     const idle = instances.find((instance) => instance.pod === 'idle-0');
@@ -181,7 +180,6 @@ describe('the Prometheus usage source on a real Prometheus', () => {
       'acme.yaml',
     );
     const source = new PrometheusSource({ url: prometheus.url, queries });
-    expect(source.hasInstanceSeries).toBe(false);
     expect(await source.instanceUsage(QUERY)).toEqual([]);
     const cards = await source.cardUsage(QUERY);
     expect(cards).toHaveLength(1);
@@ -213,6 +211,12 @@ describe('the Prometheus usage source on a real Prometheus', () => {
       expect(point.time).toBeGreaterThanOrEqual(end - 3);
       expect(point.time).toBeLessThanOrEqual(end);
     }
+  });
+
+  it('a step no parser understands is refused when the source is made, not read as 15 s', () => {
+    expect(
+      () => new PrometheusSource({ url: prometheus.url, queries: { ...FINE_STEP, step: 'soon' } }),
+    ).toThrow(/must be a duration/);
   });
 
   it('a query Prometheus refuses is a failed query, not a figure', async () => {
@@ -251,6 +255,48 @@ describe('dcgm-exporter without its profiling fields', () => {
     for (const point of past) {
       expect(point.at).toBeLessThanOrEqual(end);
       expect([...point.percentByCard]).toEqual([['gpu-node-a/0', 61]]);
+    }
+  }, 90_000);
+});
+
+/** A cluster of both kinds of node: card 0 with dcgm's profiling field, card 1 without it. */
+const MIXED_TEXT = [
+  dcgmLine('DCGM_FI_PROF_GR_ENGINE_ACTIVE', card0, 0.45),
+  dcgmLine('DCGM_FI_DEV_GPU_UTIL', card0, 61),
+  dcgmLine('DCGM_FI_DEV_GPU_UTIL', card1, 7),
+  dcgmLine('DCGM_FI_DEV_FB_USED', card0, 30000),
+  dcgmLine('DCGM_FI_DEV_FB_USED', card1, 1000),
+  dcgmLine('DCGM_FI_DEV_FB_FREE', card0, 51920),
+  dcgmLine('DCGM_FI_DEV_FB_FREE', card1, 80920),
+  '',
+].join('\n');
+
+describe('a cluster where only some cards have GR_ENGINE_ACTIVE', () => {
+  it('reads each card from its own best series: the engine where it has one, GPU_UTIL elsewhere', async () => {
+    const prometheus = await prometheusScraping((await exporter(MIXED_TEXT)).target);
+    await prometheus.waitForScrapes(3);
+    const source = new PrometheusSource({ url: prometheus.url, queries: FINE_STEP });
+    const percentOf = (
+      cards: readonly { card: number; utilization: { meanPercent: number | null } }[],
+    ) => new Map(cards.map((card) => [card.card, card.utilization.meanPercent]));
+    const now = percentOf(await source.cardUsage(QUERY));
+    expect(now.get(0)).toBeCloseTo(45, 6);
+    expect(now.get(1)).toBe(7);
+    // The pool history's mean-only read and its past, alike.
+    expect([...(await source.cardMeanUtilization(60))].sort()).toEqual([
+      ['gpu-node-a/0', 45],
+      ['gpu-node-a/1', 7],
+    ]);
+    const end = Date.now();
+    const past = await source.cardUtilizationRange({
+      startMs: end - 3000,
+      endMs: end,
+      stepMs: 1000,
+    });
+    expect(past.length).toBeGreaterThan(0);
+    for (const point of past) {
+      expect(point.percentByCard.get('gpu-node-a/0')).toBeCloseTo(45, 6);
+      expect(point.percentByCard.get('gpu-node-a/1')).toBe(7);
     }
   }, 90_000);
 });

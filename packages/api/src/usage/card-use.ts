@@ -1,27 +1,22 @@
-import { cardKey, type UtilizationReading } from '@mgpu/shared';
-import { usageQuery } from './read-usage.js';
+import type { UtilizationReading } from '@mgpu/shared';
 import type { UsageContext } from './usage-settings.js';
 import type { UsageRange } from './usage-source.js';
 
 /** The pool history's window: a sample every 10 s shows the last minute's mean, not an hour's. */
-const CARD_USE_WINDOW_MINUTES = 1;
+const CARD_USE_WINDOW_SECONDS = 60;
 
 /**
- * Every card's own mean utilisation over the last minute, by `cardKey`, in one batched call (the
- * pool history's used compute); null without a source. A source that fails rejects: the history
- * records that sample's used figure as unknown.
+ * Every card's own mean utilisation over the last minute, by `cardKey`, in one batched read of
+ * the mean alone (the pool history's used compute, every 10 s, whoever watches; no idle look
+ * back, no memory): a card the source has no figure of is absent, so unknown; null without a
+ * source. A source that fails rejects: the history records that sample's used figure as unknown.
  */
 export async function readCardUse(
   usage: UsageContext,
 ): Promise<ReadonlyMap<string, Pick<UtilizationReading, 'meanPercent'>> | null> {
   if (usage.source.kind === 'unavailable') return null;
-  const cards = await usage.source.cardUsage(usageQuery(usage, CARD_USE_WINDOW_MINUTES));
-  return new Map(
-    cards.map((card) => [
-      cardKey(card.node, card.card),
-      { meanPercent: card.utilization.meanPercent },
-    ]),
-  );
+  const means = await usage.source.cardMeanUtilization(CARD_USE_WINDOW_SECONDS);
+  return new Map([...means].map(([key, meanPercent]) => [key, { meanPercent }] as const));
 }
 
 /** One past point of the cards' use, as `readCardUse` gives the present one. */

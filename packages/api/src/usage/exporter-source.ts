@@ -5,7 +5,7 @@
  * window's mean and the idle verdict need no Prometheus. The figures are the simulator's model
  * (`simulated`).
  */
-import type { GpuUsageSnapshot } from '@mgpu/shared';
+import { cardKey, type GpuUsageSnapshot, type QuietLookback, quietSecondsOf } from '@mgpu/shared';
 import type {
   CardKey,
   CardUsage,
@@ -46,7 +46,6 @@ type CardLabels = CardKey & { uuid: string; model: string };
 export class ExporterSource implements UsageSource {
   readonly kind = 'embedded' as const;
   readonly simulated = true;
-  readonly hasInstanceSeries = true;
   private readonly read: () => GpuUsageSnapshot;
   private readonly retentionMs: number;
   private readonly instances = new Map<string, Series<InstanceLabels>>();
@@ -124,6 +123,16 @@ export class ExporterSource implements UsageSource {
       memoryUsedMiB: meanOf(series.at, series.memoryUsed, from),
       memoryFreeMiB: meanOf(series.at, series.memoryFree, from),
     }));
+  }
+
+  async cardMeanUtilization(windowSeconds: number): Promise<ReadonlyMap<string, number>> {
+    const from = (this.newest ?? 0) - windowSeconds * 1000;
+    const means = new Map<string, number>();
+    for (const { labels, at, utilization } of this.cards.values()) {
+      const mean = meanOf(at, utilization, from);
+      if (mean !== null) means.set(cardKey(labels.node, labels.card), mean);
+    }
+    return means;
   }
 
   /** The newest snapshot's time: every figure is read from the snapshots up to it. */
@@ -207,14 +216,27 @@ function figuresOf<Labels>(
   if (last < 0) return { meanPercent: null, sampledSeconds: 0, quietSeconds: null };
   let first = last;
   while (first > 0 && (at[first - 1] ?? 0) >= from) first -= 1;
-  let quietFrom = last + 1;
-  while (quietFrom > 0 && (utilization[quietFrom - 1] ?? 0) < query.idleThresholdPercent)
-    quietFrom -= 1;
   const newest = at[last] ?? 0;
   const inWindow = (at[first] ?? 0) >= from;
   return {
     meanPercent: inWindow ? meanOf(at, utilization, from) : null,
     sampledSeconds: inWindow ? (newest - (at[first] ?? newest)) / 1000 : 0,
-    quietSeconds: quietFrom > last ? 0 : (newest - (at[quietFrom] ?? newest)) / 1000,
+    quietSeconds: quietSecondsOf(lookbacks(at, utilization), query.idleThresholdPercent),
   };
+}
+
+/**
+ * From the newest point back, one look-back per point: how far it reaches and the highest
+ * value since; `quietSecondsOf` stops at the first that is not quiet.
+ */
+function* lookbacks(
+  at: readonly number[],
+  utilization: readonly number[],
+): Generator<QuietLookback> {
+  const newest = at.at(-1) ?? 0;
+  let highest = Number.NEGATIVE_INFINITY;
+  for (let index = at.length - 1; index >= 0; index--) {
+    highest = Math.max(highest, utilization[index] ?? 0);
+    yield { seconds: (newest - (at[index] ?? newest)) / 1000, highestPercent: highest };
+  }
 }

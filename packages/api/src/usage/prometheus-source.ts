@@ -10,14 +10,13 @@
 import {
   cardKey,
   DEFAULT_USAGE_QUERIES,
+  promDurationSeconds,
+  quietSecondsOf,
   SIMULATED_SERIES_HELP,
   type UsageQueries,
 } from '@mgpu/shared';
-import {
-  type InstantSample,
-  PrometheusHttp,
-  type PrometheusHttpOptions,
-} from './prometheus-http.js';
+import { PrometheusHttp, type PrometheusHttpOptions, type RangeSeries } from './prometheus-http.js';
+import { byKey, finiteOrNull, keyOf, PromQl, readableAsSamples } from './prometheus-promql.js';
 import type {
   CardUsage,
   CardUtilizationAt,
@@ -42,20 +41,11 @@ export interface PrometheusSourceOptions extends PrometheusHttpOptions {
 /** How often an unchanged problem is told again. */
 const PROBLEM_REPEAT_MS = 60_000;
 
-/** A plain series selector, optionally times or divided by a positive number. */
-const SCALED_SELECTOR =
-  /^([a-zA-Z_:][a-zA-Z0-9_:]*\s*(?:\{[^{}]*\})?)(?:\s*([*/])\s*((?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?))?$/i;
-/**
- * At most this many subquery steps per series, for a configured expression that is not a plain
- * series: at 1,000 nodes × 8 cards a subquery's cost is steps × series.
- */
-const MAX_STEPS = 60;
-
 export class PrometheusSource implements UsageSource {
   readonly kind = 'prometheus' as const;
-  readonly hasInstanceSeries: boolean;
   private readonly http: PrometheusHttp;
   private readonly queries: UsageQueries;
+  private readonly promql: PromQl;
   private readonly onProblem: ((message: string | null) => void) | undefined;
   private lastProblem: { message: string; at: number } | undefined;
   private simulatedSeries = false;
@@ -65,7 +55,8 @@ export class PrometheusSource implements UsageSource {
     this.http = new PrometheusHttp(options);
     this.onProblem = options.onProblem;
     this.queries = options.queries ?? DEFAULT_USAGE_QUERIES;
-    this.hasInstanceSeries = this.queries.instanceUtilization !== null;
+    // The query file's schema refused a bad step at start; a bad one given in code throws here.
+    this.promql = new PromQl(promDurationSeconds(this.queries.step));
   }
 
   /**
@@ -85,6 +76,10 @@ export class PrometheusSource implements UsageSource {
     return this.told(() => this.readInstanceUsage(query));
   }
 
+  cardMeanUtilization(windowSeconds: number): Promise<Map<string, number>> {
+    return this.told(() => this.readCardMeans(windowSeconds));
+  }
+
   cardUsage(query: UsageQuery): Promise<CardUsage[]> {
     return this.told(async () => {
       const [cards] = await Promise.all([this.readCardUsage(query), this.readHelp()]);
@@ -93,34 +88,44 @@ export class PrometheusSource implements UsageSource {
   }
 
   /**
-   * Every card's utilisation at each step of the range: ONE range query for the whole cluster
-   * (a second only when dcgm-exporter lacks GR_ENGINE_ACTIVE), each point the mean over the step
-   * (at least the configured scrape step, so a sparse scrape leaves no gaps).
+   * Every card's utilisation at each step of the range: ONE range query for the whole cluster,
+   * with the fallback series (dcgm-exporter without GR_ENGINE_ACTIVE) asked beside it for the
+   * cards the first has no series of; each point the mean over the step (at least the
+   * configured step, so a sparse scrape leaves no gaps). Once, at start.
    */
   cardUtilizationRange(range: UsageRange): Promise<CardUtilizationAt[]> {
     return this.told(async () => {
       const { cardUtilization, cardUtilizationFallback, labels } = this.queries;
       const stepSeconds = Math.max(1, Math.round(range.stepMs / 1000));
-      const windowSeconds = Math.max(stepSeconds, durationSeconds(this.queries.step));
+      const windowSeconds = Math.max(stepSeconds, this.promql.stepSeconds(0));
       const read = (expression: string) =>
         this.http.queryRange(
-          `avg by (${labels.node}, ${labels.card}) (${this.overRange('avg', expression, windowSeconds)})`,
+          `avg by (${labels.node}, ${labels.card}) (${this.promql.overRange('avg', expression, windowSeconds)})`,
           Math.floor(range.startMs / 1000),
           Math.floor(range.endMs / 1000),
           stepSeconds,
         );
-      let series = await read(cardUtilization);
-      if (series.length === 0 && cardUtilizationFallback !== null)
-        series = await read(cardUtilizationFallback);
-      const byTime = new Map<number, Map<string, number>>();
-      for (const { labels: found, points } of series) {
+      const [primary, fallback] = await Promise.all([
+        read(cardUtilization),
+        cardUtilizationFallback === null ? [] : read(cardUtilizationFallback),
+      ]);
+      const cardOf = (found: Record<string, string>): string | undefined => {
         const node = found[labels.node];
         const card = found[labels.card] ? Number(found[labels.card]) : Number.NaN;
-        if (!node || !Number.isInteger(card)) continue;
+        return node && Number.isInteger(card) ? cardKey(node, card) : undefined;
+      };
+      // Per card: its own primary series where it has one, else its fallback's.
+      const seriesByCard = new Map<string, RangeSeries>();
+      for (const series of [...fallback, ...primary]) {
+        const key = cardOf(series.labels);
+        if (key) seriesByCard.set(key, series);
+      }
+      const byTime = new Map<number, Map<string, number>>();
+      for (const [key, { points }] of seriesByCard) {
         for (const point of points) {
           if (!Number.isFinite(point.value)) continue;
           const cards = byTime.get(point.time) ?? new Map<string, number>();
-          byTime.set(point.time, cards.set(cardKey(node, card), point.value));
+          byTime.set(point.time, cards.set(key, point.value));
         }
       }
       return [...byTime]
@@ -173,11 +178,7 @@ export class PrometheusSource implements UsageSource {
       this.utilization(instanceUtilization, keys, query),
       instanceMemoryUsed === null
         ? Promise.resolve(new Map<string, number>())
-        : this.http
-            .query(
-              `avg by (${keys.join(', ')}) (${this.overWindow('avg', instanceMemoryUsed, query)})`,
-            )
-            .then((samples) => byKey(samples, keys)),
+        : this.meanByKey(instanceMemoryUsed, keys, query.windowSeconds),
     ]);
     const instances: InstanceUsage[] = [];
     for (const [key, figures] of utilization) {
@@ -201,20 +202,21 @@ export class PrometheusSource implements UsageSource {
     const { cardUtilization, cardUtilizationFallback, cardMemoryUsed, cardMemoryFree, labels } =
       this.queries;
     const keys = [labels.node, labels.card];
-    const memoryOf = (expression: string) =>
-      this.http
-        .query(`avg by (${keys.join(', ')}) (${this.overWindow('avg', expression, query)})`)
-        .then((samples) => byKey(samples, keys));
-    const [primary, used, free] = await Promise.all([
-      this.utilization(cardUtilization, keys, query, [labels.uuid, labels.model]),
-      memoryOf(cardMemoryUsed),
-      memoryOf(cardMemoryFree),
+    const extra = [labels.uuid, labels.model];
+    const [utilization, used, free] = await Promise.all([
+      this.utilization(cardUtilization, keys, query, extra),
+      this.meanByKey(cardMemoryUsed, keys, query.windowSeconds),
+      this.meanByKey(cardMemoryFree, keys, query.windowSeconds),
     ]);
-    // dcgm-exporter without its profiling fields has no GR_ENGINE_ACTIVE: GPU_UTIL then.
-    const utilization =
-      primary.size === 0 && cardUtilizationFallback !== null
-        ? await this.utilization(cardUtilizationFallback, keys, query, [labels.uuid, labels.model])
-        : primary;
+    // dcgm-exporter without its profiling fields has no GR_ENGINE_ACTIVE: GPU_UTIL then, for
+    // each card the first has no series of (a cluster may mix both kinds of node). The cards
+    // are known by their memory series; asked again only when one lacks the first.
+    const lacking = [...used.keys(), ...free.keys()].some((key) => !utilization.has(key));
+    if (cardUtilizationFallback !== null && (utilization.size === 0 || lacking)) {
+      const fallback = await this.utilization(cardUtilizationFallback, keys, query, extra);
+      for (const [key, figures] of fallback)
+        if (!utilization.has(key)) utilization.set(key, figures);
+    }
     const cards = new Map<string, CardUsage>();
     const cardOf = (key: string): CardUsage | undefined => {
       const known = cards.get(key);
@@ -252,6 +254,31 @@ export class PrometheusSource implements UsageSource {
     return [...cards.values()];
   }
 
+  /**
+   * Every card's own mean utilisation over the last `windowSeconds`, by `cardKey`: ONE query
+   * (the pool history's, every 10 s), the fallback series filling the cards the first has none
+   * of, each side held over a scrape interval longer than the window.
+   */
+  private async readCardMeans(windowSeconds: number): Promise<Map<string, number>> {
+    const { cardUtilization, cardUtilizationFallback, labels } = this.queries;
+    const keys = [labels.node, labels.card];
+    const mean = (expression: string) =>
+      this.promql.aggregated('avg', keys, 'avg', expression, windowSeconds);
+    const samples = await this.http.query(
+      cardUtilizationFallback === null
+        ? mean(cardUtilization)
+        : `${mean(cardUtilization)} or ${mean(cardUtilizationFallback)}`,
+    );
+    const means = new Map<string, number>();
+    for (const { labels: found, value } of samples) {
+      const node = found[labels.node];
+      const card = found[labels.card] ? Number(found[labels.card]) : Number.NaN;
+      if (node && Number.isInteger(card) && Number.isFinite(value))
+        means.set(cardKey(node, card), value);
+    }
+    return means;
+  }
+
   close(): void {}
 
   /**
@@ -268,6 +295,17 @@ export class PrometheusSource implements UsageSource {
       );
   }
 
+  /** The mean of an expression over the last `seconds`, by key. */
+  private meanByKey(
+    expression: string,
+    keys: readonly string[],
+    seconds: number,
+  ): Promise<Map<string, number>> {
+    return this.http
+      .query(this.promql.aggregated('avg', keys, 'avg', expression, seconds))
+      .then((samples) => byKey(samples, keys));
+  }
+
   /**
    * Three or four queries for a utilisation expression, each over the whole cluster, each a
    * range function over raw samples (no subquery for a plain or scaled series: a subquery's cost
@@ -276,7 +314,9 @@ export class PrometheusSource implements UsageSource {
    * vectors with all their labels cost more than the range functions):
    * - the mean over the window (`avg_over_time`);
    * - the highest value over the look back L = max(window, idle-after), and over idle-after
-   *   when it is shorter (`max_over_time`), compared with the threshold here;
+   *   when it is shorter (`max_over_time`), compared with the threshold by `quietSecondsOf`
+   *   (`@mgpu/shared`); a range shorter than a scrape interval takes the value the series holds
+   *   since its last sample (`PromQl.aggregated`), so a short idle-after is never a gap;
    * - how old it is, at the granularity of L, the window and idle-after: whether it has a sample
    *   shortly before each of them (`present_over_time … offset`, joined with `or`).
    * Quiet is then a lower bound at that granularity: its age when it stayed under the threshold
@@ -293,33 +333,38 @@ export class PrometheusSource implements UsageSource {
   ): Promise<Map<string, { utilization: UtilizationFigures; extra: Record<string, string> }>> {
     const idleAfter = query.idleAfterSeconds;
     const lookbackSeconds = Math.max(query.windowSeconds, idleAfter);
-    const by = keys.join(', ');
     // Of several series for one key, the busiest speaks.
     const highest = (seconds: number) =>
       this.http
-        .query(`max by (${by}) (${this.overRange('max', expression, seconds)})`)
+        .query(this.promql.aggregated('max', keys, 'max', expression, seconds))
         .then((samples) => byKey(samples, keys));
     // Longest first: `or` keeps the first horizon a series reaches back to.
     const horizons = [...new Set([lookbackSeconds, query.windowSeconds, idleAfter])].sort(
       (a, b) => b - a,
     );
-    const reach = Math.max(60, 4 * durationSeconds(this.queries.step));
+    const reach = this.promql.ageReachSeconds;
+    const by = keys.join(', ');
     const age = horizons
       .map(
         (seconds) =>
-          `max by (${by}) (${this.presentBefore(expression, seconds, reach)}) * ${seconds}`,
+          `max by (${by}) (${this.promql.presentBefore(expression, seconds, reach)}) * ${seconds}`,
       )
       .join(' or ');
     const [means, overLookback, overIdleAfter, ages] = await Promise.all([
       this.http.query(
-        `avg by (${[...keys, ...extraLabels].join(', ')}) (${this.overWindow('avg', expression, query)})`,
+        this.promql.aggregated(
+          'avg',
+          [...keys, ...extraLabels],
+          'avg',
+          expression,
+          query.windowSeconds,
+        ),
       ),
       highest(lookbackSeconds),
       lookbackSeconds === idleAfter ? undefined : highest(idleAfter),
       this.http.query(age),
     ]);
     const ageOf = byKey(ages, keys);
-    const threshold = query.idleThresholdPercent;
     const figures = new Map<
       string,
       { utilization: UtilizationFigures; extra: Record<string, string> }
@@ -333,14 +378,13 @@ export class PrometheusSource implements UsageSource {
       const sampled = clamp(finiteOrNull(ageOf.get(key)) ?? 0, 0, lookbackSeconds);
       // Quiet over idle-after but not over L: it reached the threshold before, so it is at least
       // idle-after old, and quiet that long.
-      const quiet =
-        maxLookback === null || maxIdleAfter === null
-          ? null
-          : maxLookback < threshold
-            ? sampled
-            : maxIdleAfter < threshold
-              ? Math.min(idleAfter, sampled)
-              : 0;
+      const quiet = quietSecondsOf(
+        [
+          { seconds: Math.min(idleAfter, sampled), highestPercent: maxIdleAfter },
+          { seconds: sampled, highestPercent: maxLookback },
+        ],
+        query.idleThresholdPercent,
+      );
       figures.set(key, {
         utilization: {
           meanPercent: mean,
@@ -352,71 +396,6 @@ export class PrometheusSource implements UsageSource {
     }
     return figures;
   }
-
-  /** `fn_over_time` of the expression over the window: raw samples where it allows. */
-  private overWindow(fn: 'avg' | 'max', expression: string, query: UsageQuery): string {
-    return this.overRange(fn, expression, query.windowSeconds);
-  }
-
-  /**
-   * `fn_over_time` of the expression over the last `seconds`: of its raw samples for a plain or
-   * scaled series (a positive factor commutes with avg and max), else a subquery at the
-   * configured step, coarser when it would need more than `MAX_STEPS`.
-   */
-  private overRange(fn: 'avg' | 'max', expression: string, seconds: number): string {
-    const read = readableAsSamples(expression);
-    if (!read) return `${fn}_over_time((${expression})[${seconds}s:${this.stepSeconds(seconds)}s])`;
-    return `${fn}_over_time(${read.selector}[${seconds}s])${read.scale}`;
-  }
-
-  /**
-   * 1 for each series with a sample in the `reach` seconds before `seconds` ago (so at least
-   * that old): raw samples of a short range, however long the horizon.
-   */
-  private presentBefore(expression: string, seconds: number, reach: number): string {
-    const read = readableAsSamples(expression);
-    const range = read
-      ? `${read.selector}[${reach}s]`
-      : `(${expression})[${reach}s:${this.stepSeconds(reach)}s]`;
-    return `present_over_time(${range} offset ${seconds}s)`;
-  }
-
-  /** The configured step, coarser when the range would need more than `MAX_STEPS`. */
-  private stepSeconds(rangeSeconds: number): number {
-    return Math.max(durationSeconds(this.queries.step), Math.ceil(rangeSeconds / MAX_STEPS));
-  }
-}
-
-/**
- * A plain series (`name`, `name{…}`), alone or times / divided by a positive constant
- * (`DCGM_FI_PROF_GR_ENGINE_ACTIVE * 100`, `bytes / 1048576`): read from its raw samples, which
- * costs Prometheus far less than a subquery. Anything else: undefined.
- */
-function readableAsSamples(expression: string): { selector: string; scale: string } | undefined {
-  const match = SCALED_SELECTOR.exec(expression.trim());
-  if (!match?.[1]) return undefined;
-  return { selector: match[1], scale: match[2] && match[3] ? ` ${match[2]} ${match[3]}` : '' };
-}
-
-/** `15s`, `1m`, `500ms` (validated by the queries' schema) → seconds. */
-function durationSeconds(text: string): number {
-  const match = /^(\d+)(ms|s|m|h)$/.exec(text);
-  if (!match) return 15;
-  const value = Number(match[1]);
-  const unit = { ms: 0.001, s: 1, m: 60, h: 3600 }[match[2] as 'ms' | 's' | 'm' | 'h'];
-  return Math.max(1, value * unit);
-}
-
-function keyOf(sample: InstantSample, keys: readonly string[]): string {
-  return JSON.stringify(keys.map((label) => sample.labels[label] ?? ''));
-}
-
-function byKey(samples: readonly InstantSample[], keys: readonly string[]): Map<string, number> {
-  return new Map(samples.map((sample) => [keyOf(sample, keys), sample.value]));
-}
-
-function finiteOrNull(value: number | undefined): number | null {
-  return value !== undefined && Number.isFinite(value) ? value : null;
 }
 
 function clamp(value: number, low: number, high: number): number {
