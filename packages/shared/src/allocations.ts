@@ -5,9 +5,10 @@ import {
   MgpuInstanceReportSchema,
   type MgpuNodeStatus,
 } from './ledger/mgpu-node.js';
-import { type KubePodLike, readPodClaims } from './ledger/read-pod.js';
+import { type KubeContainerLike, type KubePodLike, readPodClaims } from './ledger/read-pod.js';
 import { type OwnerReferenceLike, workloadOfPod } from './ownership.js';
 import { readRequestedClaims } from './placement/demand.js';
+import { VKE } from './vke.js';
 
 /** The node-side fields of spec §6, in their snake_case names; null = no node reported it. */
 export const NODE_SIDE_FIELDS = [
@@ -208,6 +209,16 @@ export type HeldCard = Pick<
   'id' | 'namespace' | 'pod' | 'container' | 'node' | 'card' | 'workload' | 'requested' | 'phase'
 > & { vmem_info?: AllocationRecord['vmem_info'] };
 
+/** A first look, before any parse: usage.workloads asks it of every cached pod at each read. */
+const asksForWholeCards = (pod: PodLike): boolean =>
+  (pod.spec?.containers ?? []).some((container) => {
+    const resources = (container as KubeContainerLike | undefined)?.resources;
+    return (
+      resources?.limits?.[VKE.nvidiaResource] !== undefined ||
+      resources?.requests?.[VKE.nvidiaResource] !== undefined
+    );
+  });
+
 /**
  * The whole cards one scheduled pod holds (the scheduler's card indexes), each all of its card's
  * compute and, when the node reports its cards' size, memory. Usage counts them beside the
@@ -220,6 +231,7 @@ export function podWholeCards(
 ): HeldCard[] {
   const metadata = pod.metadata ?? {};
   const podName = metadata.name;
+  if (!asksForWholeCards(pod)) return [];
   const claims = readPodClaims(pod)?.containers.filter((claim) => claim.type === 'nvidia');
   if (podName === undefined || claims === undefined || claims.length === 0) return [];
   const node = pod.spec?.nodeName ?? '';

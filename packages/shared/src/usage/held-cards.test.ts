@@ -65,7 +65,10 @@ describe('whole nvidia.com/gpu cards count as held cards', () => {
         requested: { computePercent: 100, memoryMiB: 81920 },
       })),
     );
-    for (const unknown of [undefined, { memoryMiBPerCard: 0, cards: [{ index: 0, memoryMiB: 0 }] }])
+    for (const unknown of [
+      undefined,
+      { memoryMiBPerCard: 0, cards: [{ index: 0, memoryMiB: 0, instances: [] }] },
+    ])
       expect(podWholeCards(pretrain, () => unknown)[0]?.requested.memoryMiB).toBeNull();
   });
 
