@@ -207,11 +207,15 @@ export function NamespaceUsageSection() {
       render: (_value, row) =>
         shownOr(
           row.idleGpuHours,
-          (hours) => (
-            <span data-testid="namespace-idle-hours" title={t('usage.idle.lowerBound')}>
-              {t('usage.namespaces.idleGpuHours.atLeast', { hours: formatGpuHours(hours) })}
-            </span>
-          ),
+          // None held idle is exactly 0; any held idle is at least what the source saw.
+          (hours) =>
+            hours === 0 ? (
+              <span data-testid="namespace-idle-hours">0</span>
+            ) : (
+              <span data-testid="namespace-idle-hours" title={t('usage.idle.lowerBound')}>
+                {t('usage.namespaces.idleGpuHours.atLeast', { hours: formatGpuHours(hours) })}
+              </span>
+            ),
           row,
         ),
     },
