@@ -98,9 +98,16 @@ export class PrometheusSource implements UsageSource {
       const { cardUtilization, cardUtilizationFallback, labels } = this.queries;
       const stepSeconds = Math.max(1, Math.round(range.stepMs / 1000));
       const windowSeconds = Math.max(stepSeconds, this.promql.stepSeconds(0));
+      // A step shorter than the scrape interval holds the last sample, as the instant reads do.
       const read = (expression: string) =>
         this.http.queryRange(
-          `avg by (${labels.node}, ${labels.card}) (${this.promql.overRange('avg', expression, windowSeconds)})`,
+          this.promql.aggregated(
+            'avg',
+            [labels.node, labels.card],
+            'avg',
+            expression,
+            windowSeconds,
+          ),
           Math.floor(range.startMs / 1000),
           Math.floor(range.endMs / 1000),
           stepSeconds,
