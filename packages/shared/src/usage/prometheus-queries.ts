@@ -54,7 +54,7 @@ export const UsageQueriesFileSchema = z
   .object({
     /** Card utilisation in percent (0–100). */
     cardUtilization: Expression,
-    /** Used when `cardUtilization` returns no series at all (dcgm without profiling fields). */
+    /** For each card `cardUtilization` has no series of (dcgm without profiling fields). */
     cardUtilizationFallback: OptionalExpression,
     /** Card frame buffer used and free, MiB. */
     cardMemoryUsed: Expression,
@@ -78,7 +78,7 @@ export const UsageQueriesFileSchema = z
       .partial(),
     /**
      * Resolution of the subqueries that an expression other than a plain series needs; four of
-     * it (at least 60 s) is how far back before each horizon a series' age is looked for.
+     * it (at least 120 s) is how far back before each horizon a series' age is looked for.
      */
     step: PromDuration,
   })
