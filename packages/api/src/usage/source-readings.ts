@@ -7,6 +7,7 @@
 import {
   type CardReading,
   cardKey,
+  instanceReadingKey,
   type UsageReadings,
   type UtilizationReading,
 } from '@mgpu/shared';
@@ -34,7 +35,7 @@ export async function readSourceUsage(
       ...readings,
       instances: new Map(
         instances.map((instance): [string, UtilizationReading] => [
-          instanceRecordId(instance),
+          instanceReadingKey(instance.node, instanceRecordId(instance)),
           {
             meanPercent: instance.utilization.meanPercent,
             quietSeconds: instance.utilization.quietSeconds,

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { cardFigures, ownCardFigures } from './card-figures.js';
-import { type CardReading, cardKey, type HeldInstance, instancesPerCard } from './readings.js';
+import {
+  type CardReading,
+  cardKey,
+  type HeldInstance,
+  instanceReadingKey,
+  instancesPerCard,
+} from './readings.js';
 
 const held = (namespace: string, pod: string, node: string, card: number): HeldInstance => ({
   id: `${namespace}/${pod}/main/${card}`,
@@ -30,9 +36,15 @@ const readings = {
   simulated: true,
   failed: false,
   instances: new Map([
-    [mine.id, { meanPercent: 40, quietSeconds: 0, memoryUsedMiB: 1000 }],
-    [theirsShared.id, { meanPercent: 90, quietSeconds: 0, memoryUsedMiB: 3000 }],
-    [theirsAlone.id, { meanPercent: 70, quietSeconds: 0, memoryUsedMiB: 2000 }],
+    [instanceReadingKey('n1', mine.id), { meanPercent: 40, quietSeconds: 0, memoryUsedMiB: 1000 }],
+    [
+      instanceReadingKey('n1', theirsShared.id),
+      { meanPercent: 90, quietSeconds: 0, memoryUsedMiB: 3000 },
+    ],
+    [
+      instanceReadingKey('n1', theirsAlone.id),
+      { meanPercent: 70, quietSeconds: 0, memoryUsedMiB: 2000 },
+    ],
   ]),
   cards: new Map(
     [cardReading('n1', 0, 65), cardReading('n1', 1, 35), cardReading('n2', 0, 0)].map(

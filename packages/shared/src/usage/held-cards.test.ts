@@ -4,6 +4,7 @@ import {
   type CardReading,
   cardKey,
   type HeldInstance,
+  instanceReadingKey,
   type UsageReadings,
   type UtilizationReading,
 } from './readings.js';
@@ -88,7 +89,9 @@ describe('whole nvidia.com/gpu cards count as held cards', () => {
 
   it('its own instance series (the embedded exporter) give its efficiency and idleness', () => {
     const held = podWholeCards(pretrain, () => undefined);
-    const read = readings(held.map((instance) => [instance.id, reading(2, 3600)]));
+    const read = readings(
+      held.map((instance) => [instanceReadingKey(instance.node, instance.id), reading(2, 3600)]),
+    );
     const verdict = workloadVerdict(held, read, settings);
     expect(verdict.allocated.computePercent).toBe(200);
     expect(verdict.efficiency).toBeCloseTo(0.02);
@@ -143,7 +146,7 @@ describe('a namespace with a workload of unknown use', () => {
       requested: { computePercent: 50, memoryMiB: 4096 },
     };
     const unread: HeldInstance = { ...busy, id: 'team-a/new-0/main/1', card: 1 };
-    const read = readings([[busy.id, reading(80, 0)]]);
+    const read = readings([[instanceReadingKey(busy.node, busy.id), reading(80, 0)]]);
     const team = namespaceVerdict(
       [workloadVerdict([busy], read, settings), workloadVerdict([unread], read, settings)],
       read,
@@ -153,5 +156,21 @@ describe('a namespace with a workload of unknown use', () => {
     expect(team.used.computePercent).toBeCloseTo(40);
     expect(team.efficiency).toBeCloseTo(0.8);
     expect(team.unknownWorkloads).toBe(1);
+  });
+});
+
+describe('a pod name reused on another node within the window', () => {
+  it('takes only its own node’s series, never the old pod’s figures', () => {
+    const recreated: HeldInstance = {
+      id: 'team-a/db-0/main/0',
+      node: 'n2',
+      card: 0,
+      requested: { computePercent: 50, memoryMiB: 4096 },
+    };
+    // The old db-0 ran on n1 and was busy; the new one on n2 has no sample yet.
+    const read = readings([[instanceReadingKey('n1', recreated.id), reading(90, 0)]]);
+    const verdict = workloadVerdict([recreated], read, settings);
+    expect(verdict.efficiency).toBeNull();
+    expect(verdict.efficiencyUnknownReason).toBe('no-samples');
   });
 });

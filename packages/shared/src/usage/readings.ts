@@ -30,7 +30,7 @@ export interface UsageReadings {
   simulated: boolean;
   /** The source did not answer: every figure is unknown (`source-failed`). */
   failed: boolean;
-  /** Per allocation record id (`<namespace>/<pod>/<container>/<card>`). */
+  /** Per `instanceReadingKey(node, allocation record id)`. */
   instances: ReadonlyMap<string, UtilizationReading>;
   /** Per `cardKey(node, card)`. */
   cards: ReadonlyMap<string, CardReading>;
@@ -38,6 +38,13 @@ export interface UsageReadings {
 
 /** The key of a card in `UsageReadings.cards`. */
 export const cardKey = (node: string, card: number): string => `${node}/${card}`;
+
+/**
+ * The key of an instance's own series in `UsageReadings.instances`: its node and its record id
+ * (`<namespace>/<pod>/<container>/<card>`), so a pod name reused on another node within the
+ * window (a StatefulSet's pod recreated elsewhere) never takes the old pod's figures.
+ */
+export const instanceReadingKey = (node: string, id: string): string => `${node}/${id}`;
 
 /** A container's share of one card, as its allocation record says it. */
 export interface HeldInstance {
@@ -89,7 +96,7 @@ export function instanceUsed(
 ): InstanceUsed {
   const key = cardKey(instance.node, instance.card);
   const alone = (onCard.get(key) ?? 0) <= 1;
-  const own = readings.instances.get(instance.id);
+  const own = readings.instances.get(instanceReadingKey(instance.node, instance.id));
   const card = readings.cards.get(key);
   // Memory: its own series, else what its node reports (spec §6), else its card's if alone.
   const memoryMiB =

@@ -4,6 +4,7 @@ import {
   type CardReading,
   cardKey,
   type HeldInstance,
+  instanceReadingKey,
   instancesPerCard,
   type UsageReadings,
   type UtilizationReading,
@@ -35,7 +36,12 @@ function readings(
     source,
     simulated: source === 'embedded',
     failed: false,
-    instances: new Map(instances.map(([instance, reading]) => [instance.id, reading])),
+    instances: new Map(
+      instances.map(([instance, reading]) => [
+        instanceReadingKey(instance.node, instance.id),
+        reading,
+      ]),
+    ),
     cards: new Map(
       cards.map(([node, card, meanPercent]): [string, CardReading] => [
         cardKey(node, card),
