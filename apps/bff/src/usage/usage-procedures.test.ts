@@ -184,6 +184,10 @@ describe.skipIf(NO_EXPORTER)(
         ).exec(text)?.[1];
       expect(series('mgpu_workload_idle', names.idle)).toBe('1');
       expect(series('mgpu_workload_idle', names.busy)).toBe('0');
+      // The bare pod on two whole cards has a verdict too, read from its cards' use.
+      expect(text).toMatch(
+        /^mgpu_workload_idle\{namespace="team-a",workload="pretrain-0",kind="Pod"\} [01]$/m,
+      );
       expect(
         Math.abs(Number(series('mgpu_workload_efficiency_ratio', names.busy)) - 0.8),
       ).toBeLessThanOrEqual(0.1);
