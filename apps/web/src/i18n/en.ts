@@ -216,7 +216,6 @@ export const en = translationOf<typeof zhCN>()({
   'usage.namespaces.unknownWorkloads.why':
     'Covers only the workloads whose use is known; the others are left out (each says why on Workloads).',
   'usage.namespaces.usedOfKnown': '{used} / {allocated} known',
-  'usage.namespaces.wholeCardsIncluded': 'includes whole cards (memory not sized)',
   'usage.namespaces.knownPlusWholeCards': '{known} + {count} whole-card workload(s)',
   'usage.namespaces.memoryUnknown':
     'Memory used is unknown for some workloads (not read yet, or the card reports whole-card figures only)',

@@ -203,7 +203,6 @@ export const zhCN = {
   'usage.namespaces.unknownWorkloads.why':
     '只计用量已知的负载，其余不计入（原因见“工作负载”页的各行）。',
   'usage.namespaces.usedOfKnown': '{used} / 已知部分 {allocated}',
-  'usage.namespaces.wholeCardsIncluded': '含整卡（显存大小未知）',
   'usage.namespaces.knownPlusWholeCards': '{known} + {count} 个整卡负载',
   'usage.namespaces.memoryUnknown': '部分负载的已用显存未知（尚未读到，或卡只报告整卡读数）',
   'usage.namespaces.idleGpuHours.atLeast': '≥ {hours}',

@@ -20,6 +20,17 @@ export const NamespaceUsageSchema = z.object({
    * so `used` is read beside this, not beside `allocated` (which counts every workload).
    */
   knownAllocated: z.object({ computePercent: z.number().min(0) }),
+  /**
+   * The team's memory as far as it is known (`allocated.memoryMiB` and `used.memoryMiB` are null
+   * as soon as one workload's is): the sized workloads' allocation and how many hold whole cards
+   * of unknown memory, the read workloads' use and how many are unread.
+   */
+  knownMemory: z.object({
+    allocatedMiB: z.number().min(0),
+    wholeCardWorkloads: z.number().int().min(0),
+    usedMiB: z.number().min(0),
+    usedUnknown: z.number().int().min(0),
+  }),
   /** Workloads holding cards in the namespace. */
   workloads: z.number().int().min(0),
   /** Of them, those flagged idle. */

@@ -156,6 +156,32 @@ describe('a namespace with a workload of unknown use', () => {
     expect(team.used.computePercent).toBeCloseTo(40);
     expect(team.efficiency).toBeCloseTo(0.8);
     expect(team.unknownWorkloads).toBe(1);
+    // Memory: the unread workload hides the used sum, so the row says what is known and who is out.
+    expect(team.used.memoryMiB).toBeNull();
+    expect(team.knownMemory).toMatchObject({ allocatedMiB: 8192, wholeCardWorkloads: 0 });
+    expect(team.knownMemory.usedUnknown).toBe(1);
+  });
+
+  it('counts a whole-card workload of unknown memory apart instead of hiding the team’s sum', () => {
+    const sized: HeldInstance = {
+      id: 'team-a/a-0/main/0',
+      node: 'n1',
+      card: 0,
+      requested: { computePercent: 50, memoryMiB: 4096 },
+    };
+    const whole: HeldInstance = {
+      id: 'team-a/pretrain-0/main/1',
+      node: 'n1',
+      card: 1,
+      requested: { computePercent: 100, memoryMiB: null },
+    };
+    const read = readings([]);
+    const team = namespaceVerdict(
+      [workloadVerdict([sized], read, settings), workloadVerdict([whole], read, settings)],
+      read,
+    );
+    expect(team.allocated.memoryMiB).toBeNull();
+    expect(team.knownMemory).toMatchObject({ allocatedMiB: 4096, wholeCardWorkloads: 1 });
   });
 });
 

@@ -121,10 +121,28 @@ function idleGpuHoursOf(held: readonly HeldInstance[], quietSeconds: readonly nu
   );
 }
 
+/**
+ * A team's memory as far as it is known: the sums `allocated.memoryMiB` and `used.memoryMiB` are
+ * null as soon as one workload's figure is (a whole card of unknown memory, an unread instance),
+ * and this says how much the others hold and use, and how many are left out.
+ */
+export interface KnownMemory {
+  /** MiB allocated to the workloads whose allocation is sized. */
+  allocatedMiB: number;
+  /** Workloads holding whole cards of unknown memory, left out of `allocatedMiB`. */
+  wholeCardWorkloads: number;
+  /** MiB used by the workloads whose use is read. */
+  usedMiB: number;
+  /** Workloads whose used memory is unknown, left out of `usedMiB`. */
+  usedUnknown: number;
+}
+
 /** A namespace's (team's) row: what its workloads that hold cards hold, use and left idle. */
 export interface NamespaceVerdict extends UsageVerdict {
   /** The allocation of the workloads whose use is known: what `used` is compared with. */
   knownAllocated: { computePercent: number };
+  /** The team's memory as far as it is known, when one workload's figure would hide the sum. */
+  knownMemory: KnownMemory;
   workloads: number;
   idleWorkloads: number;
   unknownWorkloads: number;
@@ -165,6 +183,12 @@ export function namespaceVerdict(
     idleGpuHours: idleHours.length > 0 ? sum(idleHours) : null,
     perCardOnly: holding.some((row) => row.perCardOnly),
     knownAllocated: { computePercent: knownAllocated },
+    knownMemory: {
+      allocatedMiB: sum(holding.flatMap((row) => row.allocated.memoryMiB ?? [])),
+      wholeCardWorkloads: holding.filter((row) => row.allocated.memoryMiB === null).length,
+      usedMiB: sum(holding.flatMap((row) => row.used.memoryMiB ?? [])),
+      usedUnknown: holding.filter((row) => row.used.memoryMiB === null).length,
+    },
     workloads: holding.length,
     idleWorkloads: holding.filter((row) => row.idle === true).length,
     unknownWorkloads: holding.length - known.length,

@@ -1,21 +1,14 @@
 import type { NamespaceUsage } from '@mgpu/shared';
 import { useQuery } from '@tanstack/react-query';
 import { Alert, Table, type TableColumnsType } from 'antd';
-import { type HTMLAttributes, type ReactNode, useMemo } from 'react';
+import type { HTMLAttributes, ReactNode } from 'react';
 import { useTRPC } from '../../app/trpc.js';
 import { type Translate, useI18n } from '../../i18n/i18n.js';
 import { formatMiBFigure, formatPercent } from '../allocations/format.js';
-import {
-  UnknownFigure,
-  USAGE_REFRESH_MS,
-  UsageSourceNotice,
-  useWorkloadUsage,
-} from './usage-figures.js';
+import { UnknownFigure, USAGE_REFRESH_MS, UsageSourceNotice } from './usage-figures.js';
 import {
   efficiencyPercent,
   formatGpuHours,
-  type KnownMemory,
-  knownMemoryByNamespace,
   nullsLast,
   sourceOfAll,
   unknownReasonOf,
@@ -68,17 +61,9 @@ function UsedCompute({ row, t }: { row: NamespaceUsage; t: Translate }) {
  * Memory allocated: the team's sum, or with whole-card workloads (memory the console cannot size)
  * what is known plus how many are left out — never "whole cards" for the whole team.
  */
-function AllocatedMemory({
-  row,
-  known,
-  t,
-}: {
-  row: NamespaceUsage;
-  known: KnownMemory | undefined;
-  t: Translate;
-}) {
+function AllocatedMemory({ row, t }: { row: NamespaceUsage; t: Translate }) {
   if (row.allocated.memoryMiB !== null) return formatMiBFigure(row.allocated.memoryMiB);
-  if (!known) return <span className="muted">{t('usage.namespaces.wholeCardsIncluded')}</span>;
+  const known = row.knownMemory;
   return (
     <span data-testid="namespace-memory-whole-cards">
       {t('usage.namespaces.knownPlusWholeCards', {
@@ -93,16 +78,9 @@ function AllocatedMemory({
  * Memory used: unknown for no source or a failed read (the source's reason); otherwise the known
  * workloads' sum and how many are left out, with memory's own words (not the efficiency's).
  */
-function UsedMemory({
-  row,
-  known,
-  t,
-}: {
-  row: NamespaceUsage;
-  known: KnownMemory | undefined;
-  t: Translate;
-}) {
+function UsedMemory({ row, t }: { row: NamespaceUsage; t: Translate }) {
   if (row.used.memoryMiB !== null) return formatMiBFigure(row.used.memoryMiB);
+  const known = row.knownMemory;
   const sourceReason =
     row.source === 'unavailable'
       ? 'no-source'
@@ -112,7 +90,7 @@ function UsedMemory({
   if (sourceReason !== null)
     return <UnknownFigure compact reason={sourceReason} why={t(`usage.reason.${sourceReason}`)} />;
   // None of the team's workloads read: nothing known to show.
-  if (!known || known.usedUnknown >= row.workloads)
+  if (known.usedUnknown >= row.workloads)
     return (
       <UnknownFigure compact reason="memory-unread" why={t('usage.namespaces.memoryUnknown')} />
     );
@@ -140,9 +118,6 @@ export function NamespaceUsageSection() {
     refetchInterval: USAGE_REFRESH_MS,
   });
   const rows = usage.data ?? [];
-  // The workloads' rows say how much of a team's memory is known when its sum is not.
-  const workloads = useWorkloadUsage();
-  const knownMemory = useMemo(() => knownMemoryByNamespace(workloads.data), [workloads.data]);
   const columns: TableColumnsType<NamespaceUsage> = [
     {
       title: t('usage.namespaces.namespace'),
@@ -166,17 +141,13 @@ export function NamespaceUsageSection() {
       title: t('usage.namespaces.allocatedMemory'),
       key: 'allocatedMemory',
       sorter: nullsLast((row) => row.allocated.memoryMiB),
-      render: (_value, row) => (
-        <AllocatedMemory row={row} known={knownMemory.get(row.namespace)} t={t} />
-      ),
+      render: (_value, row) => <AllocatedMemory row={row} t={t} />,
     },
     {
       title: t('usage.namespaces.usedMemory'),
       key: 'usedMemory',
       sorter: nullsLast((row) => row.used.memoryMiB),
-      render: (_value, row) => (
-        <UsedMemory row={row} known={knownMemory.get(row.namespace)} t={t} />
-      ),
+      render: (_value, row) => <UsedMemory row={row} t={t} />,
     },
     {
       title: t('usage.namespaces.efficiency'),

@@ -5,7 +5,6 @@ import {
   efficiencyPercent,
   formatComputePercent,
   formatGpuHours,
-  knownMemoryByNamespace,
   nullsLast,
   sourceOfAll,
   unknownReasonOf,
@@ -69,29 +68,6 @@ describe('a workload usage column', () => {
       simulated: false,
     });
     expect(sourceOfAll([usage({})])).toEqual({ source: 'embedded', simulated: true });
-  });
-});
-
-describe('a team’s memory as far as it is known', () => {
-  it('sums the sized workloads and counts the whole-card ones apart, never hiding the rest', () => {
-    const known = knownMemoryByNamespace([
-      usage({ workload: 'a', allocated: { computePercent: 50, memoryMiB: 4096 } }),
-      usage({
-        workload: 'pretrain',
-        allocated: { computePercent: 100, memoryMiB: null },
-        used: { computePercent: 10, memoryMiB: null },
-      }),
-      // Holds no cards now: not one of the team's workloads in its row.
-      usage({ workload: 'stopped', instances: 0, allocated: { computePercent: 0, memoryMiB: 0 } }),
-      usage({ namespace: 'team-b', used: { computePercent: 1, memoryMiB: 10 } }),
-    ]);
-    expect(known.get('team-a')).toEqual({
-      allocatedMiB: 4096,
-      wholeCardWorkloads: 1,
-      usedMiB: 4000,
-      usedUnknown: 1,
-    });
-    expect(known.get('team-b')?.usedMiB).toBe(10);
   });
 });
 

@@ -38,44 +38,6 @@ export {
 } from '../allocations/format.js';
 
 /**
- * A team's memory as far as it is known, from its workloads' rows: the server sums a team's
- * memory only when every workload's is known, so one whole-card workload (whose memory the console
- * cannot size) or one unread figure would otherwise hide the rest.
- */
-export interface KnownMemory {
-  /** MiB allocated to the workloads whose allocation is sized. */
-  allocatedMiB: number;
-  /** Workloads holding whole cards of unknown memory, left out of `allocatedMiB`. */
-  wholeCardWorkloads: number;
-  /** MiB used by the workloads whose use is read. */
-  usedMiB: number;
-  /** Workloads whose used memory is unknown, left out of `usedMiB`. */
-  usedUnknown: number;
-}
-
-export function knownMemoryByNamespace(
-  usages: readonly WorkloadUsage[] | undefined,
-): Map<string, KnownMemory> {
-  const byNamespace = new Map<string, KnownMemory>();
-  // As the team's row counts them: the workloads holding cards now.
-  for (const usage of usages ?? []) {
-    if (usage.instances === 0) continue;
-    const known = byNamespace.get(usage.namespace) ?? {
-      allocatedMiB: 0,
-      wholeCardWorkloads: 0,
-      usedMiB: 0,
-      usedUnknown: 0,
-    };
-    if (usage.allocated.memoryMiB === null) known.wholeCardWorkloads += 1;
-    else known.allocatedMiB += usage.allocated.memoryMiB;
-    if (usage.used.memoryMiB === null) known.usedUnknown += 1;
-    else known.usedMiB += usage.used.memoryMiB;
-    byNamespace.set(usage.namespace, known);
-  }
-  return byNamespace;
-}
-
-/**
  * Why a figure is unknown, as the catalog key's last part. The server's reason when it gives one;
  * else the source's: with no source every figure is unknown for that reason alone.
  */
