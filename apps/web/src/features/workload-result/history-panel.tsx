@@ -10,6 +10,7 @@ import { TRPCClientError } from '@trpc/client';
 import { Alert, Button, Modal, Tag } from 'antd';
 import { useState } from 'react';
 import { useTRPC } from '../../app/trpc.js';
+import { formatDateTime } from '../../i18n/format.js';
 import { type MessageKey, type Translate, useI18n } from '../../i18n/i18n.js';
 import {
   type NotManagedTexts,
@@ -170,7 +171,7 @@ export function HistoryPanel({
               <strong>{t('history.revision', { revision: revision.revision })}</strong>{' '}
               {revision.current ? <Tag color="green">{t('history.current')}</Tag> : null}
               {revision.createdAt ? (
-                <span className="muted">{new Date(revision.createdAt).toLocaleString(lang)} </span>
+                <span className="muted">{formatDateTime(lang, revision.createdAt)} </span>
               ) : null}
               <span>{revisionSummary(revision.request, t)}</span>{' '}
               {revision.current ? null : (

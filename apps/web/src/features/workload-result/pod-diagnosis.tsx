@@ -4,6 +4,7 @@ import { useSubscription } from '@trpc/tanstack-react-query';
 import { Alert, Button, Collapse, Segmented, Tag } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTRPC } from '../../app/trpc.js';
+import { formatDateTime } from '../../i18n/format.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { applyLogEvent, EMPTY_LOG, type LogView } from './pod-log-view.js';
 
@@ -107,7 +108,7 @@ function EventList({ events }: { events: PodEvent[] }) {
           <span className="muted">
             {t('result.events.meta', {
               count: event.count,
-              time: event.lastTime ? new Date(event.lastTime).toLocaleString(lang) : '—',
+              time: event.lastTime ? formatDateTime(lang, event.lastTime) : '—',
               source: event.source ?? '—',
             })}
           </span>
