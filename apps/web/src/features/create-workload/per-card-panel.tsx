@@ -5,8 +5,9 @@ import {
   perCardFigures,
   type WorkloadRequest,
 } from '@mgpu/shared';
-import { memo, useLayoutEffect } from 'react';
-import { useI18n } from '../../i18n/i18n.js';
+import { memo, type ReactNode, useLayoutEffect } from 'react';
+import { sentenceWithFigures } from '../../components/figure-text.js';
+import { type Translate, useI18n } from '../../i18n/i18n.js';
 import { errorShown } from './draft.js';
 import { type DraftSnapshot, useDraft } from './draft-store.js';
 
@@ -16,7 +17,21 @@ const PANEL_MARK = 'mgpu:per-card-panel';
 /** Largest per-card memory the rules allow (81920 MiB): the memory bar's full width. */
 const MEMORY_BAR_MAX_MIB = 81920;
 
-function Bar({ percent, label }: { percent: number; label: string }) {
+/** "算力 50%", "显存 4096 MiB": the figure and its unit kept on one line in a narrow card slot. */
+function cardFigure(
+  t: Translate,
+  key: 'cards.compute' | 'cards.memory',
+  value: number | string | null | undefined,
+  unit: string,
+): ReactNode {
+  return sentenceWithFigures((figure) =>
+    t(key, {
+      value: value === null || value === undefined ? t('cards.unknown') : figure(`${value}${unit}`),
+    }),
+  );
+}
+
+function Bar({ percent, label }: { percent: number; label: ReactNode }) {
   const clamped = Math.max(0, Math.min(100, percent));
   return (
     <div className="bar">
@@ -38,7 +53,7 @@ interface ShareGroupProps {
 }
 
 /** One figure of a card that a rule refuses: shown as typed, in red, with the rule's id. */
-function FailingFigure({ text, rules }: { text: string; rules: readonly string[] }) {
+function FailingFigure({ text, rules }: { text: ReactNode; rules: readonly string[] }) {
   const { t } = useI18n();
   return (
     <span className="figure-failing" data-rules={rules.join(' ')}>
@@ -59,7 +74,7 @@ function RefusedCards({ figures, failing }: { figures: PerCardFigures; failing: 
       .split(' ')
       .filter((pair) => pair.startsWith(`${figure}:`))
       .map((pair) => pair.slice(figure.length + 1));
-  const figure = (name: 'compute' | 'memory', text: string) => {
+  const figure = (name: 'compute' | 'memory', text: ReactNode) => {
     const rules = rulesOf(name);
     return rules.length > 0 ? <FailingFigure text={text} rules={rules} /> : <span>{text}</span>;
   };
@@ -74,14 +89,8 @@ function RefusedCards({ figures, failing }: { figures: PerCardFigures; failing: 
           // biome-ignore lint/suspicious/noArrayIndexKey: card slots are positions, not items
           <li key={card} className="card-slot card-slot-refused" data-testid="card-slot">
             <span className="card-name">{t('cards.card', { n: card + 1 })}</span>
-            {figure(
-              'compute',
-              t('cards.compute', { value: figures.computePercent ?? t('cards.unknown') }),
-            )}
-            {figure(
-              'memory',
-              t('cards.memory', { value: figures.memoryMiB ?? t('cards.unknown') }),
-            )}
+            {figure('compute', cardFigure(t, 'cards.compute', figures.computePercent, '%'))}
+            {figure('memory', cardFigure(t, 'cards.memory', figures.memoryMiB, ' MiB'))}
           </li>
         ))}
       </ul>
@@ -127,14 +136,14 @@ function ShareGroupView({ index, container, share, failing }: ShareGroupProps) {
             <span className="card-name">{t('cards.card', { n: card + 1 })}</span>
             <Bar
               percent={share.perCard.computePercent}
-              label={t('cards.compute', { value: share.perCard.computePercent })}
+              label={cardFigure(t, 'cards.compute', share.perCard.computePercent, '%')}
             />
             {share.perCard.memoryMiB === null ? (
               <Bar percent={100} label={t('cards.memoryWhole')} />
             ) : (
               <Bar
                 percent={(share.perCard.memoryMiB / MEMORY_BAR_MAX_MIB) * 100}
-                label={t('cards.memory', { value: share.perCard.memoryMiB })}
+                label={cardFigure(t, 'cards.memory', share.perCard.memoryMiB, ' MiB')}
               />
             )}
           </li>

@@ -1,4 +1,5 @@
 import { manifestYaml, type WorkloadDetail } from '@mgpu/shared';
+import { ScrollRegion } from '../../components/scroll-region.js';
 import { useI18n } from '../../i18n/i18n.js';
 
 type Unexpressed = WorkloadDetail['unexpressed'];
@@ -53,8 +54,12 @@ export function ReadOnlyWorkload({ live }: { live: WorkloadDetail }) {
       </p>
       {live.manifest ? (
         <>
-          <h2 className="section-title">{t('edit.readOnly.yaml')}</h2>
-          <pre className="yaml-view">{manifestYaml(live.manifest)}</pre>
+          <h2 id="edit-read-only-yaml" className="section-title">
+            {t('edit.readOnly.yaml')}
+          </h2>
+          <ScrollRegion labelledBy="edit-read-only-yaml">
+            <pre className="yaml-view">{manifestYaml(live.manifest)}</pre>
+          </ScrollRegion>
         </>
       ) : null}
       <KeptFields fields={live.unexpressed.filter((field) => field.kept)} />

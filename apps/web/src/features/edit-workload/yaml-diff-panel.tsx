@@ -1,5 +1,6 @@
 import { applyRequestToObject, managedFieldsOf, manifestDiff } from '@mgpu/shared';
 import { useMemo } from 'react';
+import { ScrollRegion } from '../../components/scroll-region.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { useDraft } from '../create-workload/draft-store.js';
 
@@ -30,7 +31,8 @@ export default function YamlDiffPanel({ live, modelLabel }: YamlDiffPanelProps) 
     return manifestDiff(live, edited);
   }, [live, modelLabel, request, local]);
   return (
-    <section className="edit-yaml-diff" aria-labelledby="edit-yaml-diff-title">
+    // Not a region itself: the scrolling diff below is, under this heading's name (one region).
+    <div className="edit-yaml-diff">
       <h2 id="edit-yaml-diff-title" className="section-title">
         {t('edit.yamlDiff')}
       </h2>
@@ -39,20 +41,22 @@ export default function YamlDiffPanel({ live, modelLabel }: YamlDiffPanelProps) 
       ) : lines.every((line) => line.change === 'same') ? (
         <p className="form-note">{t('edit.yamlDiffSame')}</p>
       ) : (
-        <pre className="yaml-diff">
-          {lines.map((line, index) => (
-            <span
-              // Lines have no identity of their own; the diff is rebuilt whole on each change.
-              // biome-ignore lint/suspicious/noArrayIndexKey: see above
-              key={index}
-              className={`yaml-diff-${line.change}`}
-              data-change={line.change}
-            >
-              {`${MARK[line.change]} ${line.text}\n`}
-            </span>
-          ))}
-        </pre>
+        <ScrollRegion labelledBy="edit-yaml-diff-title">
+          <pre className="yaml-diff">
+            {lines.map((line, index) => (
+              <span
+                // Lines have no identity of their own; the diff is rebuilt whole on each change.
+                // biome-ignore lint/suspicious/noArrayIndexKey: see above
+                key={index}
+                className={`yaml-diff-${line.change}`}
+                data-change={line.change}
+              >
+                {`${MARK[line.change]} ${line.text}\n`}
+              </span>
+            ))}
+          </pre>
+        </ScrollRegion>
       )}
-    </section>
+    </div>
   );
 }

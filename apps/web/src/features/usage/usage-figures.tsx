@@ -2,6 +2,7 @@ import type { WorkloadUsage } from '@mgpu/shared';
 import { useQuery } from '@tanstack/react-query';
 import { Alert, Tag } from 'antd';
 import { useTRPC } from '../../app/trpc.js';
+import { sentenceWithFigures } from '../../components/figure-text.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { formatMiBFigure, formatPercent } from '../allocations/format.js';
 import { efficiencyPercent, formatGpuHours, unknownReasonOf } from './usage-model.js';
@@ -111,20 +112,25 @@ export function WorkloadUsageCell({
   const reason = unknownReasonOf(usage);
   return (
     <div data-testid="usage" data-efficiency={usage.efficiency ?? 'unknown'}>
+      {/* A figure never breaks inside its number and unit, however narrow the column. */}
       <div>
-        {t('usage.compute', {
-          used: used.computePercent === null ? '—' : formatPercent(used.computePercent),
-          allocated: formatPercent(allocated.computePercent),
-        })}
+        {sentenceWithFigures((figure) =>
+          t('usage.compute', {
+            used: used.computePercent === null ? '—' : figure(formatPercent(used.computePercent)),
+            allocated: figure(formatPercent(allocated.computePercent)),
+          }),
+        )}
       </div>
       <div>
-        {t('usage.memory', {
-          used: used.memoryMiB === null ? '—' : formatMiBFigure(used.memoryMiB),
-          allocated:
-            allocated.memoryMiB === null
-              ? t('usage.wholeCards')
-              : formatMiBFigure(allocated.memoryMiB),
-        })}
+        {sentenceWithFigures((figure) =>
+          t('usage.memory', {
+            used: used.memoryMiB === null ? '—' : figure(formatMiBFigure(used.memoryMiB)),
+            allocated:
+              allocated.memoryMiB === null
+                ? t('usage.wholeCards')
+                : figure(formatMiBFigure(allocated.memoryMiB)),
+          }),
+        )}
       </div>
       <div>
         {efficiency === null ? (

@@ -1,6 +1,8 @@
 import type { AllocationRecord } from '@mgpu/shared';
 import { Table, type TableColumnsType, Tag } from 'antd';
 import { useState } from 'react';
+import { FigureText } from '../../components/figure-text.js';
+import { ScrollRegion } from '../../components/scroll-region.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { InstanceUsedCell, useNodesCardUsage } from '../usage/card-usage.js';
 import { UsageSourceNotice } from '../usage/usage-figures.js';
@@ -29,7 +31,14 @@ function VerificationBadge({ record }: { record: AllocationRecord }) {
  * compute weights are one column when every instance reports them alike, and the ids are left
  * out; "raw fields" shows every §6 field under the name the node uses.
  */
-export function InstanceTable({ records }: { records: AllocationRecord[] }) {
+export function InstanceTable({
+  records,
+  labelledBy,
+}: {
+  records: AllocationRecord[];
+  /** The heading that names the table's scrolling box. */
+  labelledBy: string;
+}) {
   const { t } = useI18n();
   const [raw, setRaw] = useState(false);
   // Node-side columns keep the §6 names operators know from the node, in every language.
@@ -54,10 +63,16 @@ export function InstanceTable({ records }: { records: AllocationRecord[] }) {
     {
       title: t('result.col.requested'),
       key: 'requested',
-      render: (_, record) =>
-        `${record.requested.computePercent}% / ${
-          record.requested.memoryMiB === null ? '—' : `${record.requested.memoryMiB} MiB`
-        }`,
+      render: (_, record) => (
+        <>
+          <FigureText>{`${record.requested.computePercent}%`}</FigureText> /{' '}
+          {record.requested.memoryMiB === null ? (
+            '—'
+          ) : (
+            <FigureText>{`${record.requested.memoryMiB} MiB`}</FigureText>
+          )}
+        </>
+      ),
     },
     {
       title: t('usage.col.used'),
@@ -86,15 +101,17 @@ export function InstanceTable({ records }: { records: AllocationRecord[] }) {
         {t('result.rawFields')}
       </label>
       <UsageSourceNotice source={usage.answer} />
-      <Table
-        rowKey="id"
-        size="small"
-        pagination={false}
-        columns={columns}
-        dataSource={records}
-        scroll={{ x: true }}
-        locale={{ emptyText: t('result.noInstances') }}
-      />
+      {/* Wider than a phone: it scrolls in its own box, which a keyboard reaches, not the page. */}
+      <ScrollRegion labelledBy={labelledBy}>
+        <Table
+          rowKey="id"
+          size="small"
+          pagination={false}
+          columns={columns}
+          dataSource={records}
+          locale={{ emptyText: t('result.noInstances') }}
+        />
+      </ScrollRegion>
     </>
   );
 }

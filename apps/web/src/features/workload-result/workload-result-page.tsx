@@ -195,8 +195,10 @@ export function WorkloadResultPage() {
               resourceVersion: progress.resourceVersion,
             }}
           />
-          <h2 className="section-title">{t('result.instances')}</h2>
-          <InstanceTable records={progress.records} />
+          <h2 id="instances-title" className="section-title">
+            {t('result.instances')}
+          </h2>
+          <InstanceTable records={progress.records} labelledBy="instances-title" />
           <PodDiagnosis namespace={namespace} pods={progress.pods} />
         </>
       )}

@@ -3,6 +3,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Tag } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTRPC } from '../../app/trpc.js';
+import { FigureText, sentenceWithFigures } from '../../components/figure-text.js';
+import { formatDateTime } from '../../i18n/format.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { DeleteWorkload } from '../workload-result/delete-workload.js';
 import { ageOf, cardsHeldOf, missingReplicas, shareRows } from './workload-list-model.js';
@@ -19,7 +21,7 @@ export function ReplicasCell({ item }: { item: WorkloadSummary }) {
   const missing = missingReplicas(item);
   return (
     <span data-testid="replicas">
-      {`${item.readyReplicas}/${item.replicas}`}
+      <FigureText>{`${item.readyReplicas}/${item.replicas}`}</FigureText>
       {missing > 0 ? (
         <>
           {' '}
@@ -44,10 +46,13 @@ function useMinuteClock(): number {
 
 /** How long the workload has existed (`createdAt`), in its largest whole unit. */
 export function AgeCell({ item }: { item: WorkloadSummary }) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   const age = ageOf(item.createdAt, useMinuteClock());
   return (
-    <span data-testid="age" title={item.createdAt ?? undefined}>
+    <span
+      data-testid="age"
+      title={item.createdAt ? formatDateTime(lang, item.createdAt) : undefined}
+    >
       {age ? t(`workloads.age.${age.unit}`, { count: age.count }) : '—'}
     </span>
   );
@@ -72,12 +77,15 @@ export function SharesCell({ item }: { item: WorkloadSummary }) {
       ) : null}
       {row.containers.map((share) => (
         <div key={share.index}>
-          {t('workloads.share', {
-            container: share.name,
-            cards: share.cards,
-            compute: share.perCard.computePercent,
-            memory: share.perCard.memoryMiB === null ? '—' : `${share.perCard.memoryMiB} MiB`,
-          })}
+          {sentenceWithFigures((figure) =>
+            t('workloads.share', {
+              container: share.name,
+              cards: figure(String(share.cards)),
+              compute: figure(String(share.perCard.computePercent)),
+              memory:
+                share.perCard.memoryMiB === null ? '—' : figure(`${share.perCard.memoryMiB} MiB`),
+            }),
+          )}
         </div>
       ))}
     </div>
