@@ -3,6 +3,7 @@ import { lazy, type ReactNode, useState } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { CreateWorkloadPage } from '../features/create-workload/create-workload-page.js';
 import { I18nProvider } from '../i18n/i18n.js';
+import { RouteTitle, type TitledRoute } from './document-title.js';
 import { Layout } from './layout.js';
 import { createBffClient, createQueryClient, TRPCProvider } from './trpc.js';
 
@@ -32,19 +33,33 @@ const NotFoundPage = lazy(() =>
   import('./not-found-page.js').then((m) => ({ default: m.NotFoundPage })),
 );
 
+/** A page with its route's document title, whichever state it shows (loading, error, read-only). */
+const titled = (route: TitledRoute, page: ReactNode) => (
+  <>
+    <RouteTitle route={route} />
+    {page}
+  </>
+);
+
 // Declarative routes: the data-router APIs would add ~60 KB to the form's first bundle.
 function AppRoutes() {
   return (
     <Routes>
       <Route element={<Layout />}>
         <Route path="/" element={<Navigate to="/workloads/new" replace />} />
-        <Route path="/workloads/new" element={<CreateWorkloadPage />} />
-        <Route path="/workloads/:namespace/:name/edit" element={<EditWorkloadPage />} />
+        <Route path="/workloads/new" element={titled('create', <CreateWorkloadPage />)} />
+        <Route
+          path="/workloads/:namespace/:name/edit"
+          element={titled('edit', <EditWorkloadPage />)}
+        />
         <Route element={<AntdScope />}>
-          <Route path="/workloads" element={<WorkloadsPage />} />
-          <Route path="/workloads/:namespace/:name" element={<WorkloadResultPage />} />
-          <Route path="/allocations" element={<AllocationsPage />} />
-          <Route path="*" element={<NotFoundPage />} />
+          <Route path="/workloads" element={titled('workloads', <WorkloadsPage />)} />
+          <Route
+            path="/workloads/:namespace/:name"
+            element={titled('result', <WorkloadResultPage />)}
+          />
+          <Route path="/allocations" element={titled('allocations', <AllocationsPage />)} />
+          <Route path="*" element={titled('notFound', <NotFoundPage />)} />
         </Route>
       </Route>
     </Routes>

@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import { useI18n } from '../i18n/i18n.js';
+import { useDocumentTitle } from './document-title.js';
 
 /**
  * `--auth oidc`: the sign-in is the issuer's own page. A plain link to the console's
@@ -8,6 +9,7 @@ import { useI18n } from '../i18n/i18n.js';
  */
 export function OidcSignIn() {
   const { t } = useI18n();
+  useDocumentTitle(t('title.signIn'));
   const titleId = useId();
   const here = `${window.location.pathname}${window.location.search}${window.location.hash}`;
   return (

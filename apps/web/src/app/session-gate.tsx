@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, Fragment, type ReactNode, useEffect, useId, useState } from 'react';
 import { TextInput } from '../components/text-input.js';
 import { useI18n } from '../i18n/i18n.js';
+import { useDocumentTitle } from './document-title.js';
 import { OidcSignIn } from './oidc-sign-in.js';
 import { SESSION_ENDED_EVENT } from './trpc.js';
 import './session-gate.css';
@@ -106,6 +107,7 @@ function SignedInAs({
 function SignIn({ mode, onSignedIn }: { mode: SignInMode; onSignedIn(): void }) {
   const { t } = useI18n();
   const kubernetes = mode === 'kubernetes';
+  useDocumentTitle(t('title.signIn'));
   const inputId = useId();
   const errorId = useId();
   const [token, setToken] = useState('');

@@ -21,11 +21,15 @@ export interface ConfirmationContent {
 export function useConfirmation() {
   const { t } = useI18n();
   const [open, setOpen] = useState(false);
+  // Confirmed: what follows (the page after a create, the list after a scale) takes focus, so
+  // the dialog does not hand it back to the button that opened it; cancelled: it does.
+  const [confirmed, setConfirmed] = useState(false);
   const [content, setContent] = useState<ConfirmationContent>();
   const answer = useRef<((confirmed: boolean) => void) | undefined>(undefined);
-  const settle = (confirmed: boolean) => {
+  const settle = (accepted: boolean) => {
     setOpen(false);
-    answer.current?.(confirmed);
+    setConfirmed(accepted);
+    answer.current?.(accepted);
     answer.current = undefined;
   };
   const ask = (next: ConfirmationContent) =>
@@ -56,6 +60,7 @@ export function useConfirmation() {
           onOk={() => settle(true)}
           onCancel={() => settle(false)}
           destroyOnHidden
+          focusTriggerAfterClose={!confirmed}
         >
           {content.body}
         </Modal>

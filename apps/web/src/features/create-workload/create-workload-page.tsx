@@ -30,7 +30,7 @@ import {
   useSyncExternalStore,
 } from 'react';
 import { useFieldArray, useForm } from 'react-hook-form';
-import { useNavigate } from 'react-router';
+import { useMutationOutcome } from '../../app/mutation-outcome.js';
 import { useTRPC } from '../../app/trpc.js';
 import { PlainButton } from '../../components/plain-button.js';
 import { TabStrip } from '../../components/tab-strip.js';
@@ -449,7 +449,7 @@ export function WorkloadForm({
 export function CreateWorkloadPage() {
   const { t, lang } = useI18n();
   const trpc = useTRPC();
-  const navigate = useNavigate();
+  const outcome = useMutationOutcome();
   const create = useMutation(trpc.workload.create.mutationOptions());
   // A submission keeps its id while the request is unchanged, so a retry never creates twice.
   const submission = useRef<{ json: string; id: string } | null>(null);
@@ -470,7 +470,8 @@ export function CreateWorkloadPage() {
             clientRequestId: submission.current.id,
             lang,
           });
-          navigate(
+          outcome.completed(
+            t('announce.created', created),
             `/workloads/${encodeURIComponent(created.namespace)}/${encodeURIComponent(created.name)}`,
           );
           return undefined;

@@ -8,6 +8,7 @@ import {
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
+import { useMutationOutcome } from '../../app/mutation-outcome.js';
 import { useTRPC } from '../../app/trpc.js';
 import { ConsoleAntdConfig } from '../../components/console-antd-config.js';
 import { PlainButton } from '../../components/plain-button.js';
@@ -77,7 +78,7 @@ interface EditFormProps {
 function EditForm({ live, onReload }: EditFormProps) {
   const { t, lang } = useI18n();
   const trpc = useTRPC();
-  const navigate = useNavigate();
+  const outcome = useMutationOutcome();
   const update = useMutation(trpc.workload.update.mutationOptions());
   const [conflict, setConflict] = useState(false);
   const { namespace, name } = live;
@@ -126,7 +127,10 @@ function EditForm({ live, onReload }: EditFormProps) {
             force,
             lang,
           });
-          navigate(`/workloads/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`);
+          outcome.completed(
+            t('announce.applied', { namespace, name }),
+            `/workloads/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`,
+          );
           return undefined;
         } catch (error) {
           const refused = mutationFailure(error);

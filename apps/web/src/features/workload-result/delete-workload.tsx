@@ -8,8 +8,8 @@ import { useMutation } from '@tanstack/react-query';
 import { TRPCClientError } from '@trpc/client';
 import { Alert, Button, Modal } from 'antd';
 import { useState } from 'react';
-import { useNavigate } from 'react-router';
 import type { DeletedNotice } from '../../app/deleted-notice.js';
+import { useMutationOutcome } from '../../app/mutation-outcome.js';
 import { useTRPC } from '../../app/trpc.js';
 import { useI18n } from '../../i18n/i18n.js';
 
@@ -80,9 +80,11 @@ export function DeleteWorkload({
 }) {
   const { t, lang } = useI18n();
   const trpc = useTRPC();
-  const navigate = useNavigate();
+  const outcome = useMutationOutcome();
   const remove = useMutation(trpc.workload.delete.mutationOptions());
   const [step, setStep] = useState<Step>('closed');
+  // Once deleted, the dialog gives focus to the heading of what follows, not back to the button.
+  const [deletedNow, setDeletedNow] = useState(false);
   // The server's reason for the refusal that led to the second confirmation; the last failure.
   const [notManagedReason, setNotManagedReason] = useState<string>();
   const [failure, setFailure] = useState<string>();
@@ -113,14 +115,16 @@ export function DeleteWorkload({
       } else setFailure(answer.message);
       return;
     }
+    const deleted: DeletedNotice = { kind: what.kind, namespace, name };
+    setDeletedNow(true);
     if (onDeleted) {
       close();
       onDeleted();
+      outcome.completed(t('notice.deleted', deleted));
       return;
     }
-    const deleted: DeletedNotice = { kind: what.kind, namespace, name };
     // The dashboard shows the freed cards; the notice says what went.
-    navigate('/allocations', { state: { deleted } });
+    outcome.completed(t('notice.deleted', deleted), '/allocations', { deleted });
   };
 
   return (
@@ -128,7 +132,13 @@ export function DeleteWorkload({
       {/* Offered while the workload exists; a confirmation already open stays, so a delete
           someone else made meanwhile is answered by the server, not by a vanishing dialog. */}
       {target.exists ? (
-        <Button danger onClick={() => setStep('confirm')}>
+        <Button
+          danger
+          onClick={() => {
+            setDeletedNow(false);
+            setStep('confirm');
+          }}
+        >
           {t('delete.button')}
         </Button>
       ) : null}
@@ -142,6 +152,7 @@ export function DeleteWorkload({
         onOk={() => void send(false)}
         onCancel={close}
         destroyOnHidden
+        focusTriggerAfterClose={!deletedNow}
       >
         <p>
           {t(
@@ -163,6 +174,7 @@ export function DeleteWorkload({
         onOk={() => void send(true)}
         onCancel={close}
         destroyOnHidden
+        focusTriggerAfterClose={!deletedNow}
       >
         {notManagedReason ? <Alert type="warning" showIcon title={notManagedReason} /> : null}
         <p>{t('delete.force.body', what)}</p>

@@ -9,6 +9,7 @@ import { useSubscription } from '@trpc/tanstack-react-query';
 import { Alert, Table, type TableColumnsType, Tag } from 'antd';
 import { useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { useMutationOutcome } from '../../app/mutation-outcome.js';
 import { useTRPC } from '../../app/trpc.js';
 import { NativeSelect } from '../../components/native-select.js';
 import { PlainButton } from '../../components/plain-button.js';
@@ -41,9 +42,14 @@ function ScaleControl({ item }: { item: WorkloadSummary }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [replicas, setReplicas] = useState(String(item.replicas));
+  const outcome = useMutationOutcome();
   const scale = useMutation(
     trpc.workload.scale.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries(trpc.workload.list.pathFilter()),
+      onSuccess: (scaled) => {
+        // The list's heading takes focus and the live region says what was scaled.
+        outcome.completed(t('announce.scaled', scaled));
+        return queryClient.invalidateQueries(trpc.workload.list.pathFilter());
+      },
     }),
   );
   const wanted = Number(replicas);
