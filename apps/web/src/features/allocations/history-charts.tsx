@@ -1,7 +1,10 @@
-import type { ClusterHistory, PoolSample, PoolUsedBefore } from '@mgpu/shared';
-import { memo, useEffect, useMemo, useRef } from 'react';
+import type { ClusterHistory, Lang, PoolSample, PoolUsedBefore } from '@mgpu/shared';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import './history-charts.css';
+import { ScrollRegion } from '../../components/scroll-region.js';
+import { formatDate, formatDateTime, formatNumber, formatTime } from '../../i18n/format.js';
 import { type DashboardKey, useDashboardI18n } from './i18n/dashboard-i18n.js';
 
 /** One chart: a figure of every pool over the samples. */
@@ -48,19 +51,37 @@ const FIGURES: readonly Figure[] = [
   { title: 'allocations.history.pending', value: (pool) => pool.pendingPods },
 ];
 
-/** Distinct, colour-blind-friendlier series colours (Okabe–Ito), cycled over the pools. */
-const COLOURS = [
-  '#0072B2',
-  '#E69F00',
-  '#009E73',
-  '#CC79A7',
-  '#56B4E9',
-  '#D55E00',
-  '#F0E442',
-  '#000000',
-];
+/**
+ * A pool's line: a colour from Okabe and Ito's palette, built to stay apart for colour-blind
+ * readers (its two oranges are never neighbours here, and its pale yellow and sky blue, too
+ * faint on white, come last), and a dash of its own, so two pools differ in shape as well.
+ */
+const POOL_LINES = [
+  { colour: '#0072B2', dash: [] },
+  { colour: '#D55E00', dash: [8, 4] },
+  { colour: '#009E73', dash: [2, 3] },
+  { colour: '#CC79A7', dash: [10, 3, 2, 3] },
+  { colour: '#000000', dash: [4, 4] },
+  { colour: '#E69F00', dash: [] },
+  { colour: '#56B4E9', dash: [8, 4] },
+  { colour: '#F0E442', dash: [2, 3] },
+] as const;
+
+const poolLine = (index: number) => POOL_LINES[index % POOL_LINES.length] ?? POOL_LINES[0];
 
 const HEIGHT = 180;
+
+/** uPlot hands a range null bounds when every figure is unknown. */
+const finiteOrZero = (value: number): number => (Number.isFinite(value) ? value : 0);
+
+/**
+ * The value axis from the data: up to a tenth above the highest figure, at least 1, so a series
+ * of zeros sits at the bottom of a 0–1 axis instead of uPlot's 0–100.
+ */
+const valueRange: uPlot.Range.Function = (_, min, max) => [
+  Math.min(0, finiteOrZero(min)),
+  Math.max(1, finiteOrZero(max)) * 1.1,
+];
 
 /** uPlot's columns: times in seconds, then one column per pool (null where a pool is absent). */
 function columnsOf<Pool extends { pool: string }>(
@@ -79,6 +100,64 @@ function columnsOf<Pool extends { pool: string }>(
   return [times, ...columns];
 }
 
+/** A figure in the UI language; an unknown one (a gap in the line) as a dash. */
+const figureText = (lang: Lang, value: number | null | undefined): string =>
+  value === null || value === undefined ? '—' : formatNumber(lang, value);
+
+/**
+ * The chart's text alternative: the same figures as a table, a row per sample. Built only while
+ * open: an hour of samples for every pool is thousands of cells, refreshed every 10 s.
+ */
+function FiguresTable({
+  title,
+  pools,
+  data,
+}: {
+  title: string;
+  pools: readonly string[];
+  data: uPlot.AlignedData;
+}) {
+  const { t, lang } = useDashboardI18n();
+  const [open, setOpen] = useState(false);
+  const [times, ...columns] = data;
+  return (
+    <details
+      className="alloc-history-table"
+      onToggle={(event) => setOpen(event.currentTarget.open)}
+    >
+      <summary>{t('allocations.history.asTable')}</summary>
+      {open && (
+        <ScrollRegion className="alloc-history-table-scroll" label={title}>
+          <table>
+            <caption className="visually-hidden">{title}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('allocations.history.time')}</th>
+                {pools.map((pool) => (
+                  <th key={pool} scope="col">
+                    {pool}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {Array.from(times, (seconds, row) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: rows are the samples in time order; a point from before the start may share its second with the first sample.
+                <tr key={row}>
+                  <th scope="row">{formatDateTime(lang, seconds * 1000, true)}</th>
+                  {pools.map((pool, column) => (
+                    <td key={pool}>{figureText(lang, columns[column]?.[row])}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
+      )}
+    </details>
+  );
+}
+
 const HistoryChart = memo(function HistoryChart({
   title,
   pools,
@@ -88,11 +167,13 @@ const HistoryChart = memo(function HistoryChart({
   pools: readonly string[];
   data: uPlot.AlignedData;
 }) {
+  const { lang } = useDashboardI18n();
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
   const poolKey = pools.join('\n');
 
-  // A new plot when the pools change (its series are fixed at creation); otherwise new data only.
+  // A new plot when the pools or the language change (its series and axes are fixed at creation);
+  // otherwise new data only.
   // biome-ignore lint/correctness/useExhaustiveDependencies: data is applied by the next effect.
   useEffect(() => {
     const element = box.current;
@@ -109,16 +190,30 @@ const HistoryChart = memo(function HistoryChart({
             time: true,
             range: (_, min, max) => (min === max ? [min - 60, max + 10] : [min, max]),
           },
+          y: { range: valueRange },
         },
         series: [
           {},
           ...poolKey.split('\n').map((pool, index) => ({
             label: pool,
-            stroke: COLOURS[index % COLOURS.length] ?? '#000',
-            width: 1.5,
+            stroke: poolLine(index).colour,
+            dash: [...poolLine(index).dash],
+            width: 2,
+            value: (_: uPlot, value: number | null) => figureText(lang, value),
           })),
         ],
-        axes: [{}, { size: 48 }],
+        axes: [
+          {
+            // Ticks in the UI language: whole days as dates, seconds only below a minute apart.
+            values: (_, ticks, _axis, _space, increment) =>
+              ticks.map((seconds) =>
+                increment >= 86_400
+                  ? formatDate(lang, seconds * 1000)
+                  : formatTime(lang, seconds * 1000, increment < 60),
+              ),
+          },
+          { size: 48, values: (_, ticks) => ticks.map((value) => formatNumber(lang, value)) },
+        ],
       },
       data,
       element,
@@ -133,7 +228,7 @@ const HistoryChart = memo(function HistoryChart({
       created.destroy();
       plot.current = undefined;
     };
-  }, [poolKey]);
+  }, [poolKey, lang]);
   useEffect(() => {
     plot.current?.setData(data);
   }, [data]);
@@ -141,10 +236,30 @@ const HistoryChart = memo(function HistoryChart({
   return (
     <figure className="alloc-history-chart" aria-label={title}>
       <figcaption className="alloc-small">{title}</figcaption>
-      <div ref={box} />
+      {/* The drawing repeats the table below for the eye; a screen reader reads the table. */}
+      <div ref={box} aria-hidden="true" />
+      <FiguresTable title={title} pools={pools} data={data} />
     </figure>
   );
 });
+
+/** A pool's line as the charts draw it, beside its name in the legend. */
+function PoolLineSample({ index }: { index: number }) {
+  const line = poolLine(index);
+  return (
+    <svg className="alloc-history-line" viewBox="0 0 24 10" aria-hidden="true">
+      <line
+        x1="0"
+        y1="5"
+        x2="24"
+        y2="5"
+        stroke={line.colour}
+        strokeWidth="2.5"
+        strokeDasharray={line.dash.join(' ') || undefined}
+      />
+    </svg>
+  );
+}
 
 /**
  * The per-pool history as time series (uPlot, loaded with this module only when the dashboard
@@ -177,7 +292,7 @@ export default function HistoryCharts({ history }: { history: ClusterHistory }) 
           : [],
     );
   }, [history, pools]);
-  const since = new Date(history.samples[0]?.at ?? history.startedAt).toLocaleTimeString(lang);
+  const since = formatDateTime(lang, history.samples[0]?.at ?? history.startedAt);
   const firstUsed = history.usedBefore?.[0]?.at;
   // "Reaches back" only when it does by at least a sample's interval: a point in the start's own
   // second is no time before the console started.
@@ -185,7 +300,7 @@ export default function HistoryCharts({ history }: { history: ClusterHistory }) 
     firstUsed === undefined ||
     Date.parse(firstUsed) > Date.parse(history.startedAt) - history.intervalMs
       ? undefined
-      : new Date(firstUsed).toLocaleTimeString(lang);
+      : formatDateTime(lang, firstUsed);
   return (
     <>
       <p className="muted alloc-small" data-testid="history-since">
@@ -200,14 +315,10 @@ export default function HistoryCharts({ history }: { history: ClusterHistory }) 
           {t('allocations.history.usedBefore', { time: usedSince })}
         </p>
       )}
-      <ul className="alloc-history-legend alloc-small">
+      <ul className="alloc-history-legend alloc-small" aria-label={t('allocations.history.legend')}>
         {pools.map((pool, index) => (
           <li key={pool}>
-            <span
-              className="alloc-history-swatch"
-              style={{ background: COLOURS[index % COLOURS.length] }}
-              aria-hidden="true"
-            />
+            <PoolLineSample index={index} />
             {pool}
           </li>
         ))}

@@ -1,4 +1,5 @@
 import { memo } from 'react';
+import { formatNumber } from '../../i18n/format.js';
 import { UTILISATION_BUCKETS, type UtilisationBuckets } from './allocation-model.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 
@@ -16,7 +17,7 @@ export const UtilisationChart = memo(function UtilisationChart({
 }: {
   buckets: UtilisationBuckets;
 }) {
-  const { t } = useDashboardI18n();
+  const { t, lang } = useDashboardI18n();
   const max = Math.max(1, ...buckets.compute, ...buckets.memory);
   const slot = WIDTH / UTILISATION_BUCKETS.length;
   const barWidth = slot / 2 - 4;
@@ -70,8 +71,8 @@ export const UtilisationChart = memo(function UtilisationChart({
           {UTILISATION_BUCKETS.map((bucket, index) => (
             <tr key={bucket}>
               <th scope="row">{`${bucket}%`}</th>
-              <td>{buckets.compute[index] ?? 0}</td>
-              <td>{buckets.memory[index] ?? 0}</td>
+              <td>{formatNumber(lang, buckets.compute[index] ?? 0)}</td>
+              <td>{formatNumber(lang, buckets.memory[index] ?? 0)}</td>
             </tr>
           ))}
         </tbody>

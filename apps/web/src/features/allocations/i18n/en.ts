@@ -9,8 +9,11 @@ export const allocationsEn = translationOf<typeof allocationsZhCN>()({
   'allocations.clusterWideForbidden':
     'You may not see the cluster-wide figures (nodes, cards, pools): your Kubernetes account may not list nodes. Your namespaces’ allocations are shown below.',
   'allocations.totals': '{nodes} GPU nodes, {instances} mGPU instances',
+  'allocations.totals.filtered':
+    '{nodes} of {allNodes} GPU nodes, {instances} of {allInstances} mGPU instances match the filters',
   'allocations.refresh': 'Refresh',
   'allocations.close': 'Close',
+  'allocations.tableOf': '{title} table',
   'allocations.wholeCard': 'whole card',
   'allocations.stream.connecting': 'Connecting to live data…',
   'allocations.stream.live': 'Live',
@@ -72,6 +75,7 @@ export const allocationsEn = translationOf<typeof allocationsZhCN>()({
   'allocations.instances.detailOf': 'Detail of {name} on card {card}',
   'allocations.nodes.title': 'GPU nodes',
   'allocations.nodes.none': 'No node matches the filters.',
+  'allocations.nodes.count': 'Showing {shown} of {total} nodes',
   'allocations.nodes.cards': 'Cards (compute used)',
   'allocations.nodes.instances': 'Instances',
   'allocations.nodes.freeCompute': 'Free compute',
@@ -150,4 +154,7 @@ export const allocationsEn = translationOf<typeof allocationsZhCN>()({
   'allocations.history.strandedMemory': 'Stranded GPU memory (GiB)',
   'allocations.history.largestFit': 'Largest compute request that fits now (cards, one node)',
   'allocations.history.pending': 'Pending pods',
+  'allocations.history.asTable': 'Figures as a table',
+  'allocations.history.time': 'Time',
+  'allocations.history.legend': 'Pools (line colour and dash)',
 });

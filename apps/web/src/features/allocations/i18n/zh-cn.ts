@@ -9,8 +9,11 @@ export const allocationsZhCN = {
   'allocations.clusterWideForbidden':
     '你无权查看集群范围的数据（节点、显卡、资源池）：你的 Kubernetes 账号没有 list nodes 权限。下方只显示你的命名空间中的分配。',
   'allocations.totals': '{nodes} 个 GPU 节点，{instances} 个 mGPU 实例',
+  'allocations.totals.filtered':
+    '筛选出 {nodes} 个 GPU 节点（共 {allNodes} 个），{instances} 个 mGPU 实例（共 {allInstances} 个）',
   'allocations.refresh': '刷新',
   'allocations.close': '关闭',
+  'allocations.tableOf': '{title}表格',
   'allocations.wholeCard': '整卡',
   'allocations.stream.connecting': '正在连接实时数据…',
   'allocations.stream.live': '实时',
@@ -71,6 +74,7 @@ export const allocationsZhCN = {
   'allocations.instances.detailOf': '{name} 在卡 {card} 上的详情',
   'allocations.nodes.title': 'GPU 节点',
   'allocations.nodes.none': '没有符合筛选条件的节点。',
+  'allocations.nodes.count': '显示 {shown} 个，共 {total} 个节点',
   'allocations.nodes.cards': '卡（算力已用）',
   'allocations.nodes.instances': '实例',
   'allocations.nodes.freeCompute': '空闲算力',
@@ -142,4 +146,7 @@ export const allocationsZhCN = {
   'allocations.history.strandedMemory': '搁浅显存（GiB）',
   'allocations.history.largestFit': '现在还能放下的最大算力请求（卡，单节点）',
   'allocations.history.pending': '等待调度的 Pod',
+  'allocations.history.asTable': '以表格查看这些数字',
+  'allocations.history.time': '时间',
+  'allocations.history.legend': '资源池（线条颜色与线型）',
 } as const;
