@@ -16,11 +16,20 @@ export type Lang = (typeof LANGS)[number];
 /** The console remembers the operator's language here (apps/web/src/i18n/i18n.tsx). */
 const LANG_STORAGE_KEY = 'mgpu.lang';
 
-/** Every axe violation on the page, any impact, as id → the elements it names. */
-export async function axeViolations(page: Page) {
-  const results = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
-    .analyze();
+/**
+ * Every axe violation on the page (or only `within` it, a CSS selector), any impact, as id → the
+ * elements it names.
+ */
+export async function axeViolations(page: Page, within?: string) {
+  const builder = new AxeBuilder({ page }).withTags([
+    'wcag2a',
+    'wcag2aa',
+    'wcag21a',
+    'wcag21aa',
+    'wcag22aa',
+    'best-practice',
+  ]);
+  const results = await (within === undefined ? builder : builder.include(within)).analyze();
   return results.violations.map((violation) => ({
     id: violation.id,
     impact: violation.impact,
