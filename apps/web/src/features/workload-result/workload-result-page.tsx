@@ -202,7 +202,7 @@ export function WorkloadResultPage() {
           <PodDiagnosis namespace={namespace} pods={progress.pods} />
         </>
       )}
-      <p>
+      <p className="result-links">
         <Link to={`/workloads/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/edit`}>
           {t('result.edit')}
         </Link>{' '}

@@ -13,7 +13,9 @@ import { useMutationOutcome } from '../../app/mutation-outcome.js';
 import { useTRPC } from '../../app/trpc.js';
 import { NativeSelect } from '../../components/native-select.js';
 import { PlainButton } from '../../components/plain-button.js';
+import { ScrollRegion } from '../../components/scroll-region.js';
 import { TextInput } from '../../components/text-input.js';
+import { useNarrowScreen } from '../../components/use-narrow-screen.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { useDashboardI18n } from '../allocations/i18n/dashboard-i18n.js';
 import { QuotaOverview } from '../allocations/quota-overview.js';
@@ -21,6 +23,7 @@ import { useNotManagedConfirmation } from '../edit-workload/not-managed-confirma
 import { UsageSourceNotice, useWorkloadUsage, WorkloadUsageCell } from '../usage/usage-figures.js';
 import { sourceOfAll, usageByWorkload, workloadUsageKey } from '../usage/usage-model.js';
 import { useScaleVerdict } from './scale-verdict.js';
+import { WorkloadCards, type WorkloadField } from './workload-cards.js';
 import {
   AgeCell,
   DeleteFromList,
@@ -159,6 +162,7 @@ export function WorkloadsPage() {
       { replace: true },
     );
 
+  const narrow = useNarrowScreen();
   const items = list.data ?? [];
   const usage = useWorkloadUsage();
   const usageOf = useMemo(() => usageByWorkload(usage.data), [usage.data]);
@@ -171,78 +175,85 @@ export function WorkloadsPage() {
       (!search || item.name.includes(search)),
   );
 
-  const columns: TableColumnsType<WorkloadSummary> = [
-    { title: t('workloads.column.kind'), dataIndex: 'kind', key: 'kind' },
-    { title: t('workloads.column.namespace'), dataIndex: 'namespace', key: 'namespace' },
+  const usageState = usage.isPending ? 'loading' : usage.isError ? 'failed' : 'answered';
+  const nameLink = (item: WorkloadSummary) => <Link to={workloadPath(item)}>{item.name}</Link>;
+  const actions = (item: WorkloadSummary) => (
+    <span className="workloads-actions">
+      <Link to={`${workloadPath(item)}/edit`}>{t('result.edit')}</Link>
+      <ScaleControl item={item} />
+      <DeleteFromList item={item} />
+    </span>
+  );
+  // One list of what is said of a workload: the table's columns, a phone's card lines.
+  const fields: WorkloadField[] = [
+    { key: 'kind', title: t('workloads.column.kind'), render: (item) => item.kind },
+    { key: 'namespace', title: t('workloads.column.namespace'), render: (item) => item.namespace },
     {
-      title: t('workloads.column.name'),
-      key: 'name',
-      render: (_value, item) => <Link to={workloadPath(item)}>{item.name}</Link>,
-    },
-    {
-      title: t('workloads.column.status'),
       key: 'status',
-      render: (_value, item) => <StateCell item={item} />,
+      title: t('workloads.column.status'),
+      render: (item) => <StateCell item={item} />,
     },
+    { key: 'age', title: t('workloads.column.age'), render: (item) => <AgeCell item={item} /> },
     {
-      title: t('workloads.column.age'),
-      key: 'age',
-      render: (_value, item) => <AgeCell item={item} />,
-    },
-    {
-      title: t('workloads.column.replicas'),
       key: 'replicas',
-      render: (_value, item) => <ReplicasCell item={item} />,
+      title: t('workloads.column.replicas'),
+      render: (item) => <ReplicasCell item={item} />,
     },
     {
-      title: t('workloads.column.shares'),
       key: 'shares',
-      render: (_value, item) => <SharesCell item={item} />,
+      title: t('workloads.column.shares'),
+      render: (item) => <SharesCell item={item} />,
     },
     {
-      title: t('workloads.column.usage'),
       key: 'usage',
-      render: (_value, item) => (
+      title: t('workloads.column.usage'),
+      render: (item) => (
         <WorkloadUsageCell
           usage={usageOf.get(workloadUsageKey(item.kind, item.namespace, item.name))}
-          state={usage.isPending ? 'loading' : usage.isError ? 'failed' : 'answered'}
+          state={usageState}
         />
       ),
     },
     {
-      title: t('workloads.column.policy'),
       key: 'policy',
-      render: (_value, item) => item.computePolicy ?? '—',
+      title: t('workloads.column.policy'),
+      render: (item) => item.computePolicy ?? '—',
     },
     {
-      title: t('workloads.column.model'),
       key: 'model',
-      render: (_value, item) =>
+      title: t('workloads.column.model'),
+      render: (item) =>
         [...new Set(item.containers.flatMap((share) => (share.model ? [share.model] : [])))].join(
           ', ',
         ) || t('workloads.anyModel'),
     },
     {
-      title: t('workloads.column.verification'),
       key: 'verification',
-      render: (_value, item) => (
+      title: t('workloads.column.verification'),
+      render: (item) => (
         <Tag color={VERIFICATION_COLOR[item.verification]} data-verification={item.verification}>
           {t(`workloads.verification.${item.verification}`)}
         </Tag>
       ),
     },
+  ];
+  const [kindField, namespaceField, ...restFields] = fields;
+  const column = (field: WorkloadField) => ({
+    title: field.title,
+    key: field.key,
+    render: (_value: unknown, item: WorkloadSummary) => field.render(item),
+  });
+  const columns: TableColumnsType<WorkloadSummary> = [
+    ...(kindField && namespaceField ? [column(kindField), column(namespaceField)] : []),
+    { title: t('workloads.column.name'), key: 'name', render: (_value, item) => nameLink(item) },
+    ...restFields.map(column),
     {
       title: t('workloads.column.actions'),
       key: 'actions',
-      render: (_value, item) => (
-        <span className="workloads-actions">
-          <Link to={`${workloadPath(item)}/edit`}>{t('result.edit')}</Link>
-          <ScaleControl item={item} />
-          <DeleteFromList item={item} />
-        </span>
-      ),
+      render: (_value, item) => actions(item),
     },
   ];
+  const rowKey = (item: WorkloadSummary) => workloadUsageKey(item.kind, item.namespace, item.name);
 
   return (
     <section className="workloads-page">
@@ -303,14 +314,31 @@ export function WorkloadsPage() {
       {usage.error ? (
         <Alert type="warning" showIcon title={t('usage.error', { message: usage.error.message })} />
       ) : null}
-      <Table<WorkloadSummary>
-        rowKey={(item) => workloadUsageKey(item.kind, item.namespace, item.name)}
-        columns={columns}
-        dataSource={shown}
-        loading={list.isPending}
-        pagination={false}
-        locale={{ emptyText: t('workloads.empty') }}
-      />
+      {narrow ? (
+        <WorkloadCards
+          items={shown}
+          label={t('workloads.title')}
+          heading={nameLink}
+          fields={fields}
+          actions={actions}
+          rowKey={rowKey}
+          loading={list.isPending}
+          loadingText={t('workloads.loading')}
+          emptyText={t('workloads.empty')}
+        />
+      ) : (
+        // Many columns: on a narrow laptop window the table scrolls in its own box, not the page.
+        <ScrollRegion label={t('workloads.title')}>
+          <Table<WorkloadSummary>
+            rowKey={rowKey}
+            columns={columns}
+            dataSource={shown}
+            loading={list.isPending}
+            pagination={false}
+            locale={{ emptyText: t('workloads.empty') }}
+          />
+        </ScrollRegion>
+      )}
       <WorkloadsQuotas namespace={namespace} />
     </section>
   );
