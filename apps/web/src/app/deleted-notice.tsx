@@ -22,8 +22,8 @@ export function DeletedNoticeBanner() {
   const deleted = deletedOf(useLocation().state);
   if (!deleted) return null;
   return (
-    <p role="status" className="deleted-notice">
-      {t('notice.deleted', { ...deleted })}
-    </p>
+    // Not a live region itself: the layout's one live region says the same words on arrival
+    // (mutation-outcome.tsx), so a screen reader hears them once.
+    <p className="deleted-notice">{t('notice.deleted', { ...deleted })}</p>
   );
 }
