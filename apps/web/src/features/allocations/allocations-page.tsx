@@ -22,6 +22,7 @@ import {
   readDashboardState,
   writeDashboardState,
 } from './dashboard-filters.js';
+import { DetailPanel, type OpenParts, usePanelBeside, usePanelFocus } from './detail-panel.js';
 import { FilterBar } from './filter-bar.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 import { InstanceDetail } from './instance-detail.js';
@@ -58,18 +59,30 @@ type LinkTo = (change: Partial<DashboardState>) => string;
  */
 const Totals = memo(function Totals({
   model,
+  filters,
   loading,
 }: {
   model: AllocationModel;
+  filters: DashboardFilters;
   loading: boolean;
 }) {
   const { t } = useDashboardI18n();
   useThrottledModelVersion(model, SUMMARY_INTERVAL_MS);
-  return loading ? (
-    <p className="loading">{t('allocations.loading')}</p>
-  ) : (
+  if (loading) return <p className="loading">{t('allocations.loading')}</p>;
+  // What the filters keep, beside the cluster's whole when they keep less.
+  const nodes = model.nodes(filters).length;
+  const instances = model.instances(filters).length;
+  const filtered = nodes !== model.nodeCount || instances !== model.recordCount;
+  return (
     <p className="muted alloc-small" data-testid="alloc-totals">
-      {t('allocations.totals', { nodes: model.nodeCount, instances: model.recordCount })}
+      {filtered
+        ? t('allocations.totals.filtered', {
+            nodes,
+            allNodes: model.nodeCount,
+            instances,
+            allInstances: model.recordCount,
+          })
+        : t('allocations.totals', { nodes, instances })}
     </p>
   );
 });
@@ -116,7 +129,7 @@ const LiveInstances = memo(function LiveInstances({ model, filters, linkTo }: Li
 
 const LiveNodes = memo(function LiveNodes({ model, filters, linkTo }: LiveListProps) {
   useModelVersion(model);
-  return <NodeList nodes={model.nodes(filters)} linkTo={linkTo} />;
+  return <NodeList nodes={model.nodes(filters)} total={model.nodeCount} linkTo={linkTo} />;
 });
 
 const LiveNodeView = memo(function LiveNodeView({
@@ -211,77 +224,102 @@ export function AllocationsPage() {
     void refetchLayout();
   }, [restartStream, refetchLayout]);
 
+  // The node filter names the open node too: the panel opens once the node is known, so a name
+  // half typed into the filter box does not open an empty panel over the page.
+  const nodeKnown = useSyncExternalStore(
+    model.subscribe,
+    () => state.node !== '' && model.node(state.node) !== undefined,
+  );
+  const open: OpenParts = useMemo(
+    () => ({ node: nodeKnown ? state.node : '', instance: state.instance }),
+    [nodeKnown, state.node, state.instance],
+  );
+  const panelOpen = Boolean(open.node || open.instance);
+  const beside = usePanelBeside();
+  const panelRef = useRef<HTMLDivElement>(null);
+  usePanelFocus(panelRef, open);
+  const closePart = useCallback((part: keyof OpenParts) => change({ [part]: '' }), [change]);
+
   // Without `list nodes` the layout never comes: the operator's own records are all there is.
   const loading =
     !hasSnapshot || (layout.data === undefined && !isClusterWideForbidden(layout.error));
 
   return (
-    <section className="alloc-page">
-      <div className="alloc-head">
-        <h1 className="page-title">{t('allocations.title')}</h1>
-        <PendingCount />
-        <StreamFreshness stream={stream} lastChangeAt={model.getLastChangeAt} onRefresh={refresh} />
-      </div>
-      <StreamBanner stream={stream} />
-      {isClusterWideForbidden(layout.error) ? (
-        <Alert type="info" showIcon title={t('allocations.clusterWideForbidden')} />
-      ) : layout.error ? (
-        <Alert
-          type="error"
-          showIcon
-          title={t('allocations.layoutError', { message: layout.error.message })}
-        />
-      ) : null}
-      <FilterBar state={state} options={options} onChange={change} />
-      <Totals model={model} loading={loading} />
+    <section className={panelOpen ? 'alloc-page alloc-page-open' : 'alloc-page'}>
+      {/* Under a drawer (a narrow screen) the page is out of reach until the drawer closes. */}
+      <div className="alloc-main" inert={panelOpen && !beside}>
+        <div className="alloc-head">
+          <h1 className="page-title">{t('allocations.title')}</h1>
+          <PendingCount />
+          <StreamFreshness
+            stream={stream}
+            lastChangeAt={model.getLastChangeAt}
+            onRefresh={refresh}
+          />
+        </div>
+        <StreamBanner stream={stream} />
+        {isClusterWideForbidden(layout.error) ? (
+          <Alert type="info" showIcon title={t('allocations.clusterWideForbidden')} />
+        ) : layout.error ? (
+          <Alert
+            type="error"
+            showIcon
+            title={t('allocations.layoutError', { message: layout.error.message })}
+          />
+        ) : null}
+        <FilterBar state={state} options={options} onChange={change} />
+        <Totals model={model} filters={filters} loading={loading} />
 
-      <div className="alloc-overview">
-        <section className="alloc-panel" aria-labelledby="alloc-pools-title">
-          <h2 id="alloc-pools-title" className="section-title">
-            {t('allocations.pools.title')}
+        <div className="alloc-overview">
+          <section className="alloc-panel" aria-labelledby="alloc-pools-title">
+            <h2 id="alloc-pools-title" className="section-title">
+              {t('allocations.pools.title')}
+            </h2>
+            <LivePools model={model} filters={filters} onPick={pickPool} />
+          </section>
+          <section
+            className="alloc-panel alloc-chart-panel"
+            aria-label={t('allocations.chart.title')}
+          >
+            <LiveChart model={model} filters={filters} />
+          </section>
+        </div>
+
+        <PendingPods />
+
+        <section className="alloc-panel" aria-labelledby="alloc-quotas-title">
+          <h2 id="alloc-quotas-title" className="section-title">
+            {t('allocations.quotas.title')}
           </h2>
-          <LivePools model={model} filters={filters} onPick={pickPool} />
+          <QuotaOverview namespace={filters.namespace} />
         </section>
-        <section
-          className="alloc-panel alloc-chart-panel"
-          aria-label={t('allocations.chart.title')}
-        >
-          <LiveChart model={model} filters={filters} />
+
+        <NamespaceUsageSection />
+
+        <PoolHistorySection />
+
+        <section className="alloc-panel" aria-labelledby="alloc-instances-title">
+          <h2 id="alloc-instances-title" className="section-title">
+            {t('allocations.instances.title')}
+          </h2>
+          <LiveInstances model={model} filters={filters} linkTo={linkTo} />
+        </section>
+
+        <section className="alloc-panel" aria-labelledby="alloc-nodes-title">
+          <h2 id="alloc-nodes-title" className="section-title">
+            {t('allocations.nodes.title')}
+          </h2>
+          <LiveNodes model={model} filters={filters} linkTo={linkTo} />
         </section>
       </div>
-
-      <PendingPods />
-
-      <section className="alloc-panel" aria-labelledby="alloc-quotas-title">
-        <h2 id="alloc-quotas-title" className="section-title">
-          {t('allocations.quotas.title')}
-        </h2>
-        <QuotaOverview namespace={filters.namespace} />
-      </section>
-
-      <NamespaceUsageSection />
-
-      <PoolHistorySection />
-
-      {state.instance ? (
-        <LiveInstanceDetail model={model} id={state.instance} linkTo={linkTo} />
+      {panelOpen ? (
+        <DetailPanel panelRef={panelRef} open={open} onClose={closePart}>
+          {open.instance ? (
+            <LiveInstanceDetail model={model} id={open.instance} linkTo={linkTo} />
+          ) : null}
+          {open.node ? <LiveNodeView model={model} name={open.node} linkTo={linkTo} /> : null}
+        </DetailPanel>
       ) : null}
-
-      <section className="alloc-panel" aria-labelledby="alloc-instances-title">
-        <h2 id="alloc-instances-title" className="section-title">
-          {t('allocations.instances.title')}
-        </h2>
-        <LiveInstances model={model} filters={filters} linkTo={linkTo} />
-      </section>
-
-      {state.node ? <LiveNodeView model={model} name={state.node} linkTo={linkTo} /> : null}
-
-      <section className="alloc-panel" aria-labelledby="alloc-nodes-title">
-        <h2 id="alloc-nodes-title" className="section-title">
-          {t('allocations.nodes.title')}
-        </h2>
-        <LiveNodes model={model} filters={filters} linkTo={linkTo} />
-      </section>
     </section>
   );
 }

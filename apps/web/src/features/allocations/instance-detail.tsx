@@ -1,6 +1,7 @@
 import { type AllocationRecord, NODE_SIDE_FIELDS, type NodeSideField } from '@mgpu/shared';
 import { memo } from 'react';
 import { Link } from 'react-router';
+import { ScrollRegion } from '../../components/scroll-region.js';
 import { formatMiB, formatPercent } from './format.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 import { VerificationBadge } from './verification-badge.js';
@@ -62,7 +63,8 @@ export const InstanceDetail = memo(function InstanceDetail({
       data-testid="instance-detail"
     >
       <div className="panel-head">
-        <h2 id="alloc-instance-title" className="section-title">
+        {/* Focus lands here as the panel opens (detail-panel.tsx). */}
+        <h2 id="alloc-instance-title" className="section-title" tabIndex={-1}>
           {t('allocations.instance.title', { id })}
         </h2>
         <Link to={linkTo({ instance: '' })}>{t('allocations.close')}</Link>
@@ -77,8 +79,8 @@ export const InstanceDetail = memo(function InstanceDetail({
               {t(`allocations.instance.verification.${record.verification}`)}
             </span>
           </p>
-          <div className="alloc-scroll-x">
-            <table className="alloc-table">
+          <ScrollRegion label={t('allocations.instance.fields')}>
+            <table className="alloc-table alloc-fields">
               <caption className="visually-hidden">{t('allocations.instance.fields')}</caption>
               <thead>
                 <tr>
@@ -149,7 +151,7 @@ export const InstanceDetail = memo(function InstanceDetail({
                 })}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
         </>
       )}
     </section>

@@ -99,6 +99,7 @@ export const InstanceList = memo(function InstanceList({
     <>
       <VirtualTable
         caption={t('allocations.instances.title')}
+        regionLabel={t('allocations.tableOf', { title: t('allocations.instances.title') })}
         className="alloc-instances"
         testId="instance-list"
         columns={COLUMNS}

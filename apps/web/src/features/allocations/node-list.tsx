@@ -1,48 +1,46 @@
 import { memo } from 'react';
 import { Link } from 'react-router';
+import { FigureText } from '../../components/figure-text.js';
 import type { LiveCard, LiveNode } from './allocation-model.js';
-import { formatCards, formatGiB } from './format.js';
+import { formatCards, formatGiB, formatPercent } from './format.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 import { VirtualTable } from './virtual-table.js';
 
 const ROW_HEIGHT = 36;
 const ROW_STYLE = { height: ROW_HEIGHT };
-const COLUMNS = ['20%', '30%', '14%', '10%', '13%', '13%'];
+const COLUMNS = ['20%', '20%', '28%', '8%', '12%', '12%'];
 const MINI_WIDTH = 8;
-const MINI_HEIGHT = 22;
+const MINI_HEIGHT = 14;
 
-/** One tiny column per card: compute used (height), darker when the card is full. */
+/**
+ * One tiny bar per card, compute used (height, darker when the card is full), with its figure
+ * under it: the bar alone said nothing to a reader or to anyone who cannot tell its height.
+ */
 function CardStrip({ cards }: { cards: LiveCard[] }) {
+  const { t } = useDashboardI18n();
   return (
-    <svg
-      className="alloc-strip"
-      width={cards.length * (MINI_WIDTH + 2)}
-      height={MINI_HEIGHT}
-      aria-hidden="true"
-    >
-      {cards.map((card, index) => {
+    <span className="alloc-strip" data-testid="card-strip">
+      {cards.map((card) => {
         const used = Math.min(100, card.usedCompute);
         const height = (MINI_HEIGHT * used) / 100;
         return (
-          <g key={card.index}>
-            <rect
-              className="strip-track"
-              x={index * (MINI_WIDTH + 2)}
-              y={0}
-              width={MINI_WIDTH}
-              height={MINI_HEIGHT}
-            />
-            <rect
-              className={used >= 100 || card.wholeNvidia ? 'strip-full' : 'strip-used'}
-              x={index * (MINI_WIDTH + 2)}
-              y={MINI_HEIGHT - height}
-              width={MINI_WIDTH}
-              height={height}
-            />
-          </g>
+          <span key={card.index} className="alloc-mini" data-testid="card-mini">
+            <svg width={MINI_WIDTH} height={MINI_HEIGHT} aria-hidden="true">
+              <rect className="strip-track" x={0} y={0} width={MINI_WIDTH} height={MINI_HEIGHT} />
+              <rect
+                className={used >= 100 || card.wholeNvidia ? 'strip-full' : 'strip-used'}
+                x={0}
+                y={MINI_HEIGHT - height}
+                width={MINI_WIDTH}
+                height={height}
+              />
+            </svg>
+            <span className="visually-hidden">{`${t('cards.card', { n: card.index })} `}</span>
+            <FigureText>{formatPercent(card.usedCompute)}</FigureText>
+          </span>
         );
       })}
-    </svg>
+    </span>
   );
 }
 
@@ -104,9 +102,12 @@ const NodeRow = memo(function NodeRow({
 /** Every GPU node the filters keep, with a strip of its cards; a node opens its card grid. */
 export const NodeList = memo(function NodeList({
   nodes,
+  total,
   linkTo,
 }: {
   nodes: LiveNode[];
+  /** Every GPU node the dashboard knows, filtered or not. */
+  total: number;
   linkTo(change: { node: string }): string;
 }) {
   const { t } = useDashboardI18n();
@@ -122,6 +123,7 @@ export const NodeList = memo(function NodeList({
     <>
       <VirtualTable
         caption={t('allocations.nodes.title')}
+        regionLabel={t('allocations.tableOf', { title: t('allocations.nodes.title') })}
         className="alloc-nodes"
         testId="node-list"
         columns={COLUMNS}
@@ -136,6 +138,9 @@ export const NodeList = memo(function NodeList({
       {nodes.length === 0 ? (
         <p className="muted alloc-empty">{t('allocations.nodes.none')}</p>
       ) : null}
+      <p className="muted alloc-small" data-testid="node-count">
+        {t('allocations.nodes.count', { shown: nodes.length, total })}
+      </p>
     </>
   );
 });

@@ -1,6 +1,7 @@
 import { MAX_INSTANCES_PER_CARD } from '@mgpu/shared';
 import { memo } from 'react';
 import { Link } from 'react-router';
+import { FigureText } from '../../components/figure-text.js';
 import { CardUsedLine, InstanceUsedText, useNodeCardUsage } from '../usage/card-usage.js';
 import { UsageSourceNotice } from '../usage/usage-figures.js';
 import type { LiveNode } from './allocation-model.js';
@@ -28,7 +29,8 @@ export const NodeView = memo(function NodeView({
   return (
     <section className="alloc-panel" aria-labelledby="alloc-node-title" data-testid="node-view">
       <div className="panel-head">
-        <h2 id="alloc-node-title" className="section-title">
+        {/* Focus lands here as the panel opens (detail-panel.tsx). */}
+        <h2 id="alloc-node-title" className="section-title" tabIndex={-1}>
           {t('allocations.node.title', { node: name })}
         </h2>
         <Link to={linkTo({ node: '' })}>{t('allocations.close')}</Link>
@@ -96,14 +98,21 @@ export const NodeView = memo(function NodeView({
                       <ul className="alloc-holders">
                         {card.holders.map((holder) => (
                           <li key={holder.id} data-testid="card-holder">
-                            <Link to={linkTo({ instance: holder.id })}>
+                            <Link
+                              className="alloc-holder-name"
+                              to={linkTo({ instance: holder.id })}
+                            >
                               {`${holder.namespace}/${holder.pod}/${holder.container}`}
                             </Link>{' '}
                             <span className="alloc-share">
-                              {formatPercent(holder.requested.computePercent)}
+                              <FigureText>
+                                {formatPercent(holder.requested.computePercent)}
+                              </FigureText>
                             </span>{' '}
                             <span className="muted">
-                              {formatMiB(holder.requested.memoryMiB, t('allocations.wholeCard'))}
+                              <FigureText>
+                                {formatMiB(holder.requested.memoryMiB, t('allocations.wholeCard'))}
+                              </FigureText>
                             </span>{' '}
                             <InstanceUsedText used={usage.index.instances.get(holder.id)} />
                           </li>

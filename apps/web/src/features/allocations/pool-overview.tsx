@@ -1,5 +1,6 @@
 import type { PoolSummary } from '@mgpu/shared';
 import { memo } from 'react';
+import { ScrollRegion } from '../../components/scroll-region.js';
 import { formatCards, formatGiB } from './format.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 import { UsageBar } from './usage-bar.js';
@@ -95,7 +96,7 @@ export const PoolOverview = memo(function PoolOverview({
   const { t } = useDashboardI18n();
   if (pools.length === 0) return <p className="muted">{t('allocations.pools.none')}</p>;
   return (
-    <div className="alloc-scroll-x">
+    <ScrollRegion label={t('allocations.tableOf', { title: t('allocations.pools.title') })}>
       <table className="alloc-table alloc-pools">
         <caption className="visually-hidden">{t('allocations.pools.title')}</caption>
         <thead>
@@ -115,6 +116,6 @@ export const PoolOverview = memo(function PoolOverview({
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 });

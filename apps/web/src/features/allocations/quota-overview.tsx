@@ -2,6 +2,7 @@ import { QUOTA_CORE, QUOTA_MEMORY, type QuotaUsage } from '@mgpu/shared';
 import { useQuery } from '@tanstack/react-query';
 import { memo } from 'react';
 import { useTRPC } from '../../app/trpc.js';
+import { ScrollRegion } from '../../components/scroll-region.js';
 import { formatCards, formatGiB } from './format.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 import { UsageBar } from './usage-bar.js';
@@ -30,7 +31,7 @@ export const QuotaOverview = memo(function QuotaOverview({ namespace }: { namesp
   const shown = (quotas.data ?? []).filter((quota) => !namespace || quota.namespace === namespace);
   if (shown.length === 0) return <p className="muted">{t('allocations.quotas.none')}</p>;
   return (
-    <div className="alloc-scroll-x">
+    <ScrollRegion label={t('allocations.tableOf', { title: t('allocations.quotas.title') })}>
       <table className="alloc-table" data-testid="quota-table">
         <caption className="visually-hidden">{t('allocations.quotas.title')}</caption>
         <thead>
@@ -79,6 +80,6 @@ export const QuotaOverview = memo(function QuotaOverview({ namespace }: { namesp
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 });

@@ -1,3 +1,5 @@
+import { FigureText } from '../../components/figure-text.js';
+
 /**
  * A horizontal bar: `used` of `total`, with an optional stranded part drawn after it. The text
  * beside it says the same in words, so the bar is decoration for screen readers.
@@ -28,7 +30,9 @@ export function UsageBar({
           <span className="usage-stranded" style={{ width: `${strandedPercent}%` }} />
         ) : null}
       </span>
-      <span className="usage-text">{label}</span>
+      <span className="usage-text">
+        <FigureText>{label}</FigureText>
+      </span>
     </span>
   );
 }

@@ -42,6 +42,7 @@ const HeaderRow = memo(
 
 export function VirtualTable<T>({
   caption,
+  regionLabel,
   columns,
   headings,
   items,
@@ -52,6 +53,8 @@ export function VirtualTable<T>({
   testId,
 }: {
   caption: string;
+  /** The scroll box's name, other than the section's heading (landmarks' names are unique). */
+  regionLabel: string;
   /** Column widths for `table-layout: fixed` (CSS lengths). */
   columns: readonly string[];
   /** One per column, in the operator's language. */
@@ -65,7 +68,7 @@ export function VirtualTable<T>({
   className: string;
   testId: string;
 }) {
-  const scrollRef = useRef<HTMLDivElement>(null);
+  const scrollRef = useRef<HTMLElement>(null);
   const renderAll = items.length <= RENDER_ALL_BELOW;
   const virtualizer = useVirtualizer({
     count: items.length,
@@ -91,8 +94,13 @@ export function VirtualTable<T>({
     if (item !== undefined) rows.push(renderRow(item, row.index + 2));
   }
   return (
-    <div
+    // A named region in the tab order: the box scrolls (down, and sideways on a narrow screen),
+    // so a keyboard must reach it even when no row holds a link (axe scrollable-region-focusable).
+    <section
       ref={scrollRef}
+      aria-label={regionLabel}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling box is read by keyboard too
+      tabIndex={0}
       className={full ? 'alloc-virtual alloc-virtual-full' : 'alloc-virtual'}
       style={full ? { height: boxHeight } : { maxHeight: boxHeight }}
       data-testid={testId}
@@ -115,6 +123,6 @@ export function VirtualTable<T>({
           {spacer(items.length - end, 'after')}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }

@@ -3,6 +3,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Alert, Table, type TableColumnsType } from 'antd';
 import type { HTMLAttributes, ReactNode } from 'react';
 import { useTRPC } from '../../app/trpc.js';
+import { FigureText } from '../../components/figure-text.js';
+import { ScrollRegion } from '../../components/scroll-region.js';
 import { type Translate, useI18n } from '../../i18n/i18n.js';
 import { formatMiBFigure, formatPercent } from '../allocations/format.js';
 import { UnknownFigure, USAGE_REFRESH_MS, UsageSourceNotice } from './usage-figures.js';
@@ -45,7 +47,8 @@ function LeftOut({ count, t }: { count: number; t: Translate }) {
  */
 function UsedCompute({ row, t }: { row: NamespaceUsage; t: Translate }) {
   if (row.used.computePercent === null) return <Unknown row={row} />;
-  if (row.unknownWorkloads === 0) return formatPercent(row.used.computePercent);
+  if (row.unknownWorkloads === 0)
+    return <FigureText>{formatPercent(row.used.computePercent)}</FigureText>;
   return (
     <span>
       {t('usage.namespaces.usedOfKnown', {
@@ -62,7 +65,8 @@ function UsedCompute({ row, t }: { row: NamespaceUsage; t: Translate }) {
  * what is known plus how many are left out — never "whole cards" for the whole team.
  */
 function AllocatedMemory({ row, t }: { row: NamespaceUsage; t: Translate }) {
-  if (row.allocated.memoryMiB !== null) return formatMiBFigure(row.allocated.memoryMiB);
+  if (row.allocated.memoryMiB !== null)
+    return <FigureText>{formatMiBFigure(row.allocated.memoryMiB)}</FigureText>;
   const known = row.knownMemory;
   return (
     <span data-testid="namespace-memory-whole-cards">
@@ -79,7 +83,8 @@ function AllocatedMemory({ row, t }: { row: NamespaceUsage; t: Translate }) {
  * workloads' sum and how many are left out, with memory's own words (not the efficiency's).
  */
 function UsedMemory({ row, t }: { row: NamespaceUsage; t: Translate }) {
-  if (row.used.memoryMiB !== null) return formatMiBFigure(row.used.memoryMiB);
+  if (row.used.memoryMiB !== null)
+    return <FigureText>{formatMiBFigure(row.used.memoryMiB)}</FigureText>;
   const known = row.knownMemory;
   const sourceReason =
     row.source === 'unavailable'
@@ -96,7 +101,7 @@ function UsedMemory({ row, t }: { row: NamespaceUsage; t: Translate }) {
     );
   return (
     <span>
-      {formatMiBFigure(known.usedMiB)}
+      <FigureText>{formatMiBFigure(known.usedMiB)}</FigureText>
       <span className="muted" title={t('usage.namespaces.memoryUnknown')}>
         {' '}
         {t('usage.namespaces.unknownWorkloads', { count: known.usedUnknown })}
@@ -129,7 +134,9 @@ export function NamespaceUsageSection() {
       title: t('usage.namespaces.allocatedCompute'),
       key: 'allocatedCompute',
       sorter: (a, b) => a.allocated.computePercent - b.allocated.computePercent,
-      render: (_value, row) => formatPercent(row.allocated.computePercent),
+      render: (_value, row) => (
+        <FigureText>{formatPercent(row.allocated.computePercent)}</FigureText>
+      ),
     },
     {
       title: t('usage.namespaces.usedCompute'),
@@ -168,7 +175,10 @@ export function NamespaceUsageSection() {
       key: 'idleWorkloads',
       sorter: (a, b) => a.idleWorkloads - b.idleWorkloads,
       render: (_value, row) => (
-        <span data-testid="namespace-idle-workloads">{`${row.idleWorkloads} / ${row.workloads}`}</span>
+        <span
+          data-testid="namespace-idle-workloads"
+          className="figure-text"
+        >{`${row.idleWorkloads} / ${row.workloads}`}</span>
       ),
     },
     {
@@ -204,17 +214,20 @@ export function NamespaceUsageSection() {
       {usage.error ? (
         <Alert type="warning" showIcon title={t('usage.error', { message: usage.error.message })} />
       ) : null}
-      <Table<NamespaceUsage>
-        rowKey="namespace"
-        size="small"
-        columns={columns}
-        dataSource={rows}
-        loading={usage.isPending}
-        pagination={false}
-        showSorterTooltip={false}
-        locale={{ emptyText: t('usage.namespaces.empty') }}
-        onRow={(row) => ({ 'data-namespace': row.namespace }) as HTMLAttributes<HTMLElement>}
-      />
+      {/* Eight columns: on a phone the table scrolls in its own box, which a keyboard reaches. */}
+      <ScrollRegion label={t('usage.namespaces.table')}>
+        <Table<NamespaceUsage>
+          rowKey="namespace"
+          size="small"
+          columns={columns}
+          dataSource={rows}
+          loading={usage.isPending}
+          pagination={false}
+          showSorterTooltip={false}
+          locale={{ emptyText: t('usage.namespaces.empty') }}
+          onRow={(row) => ({ 'data-namespace': row.namespace }) as HTMLAttributes<HTMLElement>}
+        />
+      </ScrollRegion>
     </section>
   );
 }
