@@ -11,7 +11,7 @@ import { expect, type Page, test } from '@playwright/test';
 import { callApi } from '../support/api.js';
 import { freePort, startConsole, stopConsole } from '../support/bff.js';
 import { fillForm, SEED_FORM } from '../support/form.js';
-import { horizontalOverflow, LAPTOP, NARROWEST, PHONE } from '../support/screens.js';
+import { axeViolations, horizontalOverflow, LAPTOP, NARROWEST, PHONE } from '../support/screens.js';
 
 /** The console's one polite live region (apps/web/src/app/mutation-outcome.tsx). */
 const announcer = (page: Page) => page.locator('#console-announcer');
@@ -76,6 +76,7 @@ test('on a phone the navigation is a menu: opened and closed from the keyboard, 
   await expect(panel.getByRole('link', { name: '分配看板' })).toBeVisible();
   await expect(panel.getByRole('button', { name: 'English' })).toBeVisible();
   expect(await barOverflow(page)).toBe(0);
+  expect(await axeViolations(page), 'axe with the menu open').toEqual([]);
 
   // Tab reaches the links; Escape closes the menu and gives focus back to its button.
   await page.keyboard.press('Tab');
