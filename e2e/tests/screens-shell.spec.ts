@@ -20,7 +20,7 @@ const pageHeading = (page: Page) => page.getByRole('heading', { level: 1 });
 const barOverflow = (page: Page) =>
   page.getByRole('banner').evaluate((bar) => {
     const right = Math.max(
-      ...[...bar.querySelectorAll('*')].map((e) => e.getBoundingClientRect().right),
+      ...Array.from(bar.querySelectorAll('*'), (each) => each.getBoundingClientRect().right),
     );
     return Math.max(0, Math.ceil(right) - document.documentElement.clientWidth);
   });
