@@ -5,6 +5,7 @@ import 'uplot/dist/uPlot.min.css';
 import './history-charts.css';
 import { ScrollRegion } from '../../components/scroll-region.js';
 import { formatDate, formatDateTime, formatNumber, formatTime } from '../../i18n/format.js';
+import { poolLine, valueRange } from './history-scales.js';
 import { type DashboardKey, useDashboardI18n } from './i18n/dashboard-i18n.js';
 
 /** One chart: a figure of every pool over the samples. */
@@ -51,37 +52,7 @@ const FIGURES: readonly Figure[] = [
   { title: 'allocations.history.pending', value: (pool) => pool.pendingPods },
 ];
 
-/**
- * A pool's line: a colour from Okabe and Ito's palette, built to stay apart for colour-blind
- * readers (its two oranges are never neighbours here, and its pale yellow and sky blue, too
- * faint on white, come last), and a dash of its own, so two pools differ in shape as well.
- */
-const POOL_LINES = [
-  { colour: '#0072B2', dash: [] },
-  { colour: '#D55E00', dash: [8, 4] },
-  { colour: '#009E73', dash: [2, 3] },
-  { colour: '#CC79A7', dash: [10, 3, 2, 3] },
-  { colour: '#000000', dash: [4, 4] },
-  { colour: '#E69F00', dash: [] },
-  { colour: '#56B4E9', dash: [8, 4] },
-  { colour: '#F0E442', dash: [2, 3] },
-] as const;
-
-const poolLine = (index: number) => POOL_LINES[index % POOL_LINES.length] ?? POOL_LINES[0];
-
 const HEIGHT = 180;
-
-/** uPlot hands a range null bounds when every figure is unknown. */
-const finiteOrZero = (value: number): number => (Number.isFinite(value) ? value : 0);
-
-/**
- * The value axis from the data: up to a tenth above the highest figure, at least 1, so a series
- * of zeros sits at the bottom of a 0–1 axis instead of uPlot's 0–100.
- */
-const valueRange: uPlot.Range.Function = (_, min, max) => [
-  Math.min(0, finiteOrZero(min)),
-  Math.max(1, finiteOrZero(max)) * 1.1,
-];
 
 /** uPlot's columns: times in seconds, then one column per pool (null where a pool is absent). */
 function columnsOf<Pool extends { pool: string }>(
@@ -190,7 +161,7 @@ const HistoryChart = memo(function HistoryChart({
             time: true,
             range: (_, min, max) => (min === max ? [min - 60, max + 10] : [min, max]),
           },
-          y: { range: valueRange },
+          y: { range: (_, min, max) => valueRange(min, max) },
         },
         series: [
           {},
