@@ -1,11 +1,11 @@
 import { MAX_INSTANCES_PER_CARD } from '@mgpu/shared';
 import { memo } from 'react';
 import { Link } from 'react-router';
-import { FigureText } from '../../components/figure-text.js';
+import { FigureText, sentenceWithFigures } from '../../components/figure-text.js';
 import { CardUsedLine, InstanceUsedText, useNodeCardUsage } from '../usage/card-usage.js';
 import { UsageSourceNotice } from '../usage/usage-figures.js';
 import type { LiveNode } from './allocation-model.js';
-import { formatGiB, formatMiB, formatPercent } from './format.js';
+import { formatGiB, formatMiB, formatMiBFigure, formatPercent } from './format.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 import { UsageBar } from './usage-bar.js';
 
@@ -40,11 +40,13 @@ export const NodeView = memo(function NodeView({
       ) : (
         <>
           <p className="muted">
-            {t('allocations.node.summary', {
-              pool: node.layout.pool,
-              cards: node.cards.length,
-              memory: node.layout.memoryMiBPerCard,
-            })}
+            {sentenceWithFigures((figure) =>
+              t('allocations.node.summary', {
+                pool: node.layout.pool,
+                cards: node.cards.length,
+                memory: figure(formatMiBFigure(node.layout.memoryMiBPerCard)),
+              }),
+            )}
           </p>
           <UsageSourceNotice source={usage.answer} />
           <ul className="alloc-cards">
@@ -84,10 +86,12 @@ export const NodeView = memo(function NodeView({
                     </p>
                     {card.stranded.computePercent > 0 || card.stranded.memoryMiB > 0 ? (
                       <p className="alloc-small alloc-warn">
-                        {t('allocations.node.stranded', {
-                          compute: formatPercent(card.stranded.computePercent),
-                          memory: formatGiB(card.stranded.memoryMiB),
-                        })}
+                        {sentenceWithFigures((figure) =>
+                          t('allocations.node.stranded', {
+                            compute: figure(formatPercent(card.stranded.computePercent)),
+                            memory: figure(formatGiB(card.stranded.memoryMiB)),
+                          }),
+                        )}
                       </p>
                     ) : null}
                     {card.holders.length === 0 ? (

@@ -2,6 +2,7 @@ import type { CardUsageFigures, UsageCards, UsedFigures } from '@mgpu/shared';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { useTRPC } from '../../app/trpc.js';
+import { sentenceWithFigures } from '../../components/figure-text.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { isClusterWideForbidden } from '../allocations/cluster-wide-access.js';
 import { USAGE_REFRESH_MS } from './usage-figures.js';
@@ -53,13 +54,16 @@ export function useNodeCardUsage(node: string): {
   return useNodesCardUsage(nodes);
 }
 
-/** "compute 40% · memory 812 MiB" of what is used, "—" where unknown. */
+/** "compute 40% · memory 812 MiB" of what is used, "—" where unknown; each figure kept whole. */
 function UsedText({ used }: { used: UsedFigures }) {
   const { t } = useI18n();
-  return t('usage.card.used', {
-    compute: used.computePercent === null ? '—' : formatComputePercent(used.computePercent),
-    memory: used.memoryMiB === null ? '—' : formatUsedMiB(used.memoryMiB),
-  });
+  return sentenceWithFigures((figure) =>
+    t('usage.card.used', {
+      compute:
+        used.computePercent === null ? '—' : figure(formatComputePercent(used.computePercent)),
+      memory: used.memoryMiB === null ? '—' : figure(formatUsedMiB(used.memoryMiB)),
+    }),
+  );
 }
 
 /**

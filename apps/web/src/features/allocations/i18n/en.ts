@@ -86,7 +86,7 @@ export const allocationsEn = translationOf<typeof allocationsZhCN>()({
   'allocations.node.title': 'Cards of node {node}',
   'allocations.node.unknown':
     'The cluster has no such GPU node (or the node list is still loading).',
-  'allocations.node.summary': '{pool}, {cards} cards, {memory} MiB per card',
+  'allocations.node.summary': '{pool}, {cards} cards, {memory} per card',
   'allocations.node.wholeNvidia':
     'Given out whole as nvidia.com/gpu: not shared with mGPU instances.',
   'allocations.node.compute': 'compute {used}',

@@ -84,7 +84,7 @@ export const allocationsZhCN = {
   'allocations.nodes.unschedulable': '不可调度',
   'allocations.node.title': '节点 {node} 的卡',
   'allocations.node.unknown': '集群中没有这个 GPU 节点（或节点列表还在读取）。',
-  'allocations.node.summary': '{pool}，{cards} 张卡，每卡 {memory} MiB',
+  'allocations.node.summary': '{pool}，{cards} 张卡，每卡 {memory}',
   'allocations.node.wholeNvidia': '作为 nvidia.com/gpu 整卡分配，不与 mGPU 实例共享。',
   'allocations.node.compute': '算力 {used}',
   'allocations.node.memory': '显存 {used} / {total} MiB',
