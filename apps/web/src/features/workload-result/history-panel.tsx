@@ -10,6 +10,7 @@ import { TRPCClientError } from '@trpc/client';
 import { Alert, Button, Modal, Tag } from 'antd';
 import { useState } from 'react';
 import { useTRPC } from '../../app/trpc.js';
+import { sentenceWithFigures } from '../../components/figure-text.js';
 import { formatDateTime } from '../../i18n/format.js';
 import { type MessageKey, type Translate, useI18n } from '../../i18n/i18n.js';
 import {
@@ -110,14 +111,21 @@ function useRollback(target: HistoryTarget, onDone?: () => void) {
   };
 }
 
-/** A revision's main fields per container: image, compute, memory, cards and model. */
-function revisionSummary(request: WorkloadRequest, t: Translate): string {
+/**
+ * A revision's main fields per container: image, compute, memory, cards and model. `figure` marks
+ * a value with its unit, which the list keeps on one line (`sentenceWithFigures`).
+ */
+function revisionSummary(
+  request: WorkloadRequest,
+  t: Translate,
+  figure: (text: string) => string = (text) => text,
+): string {
   return request.containers
     .map((container) => {
       const gpu = container.gpu;
       const parts = [container.image];
       if (gpu?.compute) parts.push(`${t('field.compute')} ${gpu.compute}`);
-      if (gpu?.memoryGiB) parts.push(`${t('field.memory')} ${gpu.memoryGiB} GiB`);
+      if (gpu?.memoryGiB) parts.push(`${t('field.memory')} ${figure(`${gpu.memoryGiB} GiB`)}`);
       if (gpu?.cards !== undefined) parts.push(`${t('field.cards')} ${gpu.cards}`);
       if (gpu?.model) parts.push(gpu.model);
       return `${container.name}: ${parts.join(' · ')}`;
@@ -173,7 +181,9 @@ export function HistoryPanel({
               {revision.createdAt ? (
                 <span className="muted">{formatDateTime(lang, revision.createdAt)} </span>
               ) : null}
-              <span>{revisionSummary(revision.request, t)}</span>{' '}
+              <span>
+                {sentenceWithFigures((figure) => revisionSummary(revision.request, t, figure))}
+              </span>{' '}
               {revision.current ? null : (
                 <Button size="small" disabled={!rollback.ready} onClick={() => setChosen(revision)}>
                   {t('history.rollback')}
