@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedRequest } from '@mgpu/shared';
-import { expect, type Page, test } from '@playwright/test';
+import { expect, type Locator, type Page, test } from '@playwright/test';
 import { callApi } from '../support/api.js';
 import { freePort, startConsole, stopConsole } from '../support/bff.js';
 import { fillForm, SEED_FORM } from '../support/form.js';
@@ -199,4 +199,26 @@ test('the sign-in page: its own title in both languages, no sideways scroll at 3
     await stopConsole(bff);
     rmSync(stateDir, { recursive: true, force: true });
   }
+});
+
+test('a focus ring that shows: on the text box, and on antd’s parts too', async ({ page }) => {
+  const ring = (element: Locator) =>
+    element.evaluate((each) => {
+      const style = getComputedStyle(each);
+      return `${style.outlineStyle} ${style.outlineWidth} ${style.outlineColor}`;
+    });
+  // The console's primary, #0958d9: 5.9:1 on white, 5.5:1 on the page's grey.
+  const visibleRing = 'solid 2px rgb(9, 88, 217)';
+  await page.goto('/workloads/new');
+  const name = page.getByLabel('名称', { exact: true });
+  await name.click();
+  expect(await ring(name)).toBe(visibleRing);
+
+  await page.goto('/no-such-page');
+  const back = page.getByRole('link', { name: '去创建负载' });
+  await expect(back).toBeVisible();
+  // From the keyboard: what :focus-visible answers to.
+  await page.keyboard.press('Shift');
+  await back.focus();
+  expect(await ring(back)).toBe(visibleRing);
 });
