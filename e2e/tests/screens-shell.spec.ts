@@ -1,7 +1,7 @@
 /**
  * The console's shell (issue 29): each route's own tab title in the UI language, the navigation
- * folded into a menu on a phone, and after a create, apply, scale or delete, focus on the heading
- * of what follows while the live region says what happened.
+ * folded into a menu on a phone, a focus ring that shows, and after a create, apply, scale or
+ * delete, focus on the heading of what follows while the live region says what happened.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
