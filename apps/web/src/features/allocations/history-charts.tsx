@@ -175,6 +175,8 @@ const HistoryChart = memo(function HistoryChart({
         ],
         axes: [
           {
+            // Room for "6:00:30 AM" between ticks: uPlot's default spacing overlaps them on a phone.
+            space: 90,
             // Ticks in the UI language: whole days as dates, seconds only below a minute apart.
             values: (_, ticks, _axis, _space, increment) =>
               ticks.map((seconds) =>
