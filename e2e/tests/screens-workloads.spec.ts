@@ -85,7 +85,8 @@ test('the list, a result page and its edit page fit every screen in both languag
     // The edit page with a change made: the changed fields and the YAML diff are shown.
     await page.goto(`/workloads/default/${name}/edit`);
     const editCompute = field(page, 'containers.0.gpu.compute');
-    await expect(editCompute).toHaveValue('1.2');
+    // Read from the cluster first; a busy machine answers slower than the default 15 s.
+    await expect(editCompute).toHaveValue('1.2', { timeout: 30_000 });
     await editCompute.fill('1.6');
     const diff = page.locator('.yaml-diff');
     await checkEveryScreen(page, async () => {
