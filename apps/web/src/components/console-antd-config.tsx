@@ -27,6 +27,13 @@ const PALETTE_TOKENS = {
   colorTextTertiary: PALETTE.textMuted,
   colorTextDescription: PALETTE.textMuted,
   ...TAG_TEXT,
+  // antd keeps each shade under a second, older name, and both become one CSS variable
+  // (--ant-green-7), the older name's value winning: the tags read it, so it is set too.
+  'green-7': TAG_TEXT.green7,
+  'orange-7': TAG_TEXT.orange7,
+  'gold-7': TAG_TEXT.gold7,
+  'cyan-7': TAG_TEXT.cyan7,
+  'volcano-7': TAG_TEXT.volcano7,
 } as const;
 
 /**
