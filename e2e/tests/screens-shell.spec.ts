@@ -11,7 +11,18 @@ import { expect, type Locator, type Page, test } from '@playwright/test';
 import { callApi } from '../support/api.js';
 import { freePort, startConsole, stopConsole } from '../support/bff.js';
 import { fillForm, SEED_FORM } from '../support/form.js';
-import { axeViolations, horizontalOverflow, LAPTOP, NARROWEST, PHONE } from '../support/screens.js';
+import {
+  axeViolations,
+  checkScreens,
+  horizontalOverflow,
+  LAPTOP,
+  NARROWEST,
+  PHONE,
+} from '../support/screens.js';
+
+/** The sign-in and not-found pages' headings, as the catalogs word them. */
+const SIGN_IN = { zh: '登录控制台', en: 'Sign in to the console' } as const;
+const NOT_FOUND = { zh: '页面不存在', en: 'Page not found' } as const;
 
 /** The console's one polite live region (apps/web/src/app/mutation-outcome.tsx). */
 const announcer = (page: Page) => page.locator('#console-announcer');
@@ -176,7 +187,7 @@ test('after create, apply, scale and delete: focus on the heading of what follow
   }
 });
 
-test('the sign-in page: its own title in both languages, no sideways scroll at 360 px', async ({
+test('the sign-in page: its own title in both languages; at every width no sideways scroll, no axe violation', async ({
   page,
 }) => {
   const port = await freePort();
@@ -195,10 +206,28 @@ test('the sign-in page: its own title in both languages, no sideways scroll at 3
     await page.getByRole('button', { name: 'English' }).click();
     await expect(page).toHaveTitle('Sign in · mGPU Console');
     expect(await horizontalOverflow(page)).toBe(0);
+    await page.keyboard.press('Escape');
+    // Every width in both languages: no sideways scroll, no axe violation of any impact.
+    const signIn = (name: string) => async () => {
+      await expect(page.getByRole('heading', { name })).toBeVisible();
+    };
+    await checkScreens(page, signIn(SIGN_IN.en), [NARROWEST, PHONE, LAPTOP]);
+    await page.getByRole('button', { name: '中文' }).click();
+    await checkScreens(page, signIn(SIGN_IN.zh), [LAPTOP, PHONE, NARROWEST]);
   } finally {
     await stopConsole(bff);
     rmSync(stateDir, { recursive: true, force: true });
   }
+});
+
+test('the not-found page at every width, in both languages', async ({ page }) => {
+  await page.goto('/no-such-page');
+  const notFound = (name: string) => async () => {
+    await expect(page.getByRole('heading', { level: 1, name })).toBeVisible();
+  };
+  await checkScreens(page, notFound(NOT_FOUND.zh), [NARROWEST, PHONE, LAPTOP]);
+  await page.getByRole('button', { name: 'English' }).click();
+  await checkScreens(page, notFound(NOT_FOUND.en), [LAPTOP, PHONE, NARROWEST]);
 });
 
 test('a focus ring that shows: on the text box, and on antd’s parts too', async ({ page }) => {
