@@ -227,14 +227,22 @@ describe('workload.history and workload.rollback on a StatefulSet and a Job (spe
     });
     expect(result.changes).toMatchObject([{ after: '1.2' }]);
     await historyReads(name, 'StatefulSet', ['3:1.2*', '2:1.6']);
-    const set = await eventually(async () => {
+    // The status must describe the rolled-back spec (its observed generation), not the edit's,
+    // whose counters read the same; and the controller deletes the pod before it makes the new
+    // one, so the pod is read in the same wait.
+    const { set, pod } = await eventually(async () => {
       const read = await apps.readNamespacedStatefulSet({ namespace, name });
-      return read.status?.updatedReplicas === 1 && read.status.readyReplicas === 1
-        ? read
+      const current =
+        read.status?.observedGeneration === read.metadata?.generation &&
+        read.status?.updatedReplicas === 1 &&
+        read.status.readyReplicas === 1;
+      const [running] = current ? await podsOf(name) : [];
+      return running?.metadata?.labels?.['controller-revision-hash'] === read.status?.updateRevision
+        ? { set: read, pod: running }
         : undefined;
-    }, 'the StatefulSet back on its first revision');
-    const [pod] = await podsOf(name);
-    expect(pod?.metadata?.labels?.['controller-revision-hash']).toBe(set.status?.updateRevision);
+    }, 'the StatefulSet back on its first revision, with its pod');
+    // The pod of the revision rolled to runs the first revision's share again.
+    expect(set.status?.updateRevision).toBeTruthy();
     expect(pod?.spec?.containers[0]?.resources?.limits?.[VKE.coreResource]).toBe('120');
   });
 
