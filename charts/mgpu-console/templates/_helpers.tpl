@@ -87,3 +87,37 @@ capabilities:
 seccompProfile:
   type: RuntimeDefault
 {{- end -}}
+
+{{/*
+The replica count: replicaCount when it is a number, else 2 with a sign-in (a rolling upgrade or
+a drained node then leaves one serving, and sessions hold on either) and 1 with auth.mode none.
+*/}}
+{{- define "mgpu-console.replicas" -}}
+{{- $count := .Values.replicaCount -}}
+{{- if or (kindIs "invalid" $count) (eq (toString $count) "") -}}
+{{- ternary 1 2 (eq .Values.auth.mode "none") -}}
+{{- else -}}
+{{- int $count -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret that holds the key sessions are sealed with: the chart's or session.existingSecret. */}}
+{{- define "mgpu-console.sessionKeySecretName" -}}
+{{- default (printf "%s-session-key" (include "mgpu-console.fullname" .)) .Values.session.existingSecret -}}
+{{- end -}}
+
+{{/* Where the key file is mounted; MGPU_SESSION_KEY_FILE names the file in it. */}}
+{{- define "mgpu-console.sessionKeyDir" -}}
+/etc/mgpu-console/session-key
+{{- end -}}
+
+{{/*
+Wrong sign-ins per address per minute that each replica allows: the limit over the replicas,
+rounded up, at least 1. Each replica counts on its own, so the cluster-wide limit stays about
+auth.signInAttemptsPerMinute whichever replica a client reaches.
+*/}}
+{{- define "mgpu-console.signInAttemptsPerReplica" -}}
+{{- $replicas := max 1 (int (include "mgpu-console.replicas" .)) -}}
+{{- $limit := int .Values.auth.signInAttemptsPerMinute -}}
+{{- max 1 (div (add $limit (sub $replicas 1)) $replicas) -}}
+{{- end -}}
