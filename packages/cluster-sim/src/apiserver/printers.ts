@@ -285,3 +285,26 @@ export const resourceQuotaColumns: TableColumn[] = [
   column('Request', (quota) => quotaCell(quota, false)),
   column('Limit', (quota) => quotaCell(quota, true)),
 ];
+
+function entryCount(object: KubeObject, ...fields: string[]): number {
+  return fields.reduce((sum, field) => sum + Object.keys(recordAt(object, field) ?? {}).length, 0);
+}
+
+export const secretColumns: TableColumn[] = [
+  nameColumn,
+  column('Type', (secret) => stringAt(secret, 'type') ?? ''),
+  column('Data', (secret) => entryCount(secret, 'data'), { type: 'integer' }),
+  ageColumn,
+];
+
+export const configMapColumns: TableColumn[] = [
+  nameColumn,
+  column('Data', (configMap) => entryCount(configMap, 'data', 'binaryData'), { type: 'integer' }),
+  ageColumn,
+];
+
+export const leaseColumns: TableColumn[] = [
+  nameColumn,
+  column('Holder', (lease) => stringAt(lease, 'spec', 'holderIdentity') ?? ''),
+  ageColumn,
+];

@@ -31,6 +31,7 @@ files = {
  'k8s.io.api.core.v1': f'{API}/core/v1/generated.proto',
  'k8s.io.api.apps.v1': f'{API}/apps/v1/generated.proto',
  'k8s.io.api.autoscaling.v1': f'{API}/autoscaling/v1/generated.proto',
+ 'k8s.io.api.coordination.v1': f'{API}/coordination/v1/generated.proto',
  'k8s.io.apimachinery.pkg.apis.meta.v1': f'{MACHINERY}/pkg/apis/meta/v1/generated.proto',
  'k8s.io.apimachinery.pkg.api.resource': f'{MACHINERY}/pkg/api/resource/generated.proto',
  'k8s.io.apimachinery.pkg.util.intstr': f'{MACHINERY}/pkg/util/intstr/generated.proto',
@@ -62,6 +63,7 @@ gotypes = {
  'k8s.io.api.core.v1': f'{API}/core/v1/types.go',
  'k8s.io.api.apps.v1': f'{API}/apps/v1/types.go',
  'k8s.io.api.autoscaling.v1': f'{API}/autoscaling/v1/types.go',
+ 'k8s.io.api.coordination.v1': f'{API}/coordination/v1/types.go',
  'k8s.io.apimachinery.pkg.apis.meta.v1': f'{MACHINERY}/pkg/apis/meta/v1/types.go',
 }
 keepzero=set()
@@ -75,7 +77,7 @@ for pkg,path in gotypes.items():
             pointer, jsontag, num = m.groups()
             if pointer or 'omitempty' not in jsontag:
                 keepzero.add((f'{pkg}.{struct}', int(num)))
-roots=['k8s.io.api.core.v1.Namespace','k8s.io.api.core.v1.Node','k8s.io.api.core.v1.Pod','k8s.io.api.core.v1.Event','k8s.io.api.core.v1.Binding','k8s.io.api.apps.v1.Deployment','k8s.io.api.apps.v1.ReplicaSet','k8s.io.api.autoscaling.v1.Scale','k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions']
+roots=['k8s.io.api.core.v1.Namespace','k8s.io.api.core.v1.Node','k8s.io.api.core.v1.Pod','k8s.io.api.core.v1.Event','k8s.io.api.core.v1.Binding','k8s.io.api.apps.v1.Deployment','k8s.io.api.apps.v1.ReplicaSet','k8s.io.api.autoscaling.v1.Scale','k8s.io.api.core.v1.Secret','k8s.io.api.core.v1.ConfigMap','k8s.io.api.coordination.v1.Lease','k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions']
 SPECIAL={'k8s.io.apimachinery.pkg.apis.meta.v1.Time':'time','k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime':'microtime','k8s.io.apimachinery.pkg.api.resource.Quantity':'quantity','k8s.io.apimachinery.pkg.util.intstr.IntOrString':'intorstring','k8s.io.apimachinery.pkg.runtime.RawExtension':'raw','k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1':'raw'}
 seen=set(); order=[]
 def visit(n):
@@ -108,7 +110,7 @@ for n in order:
         entries.append(f"{num}:['{fname}','{tname(t)}'{flag}]")
     out.append(f"  {short[n]}: {{{','.join(entries)}}},")
 out.append('};\n')
-rootmap={ 'v1/Namespace':'Namespace','v1/Node':'Node','v1/Pod':'Pod','v1/Event':'Event','v1/Binding':'Binding','apps/v1/Deployment':'Deployment','apps/v1/ReplicaSet':'ReplicaSet','autoscaling/v1/Scale':'Scale','meta.k8s.io/v1/DeleteOptions':'DeleteOptions','v1/DeleteOptions':'DeleteOptions'}
+rootmap={ 'v1/Namespace':'Namespace','v1/Node':'Node','v1/Pod':'Pod','v1/Event':'Event','v1/Binding':'Binding','apps/v1/Deployment':'Deployment','apps/v1/ReplicaSet':'ReplicaSet','autoscaling/v1/Scale':'Scale','v1/Secret':'Secret','v1/ConfigMap':'ConfigMap','coordination.k8s.io/v1/Lease':'Lease','meta.k8s.io/v1/DeleteOptions':'DeleteOptions','v1/DeleteOptions':'DeleteOptions'}
 out.append('/** apiVersion/kind → message, for the envelope of a protobuf request body. */')
 out.append('export const PROTO_ROOTS: Readonly<Record<string, string>> = '+json.dumps(rootmap).replace('"',"'")+';\n')
 print('\n'.join(out))

@@ -4,6 +4,15 @@
  * from it, so adding a resource is adding an entry.
  */
 import { MGPU_NODE_RESOURCE } from '@mgpu/shared';
+import {
+  decodeConfigMap,
+  decodeLease,
+  decodeSecret,
+  defaultSecret,
+  validateConfigMap,
+  validateLease,
+  validateSecret,
+} from './config-object-rules.js';
 import type { JsonRecord, KubeObject } from './kube-object.js';
 import {
   defaultDeployment,
@@ -23,16 +32,19 @@ import {
   validateStatefulSet,
 } from './object-rules.js';
 import {
+  configMapColumns,
   controllerRevisionColumns,
   deploymentColumns,
   eventColumns,
   jobColumns,
+  leaseColumns,
   mgpuNodeColumns,
   namespaceColumns,
   nodeColumns,
   podColumns,
   replicaSetColumns,
   resourceQuotaColumns,
+  secretColumns,
   serviceColumns,
   statefulSetColumns,
   type TableColumn,
@@ -74,6 +86,8 @@ export interface ResourceDefinition {
     requested: number | undefined,
     nodeExists: (name: string) => boolean,
   ): number;
+  /** What decoding the body into the Go type refuses with a 400 (bytes that are not base64). */
+  decode?(object: KubeObject): void;
   defaults?(object: KubeObject): void;
   validate?(object: KubeObject, old: KubeObject | undefined): StatusCause[];
   columns: readonly TableColumn[];
@@ -285,6 +299,41 @@ export const RESOURCES: readonly ResourceDefinition[] = [
     initialStatus: () => ({ loadBalancer: {} }),
     defaults: defaultService,
     columns: serviceColumns,
+  }),
+  // What the console keeps in its own namespace (issue 30): revocations, published history.
+  resource({
+    group: '',
+    version: 'v1',
+    kind: 'Secret',
+    plural: 'secrets',
+    namespaced: true,
+    fieldLabels: ['type'],
+    decode: decodeSecret,
+    defaults: defaultSecret,
+    validate: validateSecret,
+    columns: secretColumns,
+  }),
+  resource({
+    group: '',
+    version: 'v1',
+    kind: 'ConfigMap',
+    plural: 'configmaps',
+    namespaced: true,
+    shortNames: ['cm'],
+    decode: decodeConfigMap,
+    validate: validateConfigMap,
+    columns: configMapColumns,
+  }),
+  // Leader election among the console's replicas, as kube-controller-manager's.
+  resource({
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    kind: 'Lease',
+    plural: 'leases',
+    namespaced: true,
+    decode: decodeLease,
+    validate: validateLease,
+    columns: leaseColumns,
   }),
   resource({
     group: MGPU_NODE_RESOURCE.group,

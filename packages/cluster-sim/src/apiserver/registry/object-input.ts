@@ -38,7 +38,9 @@ export function objectFromBody(
   }
   const metadata = body.metadata ?? {};
   if (!isRecord(metadata)) throw badRequest('metadata must be an object');
-  return { ...cloneJson(body), metadata: cloneJson(metadata) as ObjectMeta };
+  const object: KubeObject = { ...cloneJson(body), metadata: cloneJson(metadata) as ObjectMeta };
+  definition.decode?.(object);
+  return object;
 }
 
 /** A subresource's body (a Scale, a Binding): a JSON object of that kind, or of none named. */
