@@ -4,20 +4,24 @@
 // finds them, KUBERNETES_SERVICE_* set — connecting in-cluster and ready with nothing but the
 // chart's RBAC. Pods do not run here (no kubelet), so the test is the pod. Runs under
 // tools/kube/with-real-cluster.sh.
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
+import type { V1Container, V1Deployment } from '@kubernetes/client-node';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import {
+  CHART,
+  consoleContainer,
+  helmIn,
+  layOutPod,
+  renderedDeployment,
+  renderedObjects,
+} from './chart-support.js';
 import { type ConsoleProcess, startConsoleProcess } from './console-process.js';
 import { buildBinaries } from './control-plane.js';
-import { contextName } from './kubeconfig.js';
 import { freePort } from './processes.js';
 import {
   eventually,
@@ -25,19 +29,14 @@ import {
   kubeConfigAs,
   kubectl,
   kubectlJson,
-  testKubeconfig,
 } from './test-support.js';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const CHART = join(ROOT, 'charts', 'mgpu-console');
 const namespace = `chart-${randomBytes(3).toString('hex')}`;
 const release = 'console';
 // The chart's names for release `console` (its fullname helper): the Deployment, Service and
 // ServiceAccount are `console-mgpu-console`.
 const fullname = `${release}-mgpu-console`;
 const serviceAccount = `system:serviceaccount:${namespace}:${fullname}`;
-// Where a pod finds its account (client-node's loadFromCluster reads it there).
-const SERVICE_ACCOUNT_DIR = 'var/run/secrets/kubernetes.io/serviceaccount';
 
 /** Values of the other auth modes, for lint and dry run; the install uses the chart's defaults. */
 const MODES: Record<string, string[]> = {
@@ -62,64 +61,16 @@ const MODES: Record<string, string[]> = {
 const setFlags = (values: string[]) => values.flatMap((value) => ['--set', value]);
 const asText = (values: string[]) => values.flatMap((value) => ['--set-string', value]); // a values file's text
 
-let binDir = '';
 let work = '';
-
-function helm(args: string[]): KubectlResult {
-  const result = spawnSync(
-    join(binDir, 'helm'),
-    ['--kubeconfig', testKubeconfig ?? '', '--kube-context', contextName('admin'), ...args],
-    {
-      encoding: 'utf8',
-      timeout: 120_000,
-      // helm's cache and config stay in the test's folder, not in the user's home.
-      env: {
-        ...process.env,
-        HELM_CACHE_HOME: join(work, 'helm', 'cache'),
-        HELM_CONFIG_HOME: join(work, 'helm', 'config'),
-        HELM_DATA_HOME: join(work, 'helm', 'data'),
-      },
-    },
-  );
-  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
-}
-
-function renderedObjects(yamlText: string): Array<Record<string, unknown>> {
-  return parseAllDocuments(yamlText)
-    .map((document) => document.toJS() as Record<string, unknown> | null)
-    .filter((object): object is Record<string, unknown> => object !== null);
-}
+let helm: (args: string[]) => KubectlResult = () => {
+  throw new Error('helm before beforeAll');
+};
 
 /** The console container of the installed release's Deployment, as helm rendered it. */
 function installedConsole(): V1Container {
   const manifest = helm(['get', 'manifest', release, '--namespace', namespace]);
   expect(manifest.status, manifest.stderr).toBe(0);
-  const deployment = renderedObjects(manifest.stdout).find(
-    (object) => object.kind === 'Deployment',
-  ) as V1Deployment | undefined;
-  const container = deployment?.spec?.template.spec?.containers.find((c) => c.name === 'console');
-  if (!container) throw new Error(`no console container in:\n${manifest.stdout}`);
-  return container;
-}
-
-/** The pod's environment from the container's env: values, and Secret keys as the kubelet reads them. */
-function podEnvironment(env: V1EnvVar[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const variable of env) {
-    const secret = variable.valueFrom?.secretKeyRef;
-    if (variable.value !== undefined) out[variable.name] = variable.value;
-    else if (secret) {
-      const object = kubectlJson<{ data: Record<string, string> }>('admin', [
-        'get',
-        'secret',
-        '-n',
-        namespace,
-        secret.name ?? '',
-      ]);
-      out[variable.name] = Buffer.from(object.data[secret.key] ?? '', 'base64').toString('utf8');
-    } else throw new Error(`env ${variable.name}: only value and secretKeyRef are understood here`);
-  }
-  return out;
+  return consoleContainer(renderedDeployment(manifest.stdout));
 }
 
 function canI(verb: string, resource: string, ...flags: string[]): boolean {
@@ -158,7 +109,7 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'mgpu-chart-'));
     // build.sh reuses its cache; helm sits beside the control plane's binaries.
-    binDir = await buildBinaries(() => {});
+    helm = helmIn(await buildBinaries(() => {}), work);
     await kubeConfigAs('admin')
       .makeApiClient(CoreV1Api)
       .createNamespace({ body: { metadata: { name: namespace } } });
@@ -363,11 +314,12 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
         expect.objectContaining({ name: 'metrics', containerPort: 9090 }),
       ]),
     );
-    // With a read-only root, the console's only writable place is the chart's emptyDir.
-    expect(container?.volumeMounts).toEqual([expect.objectContaining({ mountPath: '/tmp' })]);
-    expect(pod?.volumes).toEqual([
-      expect.objectContaining({ name: 'tmp', emptyDir: expect.anything() }),
+    // With a read-only root, the console's only writable place is the chart's emptyDir (the
+    // session key is mounted read-only: chart-replicas.test.ts).
+    expect(container?.volumeMounts?.filter((mount) => !mount.readOnly)).toEqual([
+      expect.objectContaining({ name: 'tmp', mountPath: '/tmp' }),
     ]);
+    expect(pod?.volumes?.find((volume) => volume.name === 'tmp')?.emptyDir).toBeDefined();
   });
 
   it("gives the console's account what the informers and per-user checks need, and no Secrets", () => {
@@ -391,7 +343,7 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
     // SelfSubjectAccessReview with the operator's token, so the console may not probe others'.
     expect(canI('create', 'tokenreviews.authentication.k8s.io')).toBe(true);
     expect(canI('create', 'subjectaccessreviews.authorization.k8s.io')).toBe(false);
-    // ... and never acts beyond reading: no Secrets, no writes of its own.
+    // ... and never acts beyond reading: no Secrets (but its own, chart-replicas.test.ts), no writes.
     expect(canI('get', 'secrets')).toBe(false);
     expect(canI('list', 'secrets')).toBe(false);
     expect(canI('create', 'deployments.apps')).toBe(false);
@@ -419,23 +371,23 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
     // No command: the image's entry (node apps/bff/dist/main.js) with the chart's args. The test
     // runs the same main module from source, which needs no build.
     expect(container.command).toBeUndefined();
-    const podEnv = podEnvironment(container.env ?? []);
+    // What the kubelet mounts: the account's token, the cluster's CA, the namespace, the key.
+    const token = kubectl('admin', ['create', 'token', fullname, '-n', namespace]);
+    expect(token.status, token.stderr).toBe(0);
+    const admin = kubeConfigAs('admin');
+    const cluster = admin.getCurrentCluster();
+    const manifest = helm(['get', 'manifest', release, '--namespace', namespace]).stdout;
+    const podEnv = layOutPod({
+      deployment: renderedDeployment(manifest),
+      namespace,
+      root: join(work, 'pod-root'),
+      token: token.stdout.trim(),
+      caData: cluster?.caData ?? '',
+    });
     // In the pod these are every address, so the Service, the probes and Prometheus reach it.
     expect(podEnv.HOST).toBe('0.0.0.0');
     expect(podEnv.MGPU_METRICS_HOST).toBe('0.0.0.0');
     expect(podEnv.MGPU_AUTH).toBe('kubernetes');
-
-    // What the kubelet mounts: the account's token, the cluster's CA and the namespace.
-    const root = join(work, 'pod-root');
-    const accountDir = join(root, SERVICE_ACCOUNT_DIR);
-    mkdirSync(accountDir, { recursive: true });
-    const token = kubectl('admin', ['create', 'token', fullname, '-n', namespace]);
-    expect(token.status, token.stderr).toBe(0);
-    writeFileSync(join(accountDir, 'token'), token.stdout.trim());
-    const admin = kubeConfigAs('admin');
-    const cluster = admin.getCurrentCluster();
-    writeFileSync(join(accountDir, 'ca.crt'), Buffer.from(cluster?.caData ?? '', 'base64'));
-    writeFileSync(join(accountDir, 'namespace'), namespace);
     const server = new URL(cluster?.server ?? '');
 
     // The one thing a pod has that this test cannot: its own network namespace. Here the
@@ -454,7 +406,6 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
         MGPU_METRICS_PORT: String(metricsPort),
         KUBERNETES_SERVICE_HOST: server.hostname,
         KUBERNETES_SERVICE_PORT: server.port,
-        MGPU_TEST_IN_CLUSTER_ROOT: root,
       },
     });
     const { base, ready } = consoleProcess;

@@ -1,0 +1,274 @@
+// charts/mgpu-console as several replicas on the real API server (issue 30): two replicas
+// whenever operators sign in, a rolling update and a PodDisruptionBudget that never leave none
+// ready, the session key made once and kept through upgrades and reinstalls, and a Role that
+// lets the console's account at its own Lease, sign-outs Secret and history ConfigMap by name
+// and at nothing else. Pods do not run here (no kubelet), so where a pod would run, the test
+// starts the console as the pod would (chart-support.ts). Runs under
+// tools/kube/with-real-cluster.sh.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { V1Deployment, V1PodDisruptionBudget, V1Secret } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { onRealTier } from '@mgpu/shared/test-tier';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHART, consoleContainer, helmIn, renderedObjects } from './chart-support.js';
+import { buildBinaries } from './control-plane.js';
+import { type KubectlResult, kubeConfigAs, kubectl, kubectlJson } from './test-support.js';
+
+const namespace = `replicas-${randomBytes(3).toString('hex')}`;
+const release = 'console';
+const fullname = `${release}-mgpu-console`;
+const serviceAccount = `system:serviceaccount:${namespace}:${fullname}`;
+const sessionKeySecret = `${fullname}-session-key`;
+// The console's own objects (design: `<MGPU_INSTANCE_NAME>-…` in MGPU_CONSOLE_NAMESPACE).
+const lease = `leases.coordination.k8s.io/${fullname}-leader`;
+const revocations = `secrets/${fullname}-revoked-sessions`;
+const history = `configmaps/${fullname}-pool-history`;
+
+const AUTH_MODES: Record<string, string[]> = {
+  kubernetes: [],
+  oidc: [
+    'auth.mode=oidc',
+    'auth.oidc.issuer=https://issuer.example.com',
+    'auth.oidc.clientId=mgpu-console',
+  ],
+  token: ['auth.mode=token', 'auth.token.value=0123456789abcdef0123456789abcdef'],
+};
+
+let work = '';
+let helm: (args: string[]) => KubectlResult = () => {
+  throw new Error('helm before beforeAll');
+};
+
+function render(values: string[]): Array<Record<string, unknown>> {
+  const rendered = helm([
+    'template',
+    release,
+    CHART,
+    '--namespace',
+    namespace,
+    ...values.flatMap((value) => ['--set', value]),
+  ]);
+  expect(rendered.status, rendered.stderr).toBe(0);
+  return renderedObjects(rendered.stdout);
+}
+
+const deploymentOf = (objects: Array<Record<string, unknown>>) =>
+  objects.find((object) => object.kind === 'Deployment') as V1Deployment;
+const pdbOf = (objects: Array<Record<string, unknown>>) =>
+  objects.find((object) => object.kind === 'PodDisruptionBudget') as
+    | V1PodDisruptionBudget
+    | undefined;
+
+/** The console's environment variables that have a value (not those read from elsewhere). */
+function envOf(deployment: V1Deployment): Record<string, string | undefined> {
+  const env = consoleContainer(deployment).env ?? [];
+  return Object.fromEntries(env.map((variable) => [variable.name, variable.value]));
+}
+
+function sessionKey(): V1Secret {
+  return kubectlJson<V1Secret>('admin', ['get', 'secret', '-n', namespace, sessionKeySecret]);
+}
+
+function canI(verb: string, resource: string, ...flags: string[]): boolean {
+  const result = kubectl('admin', [
+    'auth',
+    'can-i',
+    verb,
+    resource,
+    '--namespace',
+    namespace,
+    ...flags,
+    '--as',
+    serviceAccount,
+  ]);
+  return result.stdout.trim() === 'yes';
+}
+
+describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server", () => {
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'mgpu-chart-replicas-'));
+    helm = helmIn(await buildBinaries(() => {}), work);
+    await kubeConfigAs('admin')
+      .makeApiClient(CoreV1Api)
+      .createNamespace({ body: { metadata: { name: namespace } } });
+  }, 120_000);
+
+  afterAll(async () => {
+    helm(['uninstall', release, '--namespace', namespace]);
+    // The namespace takes the kept session key with it.
+    await kubeConfigAs('admin').makeApiClient(CoreV1Api).deleteNamespace({ name: namespace });
+    rmSync(work, { recursive: true, force: true });
+  }, 60_000);
+
+  it('runs two replicas wherever operators sign in, one without sign-in; a number wins', () => {
+    for (const [mode, values] of Object.entries(AUTH_MODES)) {
+      const deployment = deploymentOf(render(values));
+      expect(deployment.spec?.replicas, mode).toBe(2);
+      const env = envOf(deployment);
+      expect(env.MGPU_SESSION_KEY_FILE, mode).toBe('/etc/mgpu-console/session-key/key');
+      // Each replica counts wrong sign-ins on its own: half of 10 each keeps ~10 per address.
+      expect(env.MGPU_SIGN_IN_ATTEMPTS, mode).toBe('5');
+    }
+    const none = render(['auth.mode=none']);
+    expect(deploymentOf(none).spec?.replicas).toBe(1);
+    expect(envOf(deploymentOf(none)).MGPU_SESSION_KEY_FILE).toBeUndefined();
+    expect(none.some((object) => object.kind === 'Secret')).toBe(false);
+    expect(pdbOf(none)).toBeUndefined();
+
+    const three = deploymentOf(render(['replicaCount=3']));
+    expect(three.spec?.replicas).toBe(3);
+    expect(envOf(three).MGPU_SIGN_IN_ATTEMPTS).toBe('4'); // 10 / 3, rounded up
+    const one = render(['replicaCount=1']);
+    expect(deploymentOf(one).spec?.replicas).toBe(1);
+    expect(envOf(deploymentOf(one)).MGPU_SIGN_IN_ATTEMPTS).toBe('10');
+    // One replica and minAvailable 1 would block every drain of its node.
+    expect(pdbOf(one)).toBeUndefined();
+    const strict = render(['auth.signInAttemptsPerMinute=1']);
+    expect(envOf(deploymentOf(strict)).MGPU_SIGN_IN_ATTEMPTS).toBe('1');
+
+    for (const refused of ['replicaCount=-1', 'replicaCount=two']) {
+      const result = helm(['template', release, CHART, '--set', refused]);
+      expect(result.status, refused).not.toBe(0);
+      expect(result.stderr).toContain('/replicaCount');
+    }
+  });
+
+  it('keeps a replica serving through upgrades and drains: rolling update, budget, spread, stop delay', () => {
+    const objects = render([]);
+    const deployment = deploymentOf(objects);
+    expect(deployment.spec?.strategy).toEqual({
+      type: 'RollingUpdate',
+      rollingUpdate: { maxUnavailable: 0, maxSurge: 1 },
+    });
+    const podLabels = deployment.spec?.template.metadata?.labels ?? {};
+    const pdb = pdbOf(objects);
+    expect(pdb?.spec?.minAvailable).toBe(1);
+    expect(podLabels).toMatchObject(pdb?.spec?.selector?.matchLabels ?? { none: 'none' });
+    const pod = deployment.spec?.template.spec;
+    const spread = pod?.topologySpreadConstraints ?? [];
+    expect(spread).toEqual([
+      expect.objectContaining({
+        topologyKey: 'kubernetes.io/hostname',
+        whenUnsatisfiable: 'ScheduleAnyway',
+        maxSkew: 1,
+      }),
+    ]);
+    expect(podLabels).toMatchObject(spread[0]?.labelSelector?.matchLabels ?? { none: 'none' });
+    const container = consoleContainer(deployment);
+    expect(container.readinessProbe?.httpGet).toMatchObject({ path: '/readyz', port: 'http' });
+    // The pod serves on while the Service forgets it, then the console's own stop (≤ 5 s) fits
+    // in the grace period.
+    expect(container.lifecycle?.preStop?.exec?.command?.[0]).toBe('node');
+    expect(pod?.terminationGracePeriodSeconds).toBeGreaterThan(5 + 5);
+    // Where the replicas keep what they share: the pod's own namespace, the release's names.
+    const namespaceVariable = container.env?.find((v) => v.name === 'MGPU_CONSOLE_NAMESPACE');
+    expect(namespaceVariable?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.namespace');
+    expect(envOf(deployment).MGPU_INSTANCE_NAME).toBe(fullname);
+
+    const configured = render([
+      'pdb.enabled=false',
+      'topologySpread.whenUnsatisfiable=DoNotSchedule',
+      'shutdownDelaySeconds=0',
+    ]);
+    expect(pdbOf(configured)).toBeUndefined();
+    const configuredPod = deploymentOf(configured).spec?.template.spec;
+    expect(configuredPod?.topologySpreadConstraints?.[0]?.whenUnsatisfiable).toBe('DoNotSchedule');
+    expect(configuredPod?.containers[0]?.lifecycle).toBeUndefined();
+  });
+
+  it("mounts an existing session key Secret's key as the file, and makes none of its own", () => {
+    const objects = render([
+      'session.existingSecret=team-session-key',
+      'session.existingSecretKey=k',
+    ]);
+    expect(objects.some((object) => object.kind === 'Secret')).toBe(false);
+    const deployment = deploymentOf(objects);
+    const volume = deployment.spec?.template.spec?.volumes?.find((v) => v.name === 'session-key');
+    expect(volume?.secret).toMatchObject({
+      secretName: 'team-session-key',
+      items: [{ key: 'k', path: 'key' }],
+    });
+    expect(consoleContainer(deployment).volumeMounts).toContainEqual(
+      expect.objectContaining({ name: 'session-key', readOnly: true }),
+    );
+  });
+
+  it('installs two replicas, and an upgrade to another image keeps the session key', () => {
+    const install = helm(['install', release, CHART, '--namespace', namespace]);
+    expect(install.status, install.stderr).toBe(0);
+    expect(install.stdout).toContain('Replicas: 2.');
+    const before = kubectlJson<V1Deployment>('admin', [
+      'get',
+      'deployment',
+      '-n',
+      namespace,
+      fullname,
+    ]);
+    expect(before.spec?.replicas).toBe(2);
+    const budget = kubectl('admin', ['get', 'pdb', '-n', namespace, fullname]);
+    expect(budget.status, budget.stderr).toBe(0);
+    const key = sessionKey();
+    expect(key.metadata?.annotations?.['helm.sh/resource-policy']).toBe('keep');
+    const keyText = Buffer.from(key.data?.key ?? '', 'base64').toString('utf8');
+    // 48 random bytes as base64 text: more than the 32 characters --session-key-file asks for.
+    expect(keyText).toMatch(/^[A-Za-z0-9+/]{64}$/);
+
+    const upgrade = helm([
+      'upgrade',
+      release,
+      CHART,
+      '--namespace',
+      namespace,
+      '--set',
+      'image.tag=0.1.1',
+    ]);
+    expect(upgrade.status, upgrade.stderr).toBe(0);
+    const after = kubectlJson<V1Deployment>('admin', [
+      'get',
+      'deployment',
+      '-n',
+      namespace,
+      fullname,
+    ]);
+    expect(after.spec?.template.spec?.containers[0]?.image).toBe('mgpu-console:0.1.1');
+    // The same key: every session sealed before the upgrade opens on the new pods.
+    expect(sessionKey().data).toEqual(key.data);
+  });
+
+  it("lets the console's account at its own Lease, sign-outs and history by name, nothing else", () => {
+    for (const verb of ['get', 'update']) {
+      for (const own of [lease, revocations, history])
+        expect(canI(verb, own), `${verb} ${own}`).toBe(true);
+    }
+    // The first replica to start creates them (create cannot be limited to a name).
+    for (const kind of ['leases.coordination.k8s.io', 'secrets', 'configmaps'])
+      expect(canI('create', kind), `create ${kind}`).toBe(true);
+    // Nothing is listed or watched, no other object of theirs is readable, none is deleted.
+    for (const kind of ['leases.coordination.k8s.io', 'secrets', 'configmaps']) {
+      expect(canI('list', kind), `list ${kind}`).toBe(false);
+      expect(canI('watch', kind), `watch ${kind}`).toBe(false);
+    }
+    expect(canI('get', `secrets/${sessionKeySecret}`)).toBe(false);
+    expect(canI('get', 'secrets/some-team-credentials')).toBe(false);
+    expect(canI('update', 'leases.coordination.k8s.io/kube-scheduler')).toBe(false);
+    expect(canI('get', 'configmaps/kube-root-ca.crt')).toBe(false);
+    expect(canI('delete', revocations)).toBe(false);
+    expect(canI('delete', lease)).toBe(false);
+    // Only in its own namespace.
+    expect(canI('get', revocations, '--namespace', 'default')).toBe(false);
+    expect(canI('create', 'secrets', '--namespace', 'default')).toBe(false);
+  });
+
+  it('leaves the session key behind on uninstall, and a reinstall adopts it', () => {
+    const key = sessionKey();
+    const uninstall = helm(['uninstall', release, '--namespace', namespace]);
+    expect(uninstall.status, uninstall.stderr).toBe(0);
+    expect(sessionKey().data).toEqual(key.data);
+    const install = helm(['install', release, CHART, '--namespace', namespace]);
+    expect(install.status, install.stderr).toBe(0);
+    expect(sessionKey().data).toEqual(key.data);
+  });
+});
