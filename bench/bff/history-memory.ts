@@ -59,7 +59,7 @@ try {
   const capacity = Math.ceil(RETENTION_MS / INTERVAL_MS);
   let at = Date.now();
   history.sample(at);
-  const pools = history.snapshot().samples[0]?.pools.length ?? 0;
+  const pools = history.ownSnapshot().samples[0]?.pools.length ?? 0;
   if (pools === 0) throw new Error('the console listed no pools');
   heading(
     `pool history: ${pools} pools, ${capacity} samples (${RETENTION_MS / 60_000} min every ${INTERVAL_MS / 1000} s), filled to 3× its capacity`,
@@ -73,7 +73,7 @@ try {
       at += INTERVAL_MS;
       history.sample(at);
     }
-    const heldSamples = history.snapshot().samples.length;
+    const heldSamples = history.ownSnapshot().samples.length;
     const grown = settledHeap() - before;
     rows[`${taken} samples taken`] = {
       'ring holds': heldSamples,
@@ -82,7 +82,7 @@ try {
     };
   }
   console.table(rows);
-  const answer = JSON.stringify(history.snapshot());
+  const answer = JSON.stringify(history.ownSnapshot());
   console.log(
     `   cluster.history answer with the ring full: ${(answer.length / 1024).toFixed(0)} KiB of JSON`,
   );

@@ -103,7 +103,7 @@ describe('the pool history through Prometheus', () => {
     });
     await history.readCardUseBefore(Date.now());
     history.sample();
-    const snapshot = history.snapshot();
+    const snapshot = history.ownSnapshot();
     expect(snapshot.samples).toHaveLength(1);
     expect(snapshot.usedBefore).toBeUndefined();
   });

@@ -13,7 +13,7 @@ describe('the per-pool history', () => {
     });
     const start = Date.parse('2026-12-03T10:00:00Z');
     for (let index = 0; index < 5; index++) history.sample(start + index * 10_000);
-    const snapshot = history.snapshot();
+    const snapshot = history.ownSnapshot();
     expect(snapshot.intervalMs).toBe(10_000);
     expect(snapshot.retentionMs).toBe(30_000);
     // The ring holds three: the two oldest were overwritten.
@@ -44,7 +44,7 @@ describe('the per-pool history', () => {
     const latest = async () => {
       await history.readCardUse();
       history.sample();
-      return history.snapshot().samples.at(-1)?.pools ?? [];
+      return history.ownSnapshot().samples.at(-1)?.pools ?? [];
     };
     if (usage.source.kind === 'unavailable') {
       // The real tier has no GPU exporter: unknown, never 0.
@@ -70,14 +70,14 @@ describe('the per-pool history', () => {
   it('begins at the start with a source that keeps no history (the exporter, or none)', () => {
     // Only Prometheus answers a range query: the in-process exporter kept nothing before.
     expect(harness.bff.context.usage.source.cardUtilizationRange).toBeUndefined();
-    expect(harness.bff.context.history.snapshot().usedBefore).toBeUndefined();
+    expect(harness.bff.context.history.ownSnapshot().usedBefore).toBeUndefined();
   });
 
   it('leaves used compute unknown, never 0, when the source has nothing to say', async () => {
     const history = new PoolHistory(harness.bff.context.views, { cardUse: async () => null });
     await history.readCardUse();
     history.sample();
-    const pools = history.snapshot().samples.at(-1)?.pools ?? [];
+    const pools = history.ownSnapshot().samples.at(-1)?.pools ?? [];
     expect(pools.length).toBeGreaterThan(0);
     for (const pool of pools) expect(pool.computeUsedPercent).toBeNull();
   });

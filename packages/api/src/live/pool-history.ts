@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+import type { Leadership } from '@mgpu/kube-client';
 import {
   type ClusterHistory,
   type PoolSample,
@@ -9,6 +11,8 @@ import {
 import type { ClusterViews } from '../cluster/cluster-views.js';
 import type { CardUseAt } from '../usage/card-use.js';
 import type { UsageRange } from '../usage/usage-source.js';
+import type { HistorySample, PublishedHistory } from './history-codec.js';
+import { type HistoryStore, PublishedHistoryReader } from './history-store.js';
 
 export interface PoolHistoryOptions {
   /** Between samples (default 10 s). */
@@ -27,26 +31,47 @@ export interface PoolHistoryOptions {
    * Null or absent: the history begins at the start.
    */
   cardUseBefore?: (range: UsageRange) => Promise<readonly CardUseAt[] | null>;
+  /**
+   * Whether this replica holds the console's lease: only the leader samples, so two replicas
+   * never keep two histories of one cluster. Absent: this process always samples.
+   */
+  leadership?: Leadership;
+  /**
+   * Where the leader publishes its ring (the `<prefix>-pool-history` ConfigMap): the other
+   * replicas answer from it, and the next leader continues it. Absent: the history lives and
+   * dies with this process.
+   */
+  store?: HistoryStore;
+  /** Between the leader's publications (default 30 s). */
+  publishIntervalMs?: number;
+  /** How old a follower's copy of the published history may be before it is read again (15 s). */
+  readIntervalMs?: number;
+  /** Who samples, as the published history names it (default the host name: the pod's). */
+  replica?: string;
+  /** Where a store that cannot be read or written is said (once, until it works again). */
+  log?: (message: string) => void;
 }
 
 /** At most this many points of used compute before the start, however long the retention. */
 const MAX_POINTS_BEFORE = 60;
 
-interface Sample {
-  at: number;
-  pools: PoolSample[];
-}
+/** What `cluster.history` answers, but where the used compute comes from. */
+export type PoolHistorySnapshot = Omit<ClusterHistory, 'usage'>;
 
 /**
  * The last hour (configurable) of per-pool figures, sampled every 10 s into a ring buffer of
  * fixed length: memory is bounded by pools × samples whatever the uptime. Each sample reads the
  * same pool summaries and pending pods as the dashboard and `/metrics` (cached per change of the
  * informers, so a quiet cluster costs nothing to sample).
+ *
+ * With several replicas only the leader samples and publishes its ring to the store every 30 s;
+ * a replica that becomes leader first continues the published ring, so the history survives a
+ * leader change and a rolling upgrade, less at most the last publication interval.
  */
 export class PoolHistory {
   readonly intervalMs: number;
   readonly retentionMs: number;
-  private readonly ring: (Sample | undefined)[];
+  private readonly ring: (HistorySample | undefined)[];
   private next = 0;
   private timer: NodeJS.Timeout | undefined;
   private startedAt = Date.now();
@@ -56,6 +81,20 @@ export class PoolHistory {
   /** The past read at start, by card until the nodes are listed, then per pool. */
   private cardUseBefore: readonly CardUseAt[] = [];
   private usedBefore: PoolUsedBefore[] = [];
+  /** Whether this process samples now: it leads (or always, without a lease). */
+  private leading = false;
+  /** Leading, and the published ring was continued (or there was none): ours may replace it. */
+  private continued = false;
+  private loading = false;
+  private publication: Promise<void> | undefined;
+  private publishedAt = Number.NEGATIVE_INFINITY;
+  /** The last publication succeeded: the history is kept in the cluster, not only here. */
+  private published = false;
+  /** A store failure was said and nothing has worked since: not said again. */
+  private storeFailing = false;
+  private unsubscribe: (() => void) | undefined;
+  private readonly reader: PublishedHistoryReader | undefined;
+  private readonly replica: string;
 
   constructor(
     /** The console's shared views: the same pools and pending pods as the dashboard. */
@@ -65,19 +104,143 @@ export class PoolHistory {
     this.intervalMs = options.intervalMs ?? 10_000;
     this.retentionMs = options.retentionMs ?? 60 * 60_000;
     this.ring = new Array(Math.max(1, Math.ceil(this.retentionMs / this.intervalMs)));
+    this.replica = options.replica ?? hostname();
+    this.reader =
+      options.store &&
+      new PublishedHistoryReader(options.store, options.readIntervalMs ?? 15_000, (error) =>
+        this.storeFailed('read', error),
+      );
   }
 
   start(): void {
     this.startedAt = Date.now();
     void this.readCardUseBefore(this.startedAt);
     void this.readCardUse();
-    this.sample();
-    this.timer = setInterval(() => this.sample(), this.intervalMs);
+    const { leadership } = this.options;
+    this.unsubscribe = leadership?.onChange((leading) => this.leadershipChanged(leading));
+    this.leadershipChanged(leadership?.leading ?? true);
+    this.timer = setInterval(() => this.tick(), this.intervalMs);
     this.timer.unref();
   }
 
-  stop(): void {
+  /**
+   * Stops sampling; a leader publishes what it sampled since its last publication first, so a
+   * rolling upgrade loses nothing (stop this before the lease is released).
+   */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
+    this.unsubscribe?.();
+    if (this.leading && this.continued) {
+      // One in flight has fewer samples than there are now: after it, the last one.
+      await this.publication;
+      await this.publish();
+    }
+    this.leading = false;
+  }
+
+  /** The timer's work: the leader samples, and publishes when the interval has passed. */
+  private tick(): void {
+    if (!this.leading) return;
+    this.sample();
+    this.continuePublished();
+    this.publishWhenDue();
+  }
+
+  private leadershipChanged(leading: boolean): void {
+    if (leading === this.leading) return;
+    this.leading = leading;
+    this.continued = this.options.store === undefined;
+    if (!leading) return;
+    // What this process sampled when it led before is in the published ring, with what the
+    // leaders after it sampled: the ring restarts here and is continued from there.
+    if (this.options.store) {
+      this.ring.fill(undefined);
+      this.next = 0;
+      this.startedAt = Date.now();
+    }
+    this.sample();
+    this.continuePublished();
+  }
+
+  /** A new leader reads the published ring (again at each tick until a read succeeds). */
+  private continuePublished(): void {
+    const { store } = this.options;
+    if (!store || this.continued || this.loading) return;
+    this.loading = true;
+    store
+      .load()
+      .then(
+        (published) => {
+          if (!this.leading) return;
+          if (published) this.continueFrom(published);
+          this.continued = true;
+          this.publishWhenDue();
+        },
+        (error: unknown) => this.storeFailed('read', error),
+      )
+      .finally(() => {
+        this.loading = false;
+      });
+  }
+
+  /** The published samples older than this leader's first, within the retention, go first. */
+  private continueFrom(published: PublishedHistory): void {
+    const own = this.ordered();
+    const first = own[0]?.at ?? Number.POSITIVE_INFINITY;
+    const since = Date.now() - this.retentionMs;
+    const earlier = published.samples.filter((sample) => sample.at < first && sample.at >= since);
+    if (earlier.length === 0) return;
+    const samples = [...earlier, ...own].slice(-this.ring.length);
+    this.ring.fill(undefined);
+    samples.forEach((sample, index) => {
+      this.ring[index] = sample;
+    });
+    this.next = samples.length % this.ring.length;
+    this.startedAt = Math.min(this.startedAt, published.startedAt);
+  }
+
+  private publishWhenDue(): void {
+    const interval = this.options.publishIntervalMs ?? 30_000;
+    if (Date.now() - this.publishedAt >= interval) void this.publish();
+  }
+
+  private publish(): Promise<void> {
+    this.publication ??= this.publishNow().finally(() => {
+      this.publication = undefined;
+    });
+    return this.publication;
+  }
+
+  private async publishNow(): Promise<void> {
+    const { store } = this.options;
+    if (!store || !this.continued) return;
+    try {
+      await store.publish({
+        sampledBy: this.replica,
+        startedAt: this.startedAt,
+        intervalMs: this.intervalMs,
+        samples: this.ordered(),
+      });
+      this.published = true;
+      if (this.storeFailing) this.options.log?.('pool history: published to the cluster again');
+      this.storeFailing = false;
+    } catch (error) {
+      this.published = false;
+      this.storeFailed('write', error);
+    } finally {
+      // A failed write is tried again after the interval too, not at every sample.
+      this.publishedAt = Date.now();
+    }
+  }
+
+  /** Said once until the store works again: RBAC that forbids it does not fill the log. */
+  private storeFailed(what: 'read' | 'write', error: unknown): void {
+    if (this.storeFailing) return;
+    this.storeFailing = true;
+    const reason = error instanceof Error ? error.message : String(error);
+    this.options.log?.(
+      `pool history: cannot ${what} the published history (${reason}); the history stays in this process's memory until it can`,
+    );
   }
 
   /** Takes one sample now (the timer's work; tests call it to not wait 10 s). */
@@ -165,23 +328,51 @@ export class PoolHistory {
     this.cardUseBefore = [];
   }
 
-  /** Samples oldest first; where the used figures come from is the procedure's to add. */
-  snapshot(): Omit<ClusterHistory, 'usage'> {
+  /**
+   * What `cluster.history` answers: this process's ring while it samples (or without a store),
+   * else the leader's published ring, read again at most every 15 s.
+   */
+  async snapshot(): Promise<PoolHistorySnapshot> {
+    if (!this.reader || this.leading) return this.ownSnapshot();
+    const published = await this.reader.read();
+    if (!published) return this.ownSnapshot();
+    return this.historyOf(published.startedAt, published.intervalMs, published.samples, {
+      sampledBy: published.sampledBy,
+    });
+  }
+
+  /** This process's own samples, oldest first; where the used figures come from is the procedure's. */
+  ownSnapshot(): PoolHistorySnapshot {
+    return this.historyOf(this.startedAt, this.intervalMs, this.ordered(), {
+      sampledBy: this.published ? this.replica : undefined,
+    });
+  }
+
+  private ordered(): HistorySample[] {
+    return [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)].filter(
+      (sample): sample is HistorySample => sample !== undefined,
+    );
+  }
+
+  private historyOf(
+    startedAt: number,
+    intervalMs: number,
+    samples: readonly HistorySample[],
+    { sampledBy }: { sampledBy: string | undefined },
+  ): PoolHistorySnapshot {
     this.settleUsedBefore();
     // What the retention no longer covers goes, as the ring's oldest samples do.
     const since = new Date(Date.now() - this.retentionMs).toISOString();
     const usedBefore = this.usedBefore.filter((point) => point.at >= since);
-    const ordered = [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)].filter(
-      (sample): sample is Sample => sample !== undefined,
-    );
     return {
-      startedAt: new Date(this.startedAt).toISOString(),
-      intervalMs: this.intervalMs,
+      startedAt: new Date(startedAt).toISOString(),
+      intervalMs,
       retentionMs: this.retentionMs,
-      samples: ordered.map((sample) => ({
+      samples: samples.map((sample) => ({
         at: new Date(sample.at).toISOString(),
         pools: sample.pools,
       })),
+      ...(sampledBy !== undefined ? { sampledBy } : {}),
       ...(usedBefore.length > 0 ? { usedBefore } : {}),
     };
   }
