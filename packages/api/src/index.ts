@@ -27,6 +27,7 @@ export { type Operator, operatorKubeConfig, operatorToken } from './identity/ope
 export { AllocationFeed } from './live/allocation-feed.js';
 export { PendingPodsView, type PendingSource, type PendingState } from './live/pending-pods.js';
 export { PoolHistory, type PoolHistoryOptions } from './live/pool-history.js';
+export { PrometheusHistory, type PrometheusHistoryOptions } from './live/prometheus-history.js';
 // Usage: the source interface, the embedded exporter's source, the context the procedures read.
 export { workloadUsageRows } from './procedures/usage-workloads.js';
 export { workloadProgress } from './procedures/workload-progress.js';

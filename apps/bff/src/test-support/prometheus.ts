@@ -161,8 +161,11 @@ export async function startPrometheus(options: PrometheusTestOptions): Promise<P
   return { url, waitForScrapes, output: () => output, close };
 }
 
-/** A port nobody listens on now (Prometheus takes no port 0). */
-function freePort(): Promise<number> {
+/**
+ * A port nobody listens on now (Prometheus takes no port 0; a test also names a console's
+ * metrics port in the scrape config before the console listens on it).
+ */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

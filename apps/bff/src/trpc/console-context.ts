@@ -5,6 +5,8 @@ import {
   ClusterClient,
   ClusterViews,
   PoolHistory,
+  PrometheusHistory,
+  PrometheusSource,
   readCardUse,
   readCardUseBefore,
   usageContextFor,
@@ -43,6 +45,11 @@ export function createConsoleContext(
       cardUse: () => readCardUse(usage),
       cardUseBefore: (range) => readCardUseBefore(usage, range),
     }),
+    // The Prometheus the usage is read from also keeps the console's own series when it scrapes
+    // --metrics-port: the history then reads them there (issue 30).
+    ...(usage.source instanceof PrometheusSource
+      ? { prometheusHistory: new PrometheusHistory({ prometheus: usage.source.http }) }
+      : {}),
     usage,
     cardPolicy,
     accessReviews: new AccessReviews(

@@ -7,6 +7,7 @@ import type { AuditEntry } from '../identity/audit.js';
 import type { Operator } from '../identity/operator.js';
 import type { AllocationFeed } from '../live/allocation-feed.js';
 import type { PoolHistory } from '../live/pool-history.js';
+import type { PrometheusHistory } from '../live/prometheus-history.js';
 import type { UsageContext } from '../usage/usage-settings.js';
 
 /** What every procedure gets: the cluster, its live state, and how the scheduler picks cards. */
@@ -24,6 +25,8 @@ export interface BffContext {
   views: ClusterViews;
   /** The last hour (configurable) of per-pool figures (`cluster.history`). */
   history: PoolHistory;
+  /** With `--prometheus-url`: the same figures as Prometheus kept them (issue 30). */
+  prometheusHistory?: PrometheusHistory;
   /** Where GPU usage is read and the idle settings (`usage.*`, issue 28). */
   usage: UsageContext;
   cardPolicy: CardPolicy;

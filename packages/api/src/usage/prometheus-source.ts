@@ -43,7 +43,8 @@ const PROBLEM_REPEAT_MS = 60_000;
 
 export class PrometheusSource implements UsageSource {
   readonly kind = 'prometheus' as const;
-  private readonly http: PrometheusHttp;
+  /** The server, its credentials and CA: the pool history reads the console's series there too. */
+  readonly http: PrometheusHttp;
   private readonly queries: UsageQueries;
   private readonly promql: PromQl;
   private readonly onProblem: ((message: string | null) => void) | undefined;

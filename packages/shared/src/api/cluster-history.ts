@@ -55,6 +55,13 @@ export const ClusterHistorySchema = z.object({
    * used compute at all.
    */
   usage: z.object({ source: UsageSourceKindSchema, simulated: z.boolean() }),
+  /**
+   * Where the samples come from (issue 30): `prometheus` — the console's own `/metrics` series
+   * as Prometheus kept them (`--prometheus-url`, scraping `--metrics-port`), `startedAt` then its
+   * first point and `intervalMs` the points' step; `console` — the console's own history, kept
+   * in memory since `startedAt`. Absent from a console before issue 30: `console`.
+   */
+  source: z.enum(['prometheus', 'console']).optional(),
 });
 
 export type PoolSample = z.infer<typeof PoolSampleSchema>;
