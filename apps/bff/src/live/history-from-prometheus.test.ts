@@ -113,6 +113,15 @@ describe('the pool history from Prometheus', () => {
     expect(history.source).toBe('prometheus');
     expect(Date.parse(history.startedAt)).toBeLessThanOrEqual(secondStartedAt - 3000);
     expect(Date.parse(history.startedAt)).toBeGreaterThanOrEqual(firstStartedAt - 1000);
+    // The used compute it read from Prometheus at start sits beside the allocation before it.
+    await eventually(async () => {
+      const read = await caller.cluster.history();
+      return read.samples.some(
+        (sample) =>
+          Date.parse(sample.at) < secondStartedAt &&
+          sample.pools.some((pool) => typeof pool.computeUsedPercent === 'number'),
+      );
+    }, 'the used compute before the start, beside the allocation');
     // Once Prometheus scraped both, the figures are the pools', not twice them.
     await prometheus.waitForScrapes(2);
     const bothScraped = Date.now();
