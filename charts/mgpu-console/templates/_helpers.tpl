@@ -101,6 +101,14 @@ a drained node then leaves one serving, and sessions hold on either) and 1 with 
 {{- end -}}
 {{- end -}}
 
+{{/*
+The prefix of the console's own objects (MGPU_INSTANCE_NAME): the full name, cut to the 42
+characters the console accepts (a DNS label, so no dots) for `<prefix>-revoked-sessions` to fit.
+*/}}
+{{- define "mgpu-console.instanceName" -}}
+{{- include "mgpu-console.fullname" . | replace "." "-" | trunc 42 | trimSuffix "-" -}}
+{{- end -}}
+
 {{/* The Secret that holds the key sessions are sealed with: the chart's or session.existingSecret. */}}
 {{- define "mgpu-console.sessionKeySecretName" -}}
 {{- default (printf "%s-session-key" (include "mgpu-console.fullname" .)) .Values.session.existingSecret -}}

@@ -179,6 +179,24 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
     expect(configuredPod?.containers[0]?.lifecycle).toBeUndefined();
   });
 
+  it("names the console's objects as the console accepts, whatever the release's name", () => {
+    // A release name may be 53 characters with dots; --instance-name is a DNS label of at most 42.
+    const longRelease = 'team.a-release-name-long-enough-to-be-cut-to-size';
+    const rendered = helm(['template', longRelease, CHART, '--namespace', namespace]);
+    expect(rendered.status, rendered.stderr).toBe(0);
+    const objects = renderedObjects(rendered.stdout);
+    const prefix = envOf(deploymentOf(objects)).MGPU_INSTANCE_NAME ?? '';
+    expect(prefix).toMatch(/^[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?$/);
+    const role = objects.find((object) => object.kind === 'Role') as
+      | { rules: Array<{ resourceNames?: string[] }> }
+      | undefined;
+    expect(role?.rules.flatMap((rule) => rule.resourceNames ?? [])).toEqual([
+      `${prefix}-leader`,
+      `${prefix}-revoked-sessions`,
+      `${prefix}-pool-history`,
+    ]);
+  });
+
   it("mounts an existing session key Secret's key as the file, and makes none of its own", () => {
     const objects = render([
       'session.existingSecret=team-session-key',
