@@ -25,8 +25,20 @@ export {
 } from './identity/cluster-view.js';
 export { type Operator, operatorKubeConfig, operatorToken } from './identity/operator.js';
 export { AllocationFeed } from './live/allocation-feed.js';
+export {
+  decodeHistory,
+  encodeHistory,
+  type HistorySample,
+  PUBLISHED_HISTORY_MAX_BYTES,
+  type PublishedHistory,
+} from './live/history-codec.js';
+export { ConfigMapHistoryStore, type HistoryStore } from './live/history-store.js';
 export { PendingPodsView, type PendingSource, type PendingState } from './live/pending-pods.js';
-export { PoolHistory, type PoolHistoryOptions } from './live/pool-history.js';
+export {
+  PoolHistory,
+  type PoolHistoryOptions,
+  type PoolHistorySnapshot,
+} from './live/pool-history.js';
 export { PrometheusHistory, type PrometheusHistoryOptions } from './live/prometheus-history.js';
 // Usage: the source interface, the embedded exporter's source, the context the procedures read.
 export { workloadUsageRows } from './procedures/usage-workloads.js';

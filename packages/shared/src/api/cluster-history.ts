@@ -22,14 +22,20 @@ export const PoolSampleSchema = z.object({
 
 /**
  * `cluster.history` (no input, `NoInputSchema`): per-pool figures sampled every `intervalMs`,
- * the newest last, kept for `retentionMs` in the BFF's memory. `startedAt` is when this BFF began
- * sampling: a restart empties the history (Prometheus, with `--metrics-port`, keeps the long one).
+ * the newest last, kept for `retentionMs`. `startedAt` is since when the history reaches: when
+ * sampling began, or the oldest sample kept when the published copy had to drop older ones.
  */
 export const ClusterHistorySchema = z.object({
   startedAt: z.string(),
   intervalMs: z.number(),
   retentionMs: z.number(),
   samples: z.array(z.object({ at: z.string(), pools: z.array(PoolSampleSchema) })),
+  /**
+   * The replica (its pod) that sampled, when the history is kept in the cluster (issue 30): the
+   * leader publishes it to a ConfigMap, so a restart or a rolling upgrade keeps it. Absent: the
+   * history is this BFF's memory only, and a restart empties it.
+   */
+  sampledBy: z.string().optional(),
   /**
    * Used compute from before `startedAt` (issue 28), read from Prometheus's range query when it
    * is the usage source, oldest first, within the retention; absent from a source without

@@ -277,11 +277,21 @@ export default function HistoryCharts({ history }: { history: ClusterHistory }) 
   return (
     <>
       <p className="muted alloc-small" data-testid="history-since">
-        {t('allocations.history.since', {
-          time: since,
-          minutes: Math.round(history.retentionMs / 60_000),
-          seconds: Math.round(history.intervalMs / 1000),
-        })}
+        {/* From Prometheus or kept in the cluster by the leader (issue 30), or only in this
+            console's memory. */}
+        {t(
+          history.source === 'prometheus'
+            ? 'allocations.history.fromPrometheus'
+            : history.sampledBy === undefined
+              ? 'allocations.history.since'
+              : 'allocations.history.sinceKept',
+          {
+            time: since,
+            minutes: Math.round(history.retentionMs / 60_000),
+            seconds: Math.round(history.intervalMs / 1000),
+            replica: history.sampledBy ?? '',
+          },
+        )}
       </p>
       {usedSince !== undefined && (
         <p className="muted alloc-small" data-testid="history-used-before">

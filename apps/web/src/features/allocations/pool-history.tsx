@@ -12,7 +12,7 @@ const HistoryCharts = lazy(() => import('./history-charts.js'));
 const HISTORY_REFRESH_MS = 10_000;
 
 /**
- * `cluster.history` as charts: how the pools have been used since the console started sampling,
+ * `cluster.history` as charts: how the pools have been used since when the history reaches,
  * and where the used compute comes from — labelled simulated when it is the embedded cluster's
  * model, a notice when there is no usage source — as the usage pages say it.
  */
