@@ -3,6 +3,7 @@ import https from 'node:https';
 import {
   AppsV1Api,
   BatchV1Api,
+  CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
   createConfiguration,
@@ -23,6 +24,8 @@ export interface KubeClients {
   /** Jobs (spec §8 kinds). */
   batch: BatchV1Api;
   custom: CustomObjectsApi;
+  /** Leases, for leader election among the console's replicas. */
+  coordination: CoordinationV1Api;
 }
 
 /**
@@ -61,6 +64,7 @@ export function makeClients(kubeConfig: KubeConfig): KubeClients {
     apps: new AppsV1Api(configuration),
     batch: new BatchV1Api(configuration),
     custom: new CustomObjectsApi(configuration),
+    coordination: new CoordinationV1Api(configuration),
   };
 }
 
