@@ -2,9 +2,11 @@ import type { BffContext, ClusterConnection, PoolHistoryOptions, UsageOptions } 
 import type { CardPolicy } from '@mgpu/shared';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from './http/trust-proxy.js';
+import type { BrowserSessions } from './identity/browser-sessions.js';
 import type { AuthMode } from './identity/console-token.js';
 import type { OidcSettings } from './identity/oidc-sign-in.js';
-import type { SessionLimits, SessionStore } from './identity/sessions.js';
+import type { SessionSeal } from './identity/session-seal.js';
+import type { SessionLimits } from './identity/sessions.js';
 
 export interface BffOptions {
   connection: ClusterConnection;
@@ -25,6 +27,22 @@ export interface BffOptions {
   oidc?: OidcSettings;
   /** `--auth` sessions: idle and absolute lifetime (defaults 30 min and 12 h). */
   sessionLimits?: Partial<SessionLimits>;
+  /**
+   * The session key (`--session-key-file`): consoles that share it accept each other's sessions,
+   * a session outlives a restart, sign-outs are shared through the cluster, and work that must
+   * happen once per cluster runs on the leader of a Lease. Unset: a key of this process alone.
+   */
+  sessionSeal?: SessionSeal;
+  /**
+   * Where the console keeps its own objects (the leader Lease, the signed-out sessions, the
+   * published history): `--console-namespace`; unset, the kubeconfig context's (in a pod, its
+   * own), else `default`.
+   */
+  consoleNamespace?: string;
+  /** The prefix of those objects' names (default `mgpu-console`); the chart's release name. */
+  instanceName?: string;
+  /** How often the signed-out sessions are read from the cluster (default 2 s; tests: less). */
+  revocationPollMs?: number;
   /** The built web app; its index.html answers every unknown GET (SPA routes). */
   webRoot?: string;
   cardPolicy?: CardPolicy;
@@ -84,7 +102,7 @@ export interface RunningBff {
   url: string;
   context: BffContext;
   /** With `auth`: the operators' sessions (`--auth oidc` creates them after its code exchange). */
-  sessions?: SessionStore;
+  sessions?: BrowserSessions;
   /** `http://<host>:<port>/metrics` when `metricsPort` was given. */
   metricsUrl?: string;
   close(): Promise<void>;

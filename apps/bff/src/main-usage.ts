@@ -30,6 +30,14 @@ Sign-in
   --session-idle-minutes M   default 30                                 (MGPU_SESSION_IDLE_MINUTES)
   --session-max-hours H      default 12                                 (MGPU_SESSION_MAX_HOURS)
   --access-review-ttl S      seconds an operator's RBAC answers are kept, default 5 (MGPU_ACCESS_REVIEW_TTL)
+  --sign-in-attempts N       wrong credentials per address per minute, default 10 (MGPU_SIGN_IN_ATTEMPTS)
+
+Replicas
+  --session-key-file FILE    consoles sharing it accept each other's sessions, which outlive a
+                             restart; one key per line (openssl rand -base64 48), the first seals (MGPU_SESSION_KEY_FILE)
+  --console-namespace NS     where the leader Lease and the sign-outs live; default the
+                             kubeconfig context's (a pod's own), else default (MGPU_CONSOLE_NAMESPACE)
+  --instance-name NAME       prefix of those objects' names, default mgpu-console (MGPU_INSTANCE_NAME)
 
 GPU usage
   --prometheus-url URL       read usage through Prometheus's HTTP API   (MGPU_PROMETHEUS_URL)

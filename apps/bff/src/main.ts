@@ -10,6 +10,7 @@ import type { CardPolicy } from '@mgpu/shared';
 import { pino } from 'pino';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { consoleTokenProblem } from './identity/console-token.js';
+import { SessionSeal } from './identity/session-seal.js';
 import { USAGE } from './main-usage.js';
 import { startBff } from './server.js';
 import { idleFlagsOf } from './usage/idle-flags.js';
@@ -50,6 +51,10 @@ const flags = {
     'idle-threshold': { type: 'string' },
     'idle-after': { type: 'string' },
     'usage-max-age': { type: 'string' },
+    'session-key-file': { type: 'string' },
+    'console-namespace': { type: 'string' },
+    'instance-name': { type: 'string' },
+    'sign-in-attempts': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 } as const;
@@ -184,6 +189,35 @@ const accessReviewTtlMs =
     ? undefined
     : 1000 * positiveNumberOf('access-review-ttl', accessReviewTtlText, 0);
 
+// Issue 30: replicas that share the session key accept each other's sessions.
+const sessionKeyFile = values['session-key-file'] ?? process.env.MGPU_SESSION_KEY_FILE;
+let sessionSeal: SessionSeal | undefined;
+try {
+  sessionSeal = sessionKeyFile ? SessionSeal.fromFile(sessionKeyFile) : undefined;
+} catch (error) {
+  log.fatal(
+    `--session-key-file ${sessionKeyFile}: ${error instanceof Error ? error.message : String(error)}`,
+  );
+  process.exit(2);
+}
+const consoleNamespace = values['console-namespace'] ?? process.env.MGPU_CONSOLE_NAMESPACE;
+const instanceName = values['instance-name'] ?? process.env.MGPU_INSTANCE_NAME;
+// A DNS label: the namespace itself, and the instance before `-revoked-sessions` (≤ 63).
+for (const [flag, name] of [
+  ['console-namespace', consoleNamespace],
+  ['instance-name', instanceName],
+] as const)
+  if (name !== undefined && !/^[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?$/.test(name)) {
+    log.fatal(`--${flag} must be a DNS label of at most 42 characters, not ${name}`);
+    process.exit(2);
+  }
+const signInAttemptsText = values['sign-in-attempts'] ?? process.env.MGPU_SIGN_IN_ATTEMPTS;
+const signInAttempts = signInAttemptsText === undefined ? undefined : Number(signInAttemptsText);
+if (signInAttempts !== undefined && (!Number.isInteger(signInAttempts) || signInAttempts < 1)) {
+  log.fatal(`--sign-in-attempts must be a whole number above 0, not ${signInAttemptsText}`);
+  process.exit(2);
+}
+
 // Issue 28: usage through Prometheus when named, and the idle settings; a wrong URL, file,
 // query file or idle setting stops the start.
 let prometheusSource: ReturnType<typeof prometheusSourceOf>;
@@ -250,6 +284,10 @@ try {
     ...(trustProxy !== undefined ? { trustProxy } : {}),
     ...(auth !== undefined ? { auth, sessionLimits } : {}),
     ...(accessReviewTtlMs !== undefined ? { accessReviewTtlMs } : {}),
+    ...(sessionSeal ? { sessionSeal } : {}),
+    ...(consoleNamespace ? { consoleNamespace } : {}),
+    ...(instanceName ? { instanceName } : {}),
+    ...(signInAttempts !== undefined ? { signInAttemptsPerMinute: signInAttempts } : {}),
     ...(auth === 'oidc' && oidcIssuer && oidcClientId
       ? {
           oidc: {
@@ -271,6 +309,14 @@ try {
     logger: { level: process.env.LOG_LEVEL ?? 'info' },
   });
   log.info(`console ready at ${bff.url}${auth ? ` (sign-in: --auth ${auth})` : ''}`);
+  if (sessionSeal)
+    log.info(
+      `sessions are sealed with --session-key-file: consoles sharing it accept them, and they outlive a restart`,
+    );
+  else if (auth || token)
+    log.warn(
+      'no --session-key-file: sessions end with this process, and another replica does not accept them',
+    );
   if (bff.metricsUrl) log.info(`metrics at ${bff.metricsUrl}`);
   if (prometheusSource) {
     log.info(`usage from Prometheus at ${prometheusSource.url}`);

@@ -1,6 +1,6 @@
 import type { Operator } from '@mgpu/api';
 import { type AppRouter, appRouter, readUsage, SSE_TIMING, workloadUsageRows } from '@mgpu/api';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { BffOptions, RunningBff } from './bff-options.js';
 import { createFastify } from './http/fastify-app.js';
 import { registerHealth } from './http/health.js';
@@ -9,15 +9,17 @@ import { registerTrpc } from './http/trpc-routes.js';
 import { DEFAULT_WEB_ROOT, registerWebApp } from './http/web-app.js';
 import { ConsoleAccess } from './identity/console-token.js';
 import {
+  browserSessionsFor,
   endStreamsOnSignOut,
   operatorAccessFor,
-  sessionStoreFor,
   streamAdmission,
 } from './identity/operator-streams.js';
-import { registerSignIn } from './identity/sign-in.js';
+import { SessionSeal } from './identity/session-seal.js';
+import { oidcSignInFor, registerSignIn } from './identity/sign-in.js';
 import { SignInThrottle } from './identity/sign-in-throttle.js';
 import { ConsoleMetrics } from './observability/metrics.js';
 import { serveMetrics } from './observability/metrics-server.js';
+import { consoleObjectsOf, revocationsFor } from './replicas/console-objects.js';
 import { contextOfRequest, createConsoleContext } from './trpc/console-context.js';
 import { SseTransport } from './trpc/sse-transport.js';
 
@@ -30,15 +32,29 @@ export { allowedOrigins } from './http/trpc-guard.js';
  * This file only wires the parts together; each part's why is in its own module.
  */
 export async function startBff(options: BffOptions): Promise<RunningBff> {
+  const seal = options.sessionSeal ?? SessionSeal.ephemeral();
+  const objects = consoleObjectsOf(options);
+  // The server's log exists only below; the revocations log nothing before they start.
+  let log: FastifyBaseLogger | undefined;
+  const revocations = revocationsFor(options, seal, objects, {
+    warn: (message) => log?.warn(message),
+    info: (message) => log?.info(message),
+  });
+  // Before anything starts: an issuer that cannot be discovered stops the start.
+  const oidc = await oidcSignInFor(options);
+  const renew = oidc ? (refreshToken: string) => oidc.renew(refreshToken) : undefined;
+  const sessions = browserSessionsFor(options, seal, revocations, renew);
   // Checked before anything starts: an empty or short --token never means "no sign-in".
-  const sessions = sessionStoreFor(options);
   const access = new ConsoleAccess(
     options.token,
     options.sessionMaxAgeSeconds ?? 12 * 60 * 60,
     operatorAccessFor(options, sessions),
     options.auth,
+    seal,
+    revocations,
   );
   const server = await createFastify(options);
+  log = server.log;
   const context = createConsoleContext(options, server.log);
   const { cluster, allocations, history, views } = context;
   const audit = context.audit ?? (() => {});
@@ -48,6 +64,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined;
   const stop = async () => {
     await metricsServer?.close();
+    revocations.stop();
     subscriptions?.close();
     allocations.stop();
     history.stop();
@@ -63,7 +80,14 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     // Who each admitted request is (per-user auth): the guard finds out, createContext reads it.
     const operators = new WeakMap<FastifyRequest, Operator>();
     const throttle = new SignInThrottle(options.signInAttemptsPerMinute ?? 10);
-    await registerSignIn(server, options, { access, allowed: () => allowed, throttle, audit });
+    await registerSignIn(server, {
+      access,
+      allowed: () => allowed,
+      throttle,
+      audit,
+      seal,
+      oidc,
+    });
     registerHealth(server, cluster, options.connection.source);
 
     const createContext = contextOfRequest(context, operators);
@@ -102,6 +126,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     });
     await registerWebApp(server, options.webRoot ?? DEFAULT_WEB_ROOT);
 
+    await revocations.start();
     await cluster.startInformers();
     allocations.start();
     history.start();

@@ -2,8 +2,10 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Operator } from '@mgpu/api';
 import { bearerCheck } from '@mgpu/kube-client';
 import type { FastifyRequest } from 'fastify';
+import { LocalRevocations, type Revocations } from '../replicas/revocations.js';
 import type { OperatorAccess } from './operator-access.js';
 import { SESSION_COOKIE } from './session-cookie.js';
+import { SessionSeal } from './session-seal.js';
 
 /** Per-user sign-in modes (spec §8): a Kubernetes token typed in, or through an OIDC issuer. */
 export type AuthMode = 'kubernetes' | 'oidc';
@@ -51,18 +53,17 @@ const NO_OPERATOR: Admission = Object.freeze({});
  *
  * With `--token`, scripts send `Authorization: Bearer <token>` and a browser signs in once at
  * `/session` for a cookie (EventSource sends no headers). The cookie holds its issue time, a
- * random nonce and an HMAC of both under a key made from the token and a per-process secret —
- * never the token. It stops working when the token changes, when the process restarts, after
- * `maxAgeSeconds`, and at once when it is signed out (`signOut` keeps its nonce refused until
- * the cookie would have expired anyway, so memory holds only signed-out sessions still young).
+ * random nonce and an HMAC of both under a key made from the token and the session key
+ * (`--session-key-file`, else one of this process) — never the token. It stops working when the
+ * token changes, when the session key changes (without a key file: when the process restarts),
+ * after `maxAgeSeconds`, and at once when it is signed out (`signOut` revokes its nonce on
+ * every replica until the cookie would have expired anyway).
  */
 export class ConsoleAccess {
   /** `Authorization: Bearer <token>`, checked on bytes made once (a request allocates nothing). */
   private readonly bearer: ((authorization: string | undefined) => boolean) | undefined;
-  private readonly sessionKey: Buffer;
-  /** Signed-out sessions' nonces → when their cookies would have expired (epoch ms). */
-  private readonly signedOut = new Map<string, number>();
-  private readonly signOutListeners = new Set<(session: string) => void>();
+  /** The cookie MAC's keys, one per session key (the first signs, each verifies). */
+  private readonly sessionKeys: readonly Buffer[];
 
   constructor(
     readonly token: string | undefined,
@@ -70,13 +71,18 @@ export class ConsoleAccess {
     /** `--auth kubernetes` or `oidc`: operators' own tokens instead of the console's one token. */
     readonly operators?: OperatorAccess,
     readonly authMode: AuthMode = 'kubernetes',
+    seal: SessionSeal = SessionSeal.ephemeral(),
+    /** Signed-out sessions' nonces, shared with the other replicas. */
+    private readonly revocations: Revocations = new LocalRevocations(),
   ) {
     const problem = token === undefined ? undefined : consoleTokenProblem(token);
     if (problem !== undefined) throw new Error(`--token ${problem}`);
     this.bearer = token === undefined ? undefined : bearerCheck(token);
-    this.sessionKey = createHmac('sha256', randomBytes(32))
-      .update(token ?? '')
-      .digest();
+    this.sessionKeys = seal.macKeys.map((key) =>
+      createHmac('sha256', key)
+        .update(token ?? '')
+        .digest(),
+    );
   }
 
   get required(): boolean {
@@ -111,8 +117,8 @@ export class ConsoleAccess {
     return this.token !== undefined && sameSecret(token, this.token);
   }
 
-  private sign(issuedAt: string, nonce: string): string {
-    return createHmac('sha256', this.sessionKey)
+  private sign(issuedAt: string, nonce: string, key = this.sessionKeys[0]): string {
+    return createHmac('sha256', key ?? '')
       .update(`mgpu-console session v3 ${issuedAt} ${nonce}`)
       .digest('base64url');
   }
@@ -135,7 +141,9 @@ export class ConsoleAccess {
     const [issuedAt = '', nonce = '', mac = ''] = parts;
     const issued = /^\d{1,15}$/.test(issuedAt) ? Number(issuedAt) : Number.NaN;
     // Compared even when malformed, so the answer takes the same time either way.
-    const signed = sameMac(mac, this.sign(issuedAt, nonce));
+    let signed = false;
+    for (const key of this.sessionKeys)
+      signed = sameMac(mac, this.sign(issuedAt, nonce, key)) || signed;
     const wellFormed = parts.length === 3 && /^[\w-]{22}$/.test(nonce) && Number.isFinite(issued);
     return signed && wellFormed ? { nonce, issuedAt: issued } : undefined;
   }
@@ -146,22 +154,22 @@ export class ConsoleAccess {
     if (session === undefined) return false;
     const { issuedAt, nonce } = session;
     const fresh = issuedAt <= now + 60_000 && now - issuedAt < this.maxAgeSeconds * 1000;
-    return fresh && !this.signedOut.has(nonce);
+    return fresh && !this.revocations.revoked(nonce);
   }
 
-  /** `DELETE /session` with `--token`: that session is refused from now on, here. */
-  signOut(value: string | undefined, now = Date.now()): void {
+  /** `DELETE /session` with `--token`: that session is refused from now on, on every replica. */
+  async signOut(value: string | undefined): Promise<void> {
     const session = this.sessionOf(value);
     if (session === undefined) return;
-    for (const [old, expiresAt] of this.signedOut) if (expiresAt <= now) this.signedOut.delete(old);
-    this.signedOut.set(session.nonce, session.issuedAt + this.maxAgeSeconds * 1000);
-    for (const listener of this.signOutListeners) listener(session.nonce);
+    await this.revocations.revoke(session.nonce, session.issuedAt + this.maxAgeSeconds * 1000);
   }
 
-  /** Called with a session's nonce as it is signed out (its open streams end). */
-  onSignOut(listener: (session: string) => void): () => void {
-    this.signOutListeners.add(listener);
-    return () => this.signOutListeners.delete(listener);
+  /**
+   * Called with the `revocationKey` of a session's nonce as it is signed out, here or on
+   * another replica (its open streams end).
+   */
+  onSignOut(listener: (key: string) => void): void {
+    this.revocations.onRevoked(listener);
   }
 
   grants(request: FastifyRequest): boolean {

@@ -160,7 +160,7 @@ describe('--auth oidc on the real tier', () => {
   it('renews the ID token before it expires: the session keeps working with a new token', async () => {
     const { cookie } = await signInFrom('/');
     const id = decodeURIComponent(cookie.split(`${SESSION_COOKIE}=`)[1]?.split(';')[0] ?? '');
-    const first = (await harness.bff.sessions?.resume(id))?.operator;
+    const first = (await harness.bff.sessions?.resume(id))?.session.operator;
     expect(first?.username).toBe(username);
     // The tier's ID tokens live 65 s and the console renews in the last minute: within seconds
     // a call finds the token due and the refresh grant replaces it.
@@ -168,7 +168,7 @@ describe('--auth oidc on the real tier', () => {
     for (let attempt = 0; attempt < 60 && renewed === first; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect((await whoami(cookie)).username).toBe(username);
-      renewed = (await harness.bff.sessions?.resume(id))?.operator;
+      renewed = (await harness.bff.sessions?.resume(id))?.session.operator;
     }
     expect(renewed).not.toBe(first);
     expect(renewed?.username).toBe(username);

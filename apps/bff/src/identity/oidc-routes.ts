@@ -1,12 +1,22 @@
 import type { AuditEntry } from '@mgpu/api';
 import { operatorToken } from '@mgpu/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type OidcSignIn, OidcSignInError, sameOriginPath } from './oidc-sign-in.js';
+import {
+  type OidcSignIn,
+  OidcSignInError,
+  PENDING_SIGN_IN_MS,
+  type PendingSignIn,
+  sameOriginPath,
+} from './oidc-sign-in.js';
 import type { OperatorAccess } from './operator-access.js';
 import type { sessionCookieOptions } from './session-cookie.js';
+import type { SessionSeal } from './session-seal.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
 
-/** Binds a sign-in to the browser that started it (login CSRF): its `state`, for the callback only. */
+/**
+ * Binds a sign-in to the browser that started it (login CSRF): the sign-in itself (state, nonce,
+ * PKCE verifier), sealed, for the callback only — any replica with the key finishes it.
+ */
 export const OIDC_STATE_COOKIE = 'mgpu_console_oidc_state';
 
 export interface OidcRoutesOptions {
@@ -19,6 +29,8 @@ export interface OidcRoutesOptions {
   knownHost: (host: string | undefined) => boolean;
   /** Refused callbacks count against the address like wrong tokens at `/session`. */
   throttle: SignInThrottle;
+  /** Seals the sign-in into its cookie. */
+  seal: SessionSeal;
   audit: (entry: AuditEntry) => void;
 }
 
@@ -48,7 +60,8 @@ const page = (reply: FastifyReply, status: number, message: string) =>
  * session only, as in every mode.
  */
 export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOptions): void {
-  const { signIn, operators, sessionCookie, cookieOptions, knownHost, throttle, audit } = options;
+  const { signIn, operators, sessionCookie, cookieOptions, knownHost, throttle, audit, seal } =
+    options;
   const misdirected = (request: FastifyRequest, reply: FastifyReply) =>
     knownHost(request.headers.host)
       ? undefined
@@ -58,17 +71,18 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
     if (misdirected(request, reply)) return reply;
     const { returnTo } = request.query as { returnTo?: unknown };
     const secure = cookieOptions(request).secure;
-    const { url, state } = await signIn.start(
+    const { url, pending } = await signIn.start(
       callbackUrlOf(request, secure),
       sameOriginPath(returnTo),
     );
+    const sealed = await seal.seal('oidc-sign-in', pending, pending.startedAt + PENDING_SIGN_IN_MS);
     // Lax, not Strict: the issuer's redirect back is a navigation from another site.
-    reply.setCookie(OIDC_STATE_COOKIE, state, {
+    reply.setCookie(OIDC_STATE_COOKIE, sealed, {
       path: '/auth/callback',
       httpOnly: true,
       sameSite: 'lax',
       secure,
-      maxAge: 600,
+      maxAge: PENDING_SIGN_IN_MS / 1000,
     });
     return reply.header('cache-control', 'no-store').redirect(url.href, 302);
   });
@@ -88,7 +102,8 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
     const current = new URL(request.url, callbackUrlOf(request, secure));
     let issued: Awaited<ReturnType<OidcSignIn['finish']>>;
     try {
-      issued = await signIn.finish(current, request.cookies[OIDC_STATE_COOKIE]);
+      const pending = await seal.unseal('oidc-sign-in', request.cookies[OIDC_STATE_COOKIE]);
+      issued = await signIn.finish(current, pending as PendingSignIn | undefined);
     } catch (error) {
       const known = error instanceof OidcSignInError;
       request.log.warn(
@@ -107,11 +122,11 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
           : `The issuer's answer was not accepted (${error instanceof Error ? error.message : 'invalid'}).`,
       );
     }
-    const { review, session } = await operators.signIn(issued.idToken, {
+    const { review, signedIn } = await operators.signIn(issued.idToken, {
       expiresAt: issued.expiresAt,
-      ...(issued.refresh ? { refresh: issued.refresh } : {}),
+      ...(issued.refreshToken ? { refreshToken: issued.refreshToken } : {}),
     });
-    if (session === undefined) {
+    if (signedIn === undefined) {
       const unavailable = !review.ok && review.reason === 'unavailable';
       request.log.warn(
         unavailable ? { reason: review.message } : {},
@@ -133,11 +148,11 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
             `The Kubernetes API server did not accept the ID token of ${signIn.issuer}: it must be started with --oidc-issuer-url=${signIn.issuer} and --oidc-client-id of this console.`,
           );
     }
-    reply.setCookie(sessionCookie, session.id, {
+    reply.setCookie(sessionCookie, signedIn.cookie, {
       ...cookieOptions(request),
       maxAge: operators.sessions.limits.absoluteSeconds,
     });
-    const { username, groups } = session.operator;
+    const { username, groups } = signedIn.session.operator;
     audit({ user: username, groups, procedure: 'session.sign-in', outcome: 'ok', status: 200 });
     return reply.header('cache-control', 'no-store').redirect(issued.returnTo, 302);
   });
@@ -148,8 +163,7 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
     const id = request.cookies[sessionCookie];
     // Only this console's own pages send the cookie here (SameSite=Strict): a link on another
     // site signs nobody out of the console, and at the issuer the operator is asked.
-    const operator = (await operators.sessions.resume(id))?.operator;
-    operators.sessions.end(id);
+    const operator = (await operators.sessions.end(id))?.operator;
     reply.clearCookie(sessionCookie, options);
     audit({
       user: operator?.username ?? null,

@@ -24,8 +24,12 @@ export interface OidcSettings {
 
 export const DEFAULT_OIDC_SCOPES = 'openid profile email groups offline_access';
 
-/** A sign-in the browser was sent off to the issuer for, kept here until it comes back. */
-interface PendingSignIn {
+/**
+ * A sign-in the browser was sent off to the issuer for: the caller keeps it sealed in the
+ * browser's sign-in cookie until it comes back, so whichever replica gets the callback finishes it.
+ */
+export interface PendingSignIn {
+  state: string;
   codeVerifier: string;
   nonce: string;
   /** The same-origin path the operator was on. */
@@ -40,14 +44,12 @@ export interface IssuedIdToken {
   /** The ID token's `exp`, epoch ms. */
   expiresAt: number;
   returnTo: string;
-  /** Renews the ID token through the refresh grant; undefined when no refresh token was issued. */
-  refresh?: () => Promise<{ token: string; expiresAt: number }>;
+  /** The refresh token (`renew` renews the ID token with it); none when the issuer gave none. */
+  refreshToken?: string;
 }
 
-/** A sign-in left at the issuer longer than this is forgotten (the operator starts again). */
-const PENDING_MS = 10 * 60_000;
-/** At most this many sign-ins waiting at once: a flood of `/auth/login` cannot grow memory. */
-const PENDING_MAX = 10_000;
+/** A sign-in left at the issuer longer than this is refused (the operator starts again). */
+export const PENDING_SIGN_IN_MS = 10 * 60_000;
 
 /**
  * The path a sign-in goes back to: only a path of this console (`/…`, not `//host` or
@@ -108,8 +110,6 @@ function fetchTrusting(ca: Buffer): oidc.CustomFetch {
  * kube-apiserver, which trusts the same issuer; the refresh grant renews it.
  */
 export class OidcSignIn {
-  private readonly pending = new Map<string, PendingSignIn>();
-
   private constructor(
     private readonly config: oidc.Configuration,
     private readonly scopes: string,
@@ -138,22 +138,24 @@ export class OidcSignIn {
   }
 
   /**
-   * `GET /auth/login`: the issuer URL to send the browser to, and the `state` that names this
-   * sign-in (the caller also puts it in a cookie, so only the browser that started a sign-in can
-   * finish it).
+   * `GET /auth/login`: the issuer URL to send the browser to, and the sign-in it starts (the
+   * caller seals it into a cookie, so only the browser that started a sign-in can finish it).
    */
-  async start(redirectUri: string, returnTo: string): Promise<{ url: URL; state: string }> {
-    this.forgetStale();
+  async start(
+    redirectUri: string,
+    returnTo: string,
+  ): Promise<{ url: URL; pending: PendingSignIn }> {
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
-    this.pending.set(state, {
+    const pending: PendingSignIn = {
+      state,
       codeVerifier,
       nonce,
       returnTo: sameOriginPath(returnTo),
       redirectUri,
       startedAt: this.now(),
-    });
+    };
     const url = oidc.buildAuthorizationUrl(this.config, {
       redirect_uri: redirectUri,
       scope: this.scopes,
@@ -163,19 +165,21 @@ export class OidcSignIn {
       state,
       nonce,
     });
-    return { url, state };
+    return { url, pending };
   }
 
   /**
-   * `GET /auth/callback`: exchanges the code for tokens and validates the ID token. `state` is
-   * the value of the browser's own sign-in cookie; a callback with another state (a link someone
-   * else started), an unknown or stale one, or the issuer's error is refused.
+   * `GET /auth/callback`: exchanges the code for tokens and validates the ID token. `pending` is
+   * the sign-in of the browser's own cookie; a callback with another state (a link someone else
+   * started), none, a stale one, or the issuer's error is refused.
    */
-  async finish(callbackUrl: URL, state: string | undefined): Promise<IssuedIdToken> {
+  async finish(callbackUrl: URL, pending: PendingSignIn | undefined): Promise<IssuedIdToken> {
     const given = callbackUrl.searchParams.get('state');
-    const pending = given === null ? undefined : this.pending.get(given);
-    if (given !== null) this.pending.delete(given);
-    if (pending === undefined || state !== given || this.now() - pending.startedAt > PENDING_MS)
+    if (
+      pending === undefined ||
+      given !== pending.state ||
+      this.now() - pending.startedAt > PENDING_SIGN_IN_MS
+    )
       throw new OidcSignInError('This sign-in was not started here or took too long; start again.');
     const error = callbackUrl.searchParams.get('error');
     if (error !== null) {
@@ -192,22 +196,27 @@ export class OidcSignIn {
       idTokenExpected: true,
     });
     const { idToken, expiresAt } = idTokenOf(tokens);
-    let refreshToken = tokens.refresh_token;
     return {
       idToken,
       expiresAt,
       returnTo: pending.returnTo,
-      ...(refreshToken
-        ? {
-            refresh: async () => {
-              const renewed = await oidc.refreshTokenGrant(this.config, refreshToken ?? '');
-              // Issuers may rotate the refresh token: the next renewal uses the newest.
-              refreshToken = renewed.refresh_token ?? refreshToken;
-              const next = idTokenOf(renewed);
-              return { token: next.idToken, expiresAt: next.expiresAt };
-            },
-          }
-        : {}),
+      ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
+    };
+  }
+
+  /**
+   * A new ID token through the refresh grant, on whichever replica the session is used; issuers
+   * may rotate the refresh token, so the answer carries the one to use next.
+   */
+  async renew(
+    refreshToken: string,
+  ): Promise<{ token: string; expiresAt: number; refreshToken: string }> {
+    const renewed = await oidc.refreshTokenGrant(this.config, refreshToken);
+    const next = idTokenOf(renewed);
+    return {
+      token: next.idToken,
+      expiresAt: next.expiresAt,
+      refreshToken: renewed.refresh_token ?? refreshToken,
     };
   }
 
@@ -223,22 +232,6 @@ export class OidcSignIn {
       ...(idToken ? { id_token_hint: idToken } : {}),
       post_logout_redirect_uri: postLogoutRedirectUri,
     });
-  }
-
-  /** Sign-ins waiting at the issuer (for tests of the bound). */
-  get waiting(): number {
-    return this.pending.size;
-  }
-
-  private forgetStale(): void {
-    const now = this.now();
-    for (const [state, pending] of this.pending)
-      if (now - pending.startedAt > PENDING_MS) this.pending.delete(state);
-    // Maps iterate in insertion order: the oldest go first.
-    for (const state of this.pending.keys()) {
-      if (this.pending.size < PENDING_MAX) break;
-      this.pending.delete(state);
-    }
   }
 }
 

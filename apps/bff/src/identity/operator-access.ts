@@ -1,7 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '@mgpu/api';
 import type { FastifyRequest } from 'fastify';
-import { bearerKey, type Session, type SessionGrant, type SessionStore } from './sessions.js';
+import type { BrowserSessions, Resumed } from './browser-sessions.js';
+import { bearerKey, type SessionStore } from './sessions.js';
 import { reviewToken, type TokenReview } from './token-review.js';
 
 /** A script's bearer token is asked about again after this long (a revoked token stops soon). */
@@ -11,8 +12,8 @@ export const BEARER_REVIEW_SECONDS = 60;
 type BearerAdmission = Operator | { unavailable: string } | undefined;
 
 /**
- * `--auth kubernetes`: who a request is. A browser's session cookie names a server-side session
- * made at sign-in; a script's `Authorization: Bearer` token is reviewed by the API server (and
+ * `--auth kubernetes`: who a request is. A browser's session cookie is a sealed session made at
+ * sign-in (`BrowserSessions`, any replica with the key reads it); a script's `Authorization: Bearer` token is reviewed by the API server (and
  * the answer kept a minute under the token's digest, so not every call costs a review). A
  * stream opened with a bearer token has it reviewed again each minute (`recheckBearer`).
  */
@@ -20,11 +21,13 @@ export class OperatorAccess {
   /** One review per token at a time, however many requests and streams carry it. */
   private readonly reviewing = new Map<string, Promise<BearerAdmission>>();
   private readonly refusedListeners = new Set<(key: string) => void>();
+  /** A newer session cookie for the answer to a request (its last use or token changed). */
+  private readonly reissued = new WeakMap<FastifyRequest, string>();
 
   constructor(
     private readonly console: KubeConfig,
     /** Browser sessions, by cookie. */
-    readonly sessions: SessionStore,
+    readonly sessions: BrowserSessions,
     /** Reviewed bearer tokens, by digest; limits of `BEARER_REVIEW_SECONDS`. */
     private readonly bearers: SessionStore,
   ) {}
@@ -41,7 +44,14 @@ export class OperatorAccess {
       const known = await this.bearers.resume(key);
       return known ? known.operator : this.review(token, key);
     }
-    return (await this.sessions.resume(request.cookies[cookieName]))?.operator;
+    const resumed = await this.sessions.resume(request.cookies[cookieName], request);
+    if (resumed?.cookie !== undefined) this.reissued.set(request, resumed.cookie);
+    return resumed?.session.operator;
+  }
+
+  /** The newer session cookie `operatorOf` made for this request, to send with its answer. */
+  reissuedCookie(request: FastifyRequest): string | undefined {
+    return this.reissued.get(request);
   }
 
   /**
@@ -79,15 +89,19 @@ export class OperatorAccess {
 
   /**
    * `POST /session` and `--auth oidc`'s callback: a session exists only once the API server said
-   * who the token is. `renewal`: an ID token's expiry and its refresh grant.
+   * who the token is. `renewal`: an ID token's expiry and its refresh token.
    */
   async signIn(
     token: string,
-    renewal: Pick<SessionGrant, 'expiresAt' | 'refresh'> = {},
-  ): Promise<{ review: TokenReview; session?: Session }> {
+    renewal: { expiresAt?: number; refreshToken?: string } = {},
+  ): Promise<{ review: TokenReview; signedIn?: Resumed & { cookie: string } }> {
     const review = await reviewToken(this.console, token);
     if (!review.ok) return { review };
-    return { review, session: this.sessions.create({ ...review, token, ...renewal }) };
+    const { username, groups } = review;
+    return {
+      review,
+      signedIn: await this.sessions.create({ username, groups, token, ...renewal }),
+    };
   }
 }
 

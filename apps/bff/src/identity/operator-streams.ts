@@ -1,26 +1,38 @@
 import type { AppRouter } from '@mgpu/api';
 import type { FastifyRequest } from 'fastify';
 import type { BffOptions } from '../bff-options.js';
+import { type Revocations, revocationKey } from '../replicas/revocations.js';
 import type { SseTransport } from '../trpc/sse-transport.js';
+import { BrowserSessions, type TokenRenewal } from './browser-sessions.js';
 import type { ConsoleAccess } from './console-token.js';
 import { BEARER_REVIEW_SECONDS, bearerTokenOf, OperatorAccess } from './operator-access.js';
 import { SESSION_COOKIE } from './session-cookie.js';
+import type { SessionSeal } from './session-seal.js';
 import { bearerKey, DEFAULT_SESSION_LIMITS, SessionStore } from './sessions.js';
 
-/** With `--auth`: the operators' browser sessions (idle and absolute limits from the options). */
-export function sessionStoreFor(options: BffOptions): SessionStore | undefined {
+/**
+ * With `--auth`: the operators' browser sessions (idle and absolute limits from the options),
+ * sealed with the session key, signed out through the shared revocations, renewed by `renew`.
+ */
+export function browserSessionsFor(
+  options: BffOptions,
+  seal: SessionSeal,
+  revocations: Revocations,
+  renew?: TokenRenewal,
+): BrowserSessions | undefined {
   if (!options.auth) return undefined;
-  return new SessionStore(options.connection.kubeConfig, {
+  const local = new SessionStore(options.connection.kubeConfig, {
     ...DEFAULT_SESSION_LIMITS,
     ...(options.sessionMaxAgeSeconds ? { absoluteSeconds: options.sessionMaxAgeSeconds } : {}),
     ...options.sessionLimits,
   });
+  return new BrowserSessions(local, seal, revocations, renew);
 }
 
 /** With `--auth`: operators' sessions, and scripts' bearer tokens reviewed once a minute. */
 export function operatorAccessFor(
   options: BffOptions,
-  sessions: SessionStore | undefined,
+  sessions: BrowserSessions | undefined,
 ): OperatorAccess | undefined {
   if (sessions === undefined) return undefined;
   const reviewSeconds = options.bearerReviewSeconds ?? BEARER_REVIEW_SECONDS;
@@ -34,10 +46,6 @@ export function operatorAccessFor(
   );
 }
 
-/** The browser session a stream was let in on (a script's bearer token is no session). */
-const sessionOfStream = (request: FastifyRequest) =>
-  bearerTokenOf(request) === undefined ? request.cookies[SESSION_COOKIE] : undefined;
-
 /**
  * Whether an open stream is still let in, asked at each tick of the SSE transport: a session's
  * streams end with it (signed out, idle, too old) and the client reconnects into a 401. With
@@ -46,7 +54,7 @@ const sessionOfStream = (request: FastifyRequest) =>
  */
 export function streamAdmission(
   access: ConsoleAccess,
-  sessions: SessionStore | undefined,
+  sessions: BrowserSessions | undefined,
 ): { stillAdmitted?: (request: FastifyRequest) => boolean } {
   if (sessions)
     return {
@@ -56,7 +64,7 @@ export function streamAdmission(
           access.operators?.recheckBearer(bearer);
           return true;
         }
-        const id = request.cookies[SESSION_COOKIE];
+        const id = sessions.sessionIdOf(request);
         return id === undefined || sessions.live(id);
       },
     };
@@ -68,15 +76,18 @@ export function streamAdmission(
 /** Signed out (any mode), or a script's token refused on its review: its streams end at once. */
 export function endStreamsOnSignOut(
   access: ConsoleAccess,
-  sessions: SessionStore | undefined,
+  sessions: BrowserSessions | undefined,
   subscriptions: SseTransport<AppRouter>,
 ): void {
-  sessions?.onEnd((id) => subscriptions.endStreams((request) => sessionOfStream(request) === id));
+  sessions?.onEnd((id) =>
+    subscriptions.endStreams((request) => sessions.sessionIdOf(request) === id),
+  );
   // `--token`: every stream that carries the session's cookie, whatever else it carries.
-  access.onSignOut((nonce) =>
-    subscriptions.endStreams(
-      (request) => access.sessionOf(request.cookies[SESSION_COOKIE])?.nonce === nonce,
-    ),
+  access.onSignOut((key) =>
+    subscriptions.endStreams((request) => {
+      const session = access.sessionOf(request.cookies[SESSION_COOKIE]);
+      return session !== undefined && revocationKey(session.nonce) === key;
+    }),
   );
   access.operators?.onBearerRefused((key) =>
     subscriptions.endStreams((request) => {

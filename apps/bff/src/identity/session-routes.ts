@@ -16,8 +16,8 @@ const SessionInputSchema = z.object({ token: z.string().min(1).max(4096) });
  * `/session`: how the browser signs in. GET says which sign-in the console wants (`mode`), whether
  * this browser has signed in and, with per-user auth, as whom; POST `{ token }` sets the session
  * cookie (HttpOnly, SameSite=Strict: scripts on other sites can neither read nor send it) — with
- * `--auth kubernetes` only once the API server said who the token is; DELETE signs out, on the
- * server too (the cookie's value is refused from then on and its open streams end). The Host
+ * `--auth kubernetes` only once the API server said who the token is; DELETE signs out, on every
+ * replica too (the cookie's value is refused from then on and its open streams end). The Host
  * and Origin checks are the same as for `/trpc`.
  */
 export function registerSessionRoutes(
@@ -69,7 +69,7 @@ export function registerSessionRoutes(
       const credential = bearerKey(parsed.data.token);
       const wait = throttle.begin(request.ip, credential);
       if (wait > 0) return tooManyWrongTokens(reply, wait);
-      const { review, session } = await access.operators
+      const { review, signedIn } = await access.operators
         .signIn(parsed.data.token)
         .finally(() => throttle.end(request.ip, credential, false));
       if (!review.ok && review.reason === 'unavailable') {
@@ -77,7 +77,7 @@ export function registerSessionRoutes(
         signInAudit('session.sign-in', undefined, 503);
         return tokenNotChecked(reply, review.message);
       }
-      if (session === undefined) {
+      if (signedIn === undefined) {
         throttle.failed(request.ip);
         request.log.warn('sign-in refused: the API server did not accept the token');
         signInAudit('session.sign-in', undefined, 401);
@@ -88,12 +88,12 @@ export function registerSessionRoutes(
           'The Kubernetes API server did not accept that token (unknown, expired or revoked).',
         );
       }
-      reply.setCookie(SESSION_COOKIE, session.id, {
+      reply.setCookie(SESSION_COOKIE, signedIn.cookie, {
         ...sessionCookieOptions(request),
         maxAge: access.operators.sessions.limits.absoluteSeconds,
       });
-      signInAudit('session.sign-in', session.operator, 200);
-      const { username, groups } = session.operator;
+      signInAudit('session.sign-in', signedIn.session.operator, 200);
+      const { username, groups } = signedIn.session.operator;
       return { required: true, ...access.mode, signedIn: true, username, groups };
     }
     const wait = throttle.retryAfterSeconds(request.ip);
@@ -113,10 +113,9 @@ export function registerSessionRoutes(
     if (misdirected(request, reply) || checkOrigin(request, reply)) return reply;
     const cookieValue = request.cookies[SESSION_COOKIE];
     if (access.operators) {
-      const session = await access.operators.sessions.resume(cookieValue);
-      access.operators.sessions.end(cookieValue);
+      const session = await access.operators.sessions.end(cookieValue);
       signInAudit('session.sign-out', session?.operator, 200);
-    } else access.signOut(cookieValue);
+    } else await access.signOut(cookieValue);
     reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(request));
     return { required: access.required, ...access.mode, signedIn: !access.required };
   });

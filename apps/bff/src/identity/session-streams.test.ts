@@ -43,12 +43,12 @@ function openStream(harness: BffHarness, cookie: string) {
   );
 }
 
-async function sessionOn(harness: BffHarness): Promise<{ id: string; cookie: string }> {
+async function sessionOn(harness: BffHarness): Promise<{ value: string; cookie: string }> {
   const sessions = harness.bff.sessions;
   if (!sessions) throw new Error('the harness runs without --auth');
   const token = harness.connection.kubeConfig.getCurrentUser()?.token ?? '';
-  const session = sessions.create({ token, username: 'alice', groups: ['team-a'] });
-  return { id: session.id, cookie: `mgpu_console_session=${session.id}` };
+  const { cookie } = await sessions.create({ token, username: 'alice', groups: ['team-a'] });
+  return { value: cookie, cookie: `mgpu_console_session=${cookie}` };
 }
 
 function withHarness(limits: Partial<SessionLimits>) {
@@ -89,13 +89,13 @@ describe('a session that signs out', () => {
     const staying = await sessionOn(harness());
     const leaving = await sessionOn(harness());
     const open = await openStream(harness(), staying.cookie);
-    harness().bff.sessions?.end(leaving.id);
+    await harness().bff.sessions?.end(leaving.value);
     const stillThere = await fetch(`${harness().url}/trpc/session.whoami`, {
       headers: { cookie: staying.cookie },
     });
     expect(stillThere.status).toBe(200);
     expect(open.isOpen()).toBe(true);
-    harness().bff.sessions?.end(staying.id);
+    await harness().bff.sessions?.end(staying.value);
     await open.ended;
   });
 });

@@ -55,8 +55,9 @@ interface Entry {
 }
 
 /**
- * The server-side sessions of signed-in operators, in memory: a cookie carries only the id, the
- * token stays here (and in the operator's KubeConfig). A restart signs everyone out.
+ * Sessions in this process's memory, by id, with their limits and token refresh: the reviewed
+ * bearer tokens of scripts, and the cache of browser sessions (`BrowserSessions`, whose cookies
+ * carry them sealed). Ended ones are said to `onEnd`'s listeners.
  */
 export class SessionStore {
   private readonly entries = new Map<string, Entry>();
@@ -69,15 +70,23 @@ export class SessionStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A new session for a proven identity; `id` is random unless given (a bearer token's key). */
-  create(grant: SessionGrant, id: string = newSessionId()): Session {
+  /**
+   * A new session for a proven identity; `id` is random unless given (a bearer token's key, a
+   * sealed session's id), and so are its times (a sealed session signed in elsewhere). An entry
+   * of the same id is replaced, not ended.
+   */
+  create(
+    grant: SessionGrant,
+    id: string = newSessionId(),
+    times?: { createdAt: number; lastUsedAt: number },
+  ): Session {
     this.sweep();
     const now = this.now();
     const session: Session = {
       id,
       operator: this.operatorOf(grant.username, grant.groups, grant.token),
-      createdAt: now,
-      lastUsedAt: now,
+      createdAt: times?.createdAt ?? now,
+      lastUsedAt: times?.lastUsedAt ?? now,
       ...(grant.expiresAt !== undefined ? { tokenExpiresAt: grant.expiresAt } : {}),
     };
     this.entries.set(id, { session, ...(grant.refresh ? { refresh: grant.refresh } : {}) });

@@ -8,27 +8,38 @@ import { registerOidcRoutes } from './oidc-routes.js';
 import { OidcSignIn } from './oidc-sign-in.js';
 import { SESSION_COOKIE, sessionCookieOptions } from './session-cookie.js';
 import { registerSessionRoutes } from './session-routes.js';
+import type { SessionSeal } from './session-seal.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
+
+/**
+ * `--auth oidc`'s issuer, discovered before anything else starts: a console no operator could
+ * sign in to says so at start. Undefined in the other modes.
+ */
+export async function oidcSignInFor(options: BffOptions): Promise<OidcSignIn | undefined> {
+  if (options.auth !== 'oidc') return undefined;
+  if (!options.oidc) throw new Error('--auth oidc needs --oidc-issuer and --oidc-client-id');
+  return OidcSignIn.discover(options.oidc);
+}
 
 /** Every way in: cookies, `/session` in every mode, and `--auth oidc`'s login and callback. */
 export async function registerSignIn(
   app: FastifyInstance,
-  options: BffOptions,
   parts: {
     access: ConsoleAccess;
     allowed: () => AllowedOrigins;
     throttle: SignInThrottle;
     audit: (entry: AuditEntry) => void;
+    seal: SessionSeal;
+    oidc: OidcSignIn | undefined;
   },
 ): Promise<void> {
-  const { access, allowed, throttle, audit } = parts;
+  const { access, allowed, throttle, audit, seal, oidc } = parts;
   await app.register(cookie);
   registerSessionRoutes(app, access, allowed, throttle, audit);
-  if (options.auth !== 'oidc' || !access.operators) return;
-  if (!options.oidc) throw new Error('--auth oidc needs --oidc-issuer and --oidc-client-id');
+  if (oidc === undefined || !access.operators) return;
   registerOidcRoutes(app, {
-    // Before listening: a console no operator could sign in to says so at start.
-    signIn: await OidcSignIn.discover(options.oidc),
+    signIn: oidc,
+    seal,
     operators: access.operators,
     sessionCookie: SESSION_COOKIE,
     cookieOptions: sessionCookieOptions,
