@@ -13,9 +13,24 @@ import type { V1Deployment, V1PodDisruptionBudget, V1Secret } from '@kubernetes/
 import { CoreV1Api } from '@kubernetes/client-node';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHART, consoleContainer, helmIn, renderedObjects } from './chart-support.js';
+import {
+  CHART,
+  consoleContainer,
+  helmIn,
+  layOutPod,
+  renderedDeployment,
+  renderedObjects,
+} from './chart-support.js';
+import { type ConsoleProcess, startConsoleProcess } from './console-process.js';
 import { buildBinaries } from './control-plane.js';
-import { type KubectlResult, kubeConfigAs, kubectl, kubectlJson } from './test-support.js';
+import { freePort } from './processes.js';
+import {
+  eventually,
+  type KubectlResult,
+  kubeConfigAs,
+  kubectl,
+  kubectlJson,
+} from './test-support.js';
 
 const namespace = `replicas-${randomBytes(3).toString('hex')}`;
 const release = 'console';
@@ -88,6 +103,8 @@ function canI(verb: string, resource: string, ...flags: string[]): boolean {
 }
 
 describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server", () => {
+  const consoles: ConsoleProcess[] = [];
+
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'mgpu-chart-replicas-'));
     helm = helmIn(await buildBinaries(() => {}), work);
@@ -97,6 +114,7 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
   }, 120_000);
 
   afterAll(async () => {
+    await Promise.all(consoles.map((running) => running.stop()));
     helm(['uninstall', release, '--namespace', namespace]);
     // The namespace takes the kept session key with it.
     await kubeConfigAs('admin').makeApiClient(CoreV1Api).deleteNamespace({ name: namespace });
@@ -279,6 +297,83 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
     expect(canI('get', revocations, '--namespace', 'default')).toBe(false);
     expect(canI('create', 'secrets', '--namespace', 'default')).toBe(false);
   });
+
+  it('runs as two pods sharing the key: a sign-in holds on both and after a restart, a sign-out ends it on both', async () => {
+    const admin = kubeConfigAs('admin');
+    const cluster = admin.getCurrentCluster();
+    const server = new URL(cluster?.server ?? '');
+    const manifest = helm(['get', 'manifest', release, '--namespace', namespace]);
+    expect(manifest.status, manifest.stderr).toBe(0);
+    const deployment = renderedDeployment(manifest.stdout);
+    const accountToken = kubectl('admin', ['create', 'token', fullname, '-n', namespace]);
+    expect(accountToken.status, accountToken.stderr).toBe(0);
+    // Both pods get the same files from the kubelet: the account's token and the session key.
+    const podEnv = layOutPod({
+      deployment,
+      namespace,
+      root: join(work, 'pod-root'),
+      token: accountToken.stdout.trim(),
+      caData: cluster?.caData ?? '',
+    });
+    // A pod of its own has its own network namespace; here each listens on free loopback ports.
+    const startPod = async () => {
+      const [port, metricsPort] = [await freePort(), await freePort()];
+      const pod = await startConsoleProcess({
+        args: consoleContainer(deployment).args ?? [],
+        port,
+        env: {
+          HOME: work,
+          ...podEnv,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          MGPU_METRICS_HOST: '127.0.0.1',
+          MGPU_METRICS_PORT: String(metricsPort),
+          KUBERNETES_SERVICE_HOST: server.hostname,
+          KUBERNETES_SERVICE_PORT: server.port,
+        },
+      });
+      consoles.push(pod);
+      return pod;
+    };
+    const [first, second] = [await startPod(), await startPod()];
+
+    // The chart's default auth: the operator signs in with their own token, on one pod.
+    const signedIn = await fetch(`${first.base}/session`, {
+      method: 'POST',
+      headers: { origin: first.base, 'content-type': 'application/json' },
+      body: JSON.stringify({ token: admin.getCurrentUser()?.token ?? '' }),
+    });
+    expect(signedIn.status, await signedIn.clone().text()).toBe(200);
+    const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const whoami = async (pod: ConsoleProcess) => {
+      const response = await fetch(`${pod.base}/trpc/session.whoami`, { headers: { cookie } });
+      expect(response.status, `${pod.base}: ${await response.clone().text()}`).toBe(200);
+      return ((await response.json()) as { result: { data: { username: string } } }).result.data;
+    };
+    const operator = await whoami(first);
+    // The Service sends the next request to the other pod: the same operator, still signed in.
+    expect(await whoami(second)).toEqual(operator);
+    // An upgrade replaces the first pod: its successor opens the same cookie.
+    await first.stop();
+    const successor = await startPod();
+    expect(await whoami(successor)).toEqual(operator);
+
+    // A sign-out on one pod is refused by the other too: the console's account keeps it in its
+    // Secret, which the chart's Role lets it create and write.
+    const signedOut = await fetch(`${second.base}/session`, {
+      method: 'DELETE',
+      headers: { origin: second.base, cookie },
+    });
+    expect(signedOut.ok, await signedOut.clone().text()).toBe(true);
+    const refused = async (pod: ConsoleProcess) =>
+      (await fetch(`${pod.base}/trpc/session.whoami`, { headers: { cookie } })).status === 401;
+    await eventually('the sign-out on both pods', async () =>
+      (await refused(second)) && (await refused(successor)) ? true : undefined,
+    );
+    const signOuts = kubectlJson<V1Secret>('admin', ['get', revocations, '-n', namespace]);
+    expect(Object.keys(signOuts.data ?? {})).toContain('revoked');
+    await Promise.all(consoles.map((pod) => pod.stop()));
+  }, 180_000);
 
   it('leaves the session key behind on uninstall, and a reinstall adopts it', () => {
     const key = sessionKey();
