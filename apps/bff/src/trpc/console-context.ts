@@ -4,6 +4,7 @@ import {
   AllocationFeed,
   ClusterClient,
   ClusterViews,
+  ConfigMapHistoryStore,
   PoolHistory,
   PrometheusHistory,
   PrometheusSource,
@@ -11,6 +12,7 @@ import {
   readCardUseBefore,
   usageContextFor,
 } from '@mgpu/api';
+import type { Leadership } from '@mgpu/kube-client';
 import { SNAPSHOT_PART_SIZE, VKE } from '@mgpu/shared';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { BffOptions } from '../bff-options.js';
@@ -19,10 +21,13 @@ import type { BffOptions } from '../bff-options.js';
  * The console's context, built once at start (create-t3-turbo's `createTRPCContext` shape): the
  * cluster client with its informers, the shared views, the allocation feed and the history —
  * every operator's context is this one with their own client and identity (`contextOfRequest`).
+ * With `leadership` (replicas sharing a Lease) only the leader samples the pool history, and it
+ * publishes it to the ConfigMap `<instanceName>-pool-history` in the console's namespace.
  */
 export function createConsoleContext(
   options: BffOptions,
   log: Pick<FastifyBaseLogger, 'info' | 'error'>,
+  leadership?: Leadership,
 ): BffContext {
   const modelLabel = options.modelLabel ?? VKE.defaultModelLabel;
   const cardPolicy = options.cardPolicy ?? 'binpack';
@@ -41,6 +46,17 @@ export function createConsoleContext(
     // The pools' used compute beside their allocated, from the same source as the usage pages.
     // Through Prometheus the used compute reaches back before the start (one range query).
     history: new PoolHistory(views, {
+      log: (message) => log.error(message),
+      ...(leadership
+        ? {
+            leadership,
+            store: new ConfigMapHistoryStore(
+              options.connection.kubeConfig,
+              options.consoleNamespace ?? 'default',
+              `${options.instanceName ?? 'mgpu-console'}-pool-history`,
+            ),
+          }
+        : {}),
       ...options.history,
       cardUse: () => readCardUse(usage),
       cardUseBefore: (range) => readCardUseBefore(usage, range),
