@@ -146,7 +146,7 @@ export const allocationsEn = translationOf<typeof allocationsZhCN>()({
   'allocations.history.fromPrometheus':
     'History since {time} from Prometheus: one point every {seconds} s, the last {minutes} minutes, as Prometheus kept the console’s own figures; a restart or an upgrade of the console keeps it.',
   'allocations.history.since':
-    'History since {time}: one sample every {seconds} s, the last {minutes} minutes; a restart of the console empties it. For longer history, let Prometheus keep it with --metrics-port.',
+    'History since {time}: one sample every {seconds} s, the last {minutes} minutes; a restart of the console empties it. For longer history that outlives the console, let Prometheus scrape --metrics-port and start the console with --prometheus-url.',
   'allocations.history.sinceKept':
     'History since {time}: one sample every {seconds} s, the last {minutes} minutes, sampled by replica {replica} and kept in the cluster (a ConfigMap), so a restart or an upgrade of the console keeps it.',
   'allocations.history.compute': 'Compute allocated (% of the pool)',

@@ -138,7 +138,7 @@ export const allocationsZhCN = {
   'allocations.history.fromPrometheus':
     '历史从 {time} 开始，来自 Prometheus：每 {seconds} 秒一个点，保留最近 {minutes} 分钟，是 Prometheus 保存的控制台自身数据；控制台重启或升级后仍在。',
   'allocations.history.since':
-    '历史从 {time} 开始：每 {seconds} 秒一个采样，保留最近 {minutes} 分钟；控制台重启后清空。更长的历史请用 --metrics-port 交给 Prometheus 保存。',
+    '历史从 {time} 开始：每 {seconds} 秒一个采样，保留最近 {minutes} 分钟；控制台重启后清空。要更长且不随控制台重启丢失的历史，请让 Prometheus 抓取 --metrics-port，并以 --prometheus-url 启动控制台。',
   'allocations.history.sinceKept':
     '历史从 {time} 开始：每 {seconds} 秒一个采样，保留最近 {minutes} 分钟；由副本 {replica} 采样并保存在集群中（ConfigMap），控制台重启或升级后仍在。',
   'allocations.history.compute': '算力已分配（占资源池的 %）',
