@@ -1,0 +1,185 @@
+/**
+ * Two consoles over upstream kube-apiserver with `--auth kubernetes` (issue 30; run by
+ * tools/kube/run-real-suites.sh with vitest.real.config.ts): the twin of replicas.test.ts where
+ * sessions carry an operator's own service-account token, the consoles run as the tier's
+ * least-privileged console user with only the chart's Role for their Lease, sign-outs Secret and
+ * history ConfigMap (charts/mgpu-console/templates/role.yaml) in a namespace of their own.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  AuthenticationV1Api,
+  CoreV1Api,
+  KubeConfig,
+  RbacAuthorizationV1Api,
+} from '@kubernetes/client-node';
+import { testTier } from '@mgpu/shared/test-tier';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  acceptingAfter,
+  type ConsoleReplicas,
+  signIn,
+  signOut,
+  startConsoleReplicas,
+  statusWith,
+} from './test-support/console-replicas.js';
+
+const tier = testTier();
+if (tier.kind !== 'real')
+  throw new Error('replicas.real.test.ts runs on the real tier: tools/kube/with-real-cluster.sh');
+
+const suffix = randomBytes(3).toString('hex');
+const instance = `replicas-${suffix}`;
+/** The consoles' own namespace, as the chart's release namespace. */
+const namespace = `replicas-${suffix}`;
+const lease = `${instance}-leader`;
+const account = 'operator';
+const username = `system:serviceaccount:${namespace}:${account}`;
+const nodeReader = `${instance}-nodes`;
+const SIGN_OUT_BOUND_MS = 5_000;
+
+const consoleUser = new KubeConfig();
+consoleUser.loadFromFile(tier.kubeconfig);
+const admin = new KubeConfig();
+admin.loadFromFile(tier.kubeconfig);
+if (tier.adminContext) admin.setCurrentContext(tier.adminContext);
+
+let dir = '';
+let replicas: ConsoleReplicas | undefined;
+/** The operator's service-account token, from the TokenRequest API. */
+let token = '';
+
+const running = () => {
+  if (!replicas) throw new Error('the replicas did not start');
+  return replicas;
+};
+
+/** The chart's Role (templates/role.yaml) for the console's user, in its namespace. */
+async function grantConsoleState(rbac: RbacAuthorizationV1Api, consoleName: string) {
+  const named = (resources: string[], apiGroup: string, name: string) => ({
+    apiGroups: [apiGroup],
+    resources,
+    resourceNames: [name],
+    verbs: ['get', 'update'],
+  });
+  await rbac.createNamespacedRole({
+    namespace,
+    body: {
+      metadata: { name: `${instance}-state` },
+      rules: [
+        named(['leases'], 'coordination.k8s.io', lease),
+        named(['secrets'], '', `${instance}-revoked-sessions`),
+        named(['configmaps'], '', `${instance}-pool-history`),
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+        { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['create'] },
+      ],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: `${instance}-state` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${instance}-state` },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: consoleName }],
+    },
+  });
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mgpu-replicas-real-'));
+  const core = admin.makeApiClient(CoreV1Api);
+  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+  const self = await consoleUser.makeApiClient(AuthenticationV1Api).createSelfSubjectReview({
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+  });
+  const consoleName = self.status?.userInfo?.username;
+  if (!consoleName) throw new Error('the console user has no name');
+
+  await core.createNamespace({ body: { metadata: { name: namespace } } });
+  await grantConsoleState(rbac, consoleName);
+  // The operator: a service account that may list nodes (the pool history shows them).
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: account } } });
+  await rbac.createClusterRole({
+    body: {
+      metadata: { name: nodeReader },
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }],
+    },
+  });
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name: nodeReader },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: nodeReader },
+      subjects: [{ kind: 'ServiceAccount', name: account, namespace }],
+    },
+  });
+  const issued = await core.createNamespacedServiceAccountToken({
+    name: account,
+    namespace,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  token = issued.status?.token ?? '';
+  expect(token).not.toBe('');
+
+  replicas = await startConsoleReplicas(dir, [
+    '--kubeconfig',
+    tier.kubeconfig,
+    '--auth',
+    'kubernetes',
+    '--console-namespace',
+    namespace,
+    '--instance-name',
+    instance,
+  ]);
+}, 180_000);
+
+afterAll(async () => {
+  await replicas?.close();
+  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+  await rbac.deleteClusterRoleBinding({ name: nodeReader }).catch(() => undefined);
+  await rbac.deleteClusterRole({ name: nodeReader }).catch(() => undefined);
+  await admin
+    .makeApiClient(CoreV1Api)
+    .deleteNamespace({ name: namespace })
+    .catch(() => undefined);
+  await rm(dir, { recursive: true, force: true });
+}, 60_000);
+
+/** Both replicas' answers to `session.whoami` with `cookie`. */
+const onBoth = async (cookie: string) => ({
+  a: await statusWith(running().url('a'), 'session.whoami', cookie),
+  b: await statusWith(running().url('b'), 'session.whoami', cookie),
+});
+
+describe('two console replicas with --auth kubernetes on the real tier', {
+  timeout: 180_000,
+}, () => {
+  it('takes a service account sign-in made through the Service on either replica', async () => {
+    const cookie = await signIn(running().proxy.url, token);
+    expect(await onBoth(cookie)).toEqual({ a: 200, b: 200 });
+    const whoami = await fetch(`${running().url('b')}/trpc/session.whoami`, {
+      headers: { cookie },
+    });
+    const { result } = (await whoami.json()) as { result: { data: { username: string } } };
+    expect(result.data.username).toBe(username);
+    expect(await onBoth('')).toEqual({ a: 401, b: 401 });
+  });
+
+  it('still takes the session after a replica restarts with the same key file', async () => {
+    const cookie = await signIn(running().url('a'), token);
+    await running().stop('a', 'SIGTERM');
+    await running().start('a');
+    expect(await onBoth(cookie)).toEqual({ a: 200, b: 200 });
+  });
+
+  it('refuses a session signed out on one replica on both within 5 s, and only that one', async () => {
+    const leaving = await signIn(running().proxy.url, token);
+    const staying = await signIn(running().proxy.url, token);
+    expect(await onBoth(leaving)).toEqual({ a: 200, b: 200 });
+    expect(await signOut(running().url('b'), leaving)).toBe(200);
+    const accepting = await acceptingAfter(running(), 'session.whoami', leaving, SIGN_OUT_BOUND_MS);
+    expect(accepting, 'replicas still taking the signed-out cookie after 5 s').toEqual([]);
+    expect(await onBoth(staying)).toEqual({ a: 200, b: 200 });
+  });
+});
