@@ -1,4 +1,5 @@
 import type { BffContext, ClusterConnection, PoolHistoryOptions, UsageOptions } from '@mgpu/api';
+import type { LeaderElectionOptions, Leadership } from '@mgpu/kube-client';
 import type { CardPolicy } from '@mgpu/shared';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from './http/trust-proxy.js';
@@ -43,6 +44,11 @@ export interface BffOptions {
   instanceName?: string;
   /** How often the signed-out sessions are read from the cluster (default 2 s; tests: less). */
   revocationPollMs?: number;
+  /** The leader Lease's timings (client-go's defaults: 15 s, 10 s, 2 s); tests shorten them. */
+  leaderElection?: Pick<
+    LeaderElectionOptions,
+    'leaseDurationSeconds' | 'renewDeadlineMs' | 'retryPeriodMs'
+  >;
   /** The built web app; its index.html answers every unknown GET (SPA routes). */
   webRoot?: string;
   cardPolicy?: CardPolicy;
@@ -103,6 +109,8 @@ export interface RunningBff {
   context: BffContext;
   /** With `auth`: the operators' sessions (`--auth oidc` creates them after its code exchange). */
   sessions?: BrowserSessions;
+  /** Whether this replica holds the console's Lease (always, without a session key file). */
+  leadership: Leadership;
   /** `http://<host>:<port>/metrics` when `metricsPort` was given. */
   metricsUrl?: string;
   close(): Promise<void>;

@@ -1,5 +1,15 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Operator } from '@mgpu/api';
-import { type AppRouter, appRouter, readUsage, SSE_TIMING, workloadUsageRows } from '@mgpu/api';
+import {
+  type AppRouter,
+  appRouter,
+  ConfigMapHistoryStore,
+  readUsage,
+  SSE_TIMING,
+  workloadUsageRows,
+} from '@mgpu/api';
+import { ALWAYS_LEADING, LeaderElector } from '@mgpu/kube-client';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { BffOptions, RunningBff } from './bff-options.js';
 import { createFastify } from './http/fastify-app.js';
@@ -55,7 +65,29 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   );
   const server = await createFastify(options);
   log = server.log;
-  const context = createConsoleContext(options, server.log);
+  // With a shared session key there may be other replicas: work done once per cluster (the
+  // pool history's sampling) goes to the holder of the Lease, as kube-controller-manager's does.
+  const replica = `${hostname()}_${randomUUID()}`;
+  const { kubeConfig } = options.connection;
+  const elector = seal.shared
+    ? new LeaderElector({
+        kubeConfig,
+        namespace: objects.namespace,
+        name: objects.lease,
+        identity: replica,
+        ...options.leaderElection,
+        log: (message) => server.log.info(message),
+      })
+    : undefined;
+  const context = createConsoleContext(
+    options,
+    server.log,
+    elector && {
+      leadership: elector,
+      store: new ConfigMapHistoryStore(kubeConfig, objects.namespace, objects.poolHistory),
+      replica,
+    },
+  );
   const { cluster, allocations, history, views } = context;
   const audit = context.audit ?? (() => {});
   const host = options.host ?? '127.0.0.1';
@@ -63,11 +95,14 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   let subscriptions: SseTransport<AppRouter> | undefined;
   let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined;
   const stop = async () => {
+    // The leader's last samples published, then the Lease released: the next leader continues
+    // the history at once, not a lease duration later (a rolling upgrade loses no samples).
+    await history.stop();
+    await elector?.stop();
     await metricsServer?.close();
     revocations.stop();
     subscriptions?.close();
     allocations.stop();
-    history.stop();
     context.usage.source.close();
     await server.close();
     await cluster.stopInformers();
@@ -129,6 +164,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
     await revocations.start();
     await cluster.startInformers();
     allocations.start();
+    elector?.start();
     history.start();
     const address = await server.listen({ port: options.port ?? 8080, host });
     const known = allowedOrigins(new URL(address).port, host, options.allowedOrigins ?? []);
@@ -146,6 +182,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
       app: server,
       url: address,
       context,
+      leadership: elector ?? ALWAYS_LEADING,
       ...(sessions ? { sessions } : {}),
       ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
       close: stop,

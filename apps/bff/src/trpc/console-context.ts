@@ -1,10 +1,9 @@
-import type { BffContext, Operator } from '@mgpu/api';
+import type { BffContext, HistoryStore, Operator } from '@mgpu/api';
 import {
   AccessReviews,
   AllocationFeed,
   ClusterClient,
   ClusterViews,
-  ConfigMapHistoryStore,
   PoolHistory,
   PrometheusHistory,
   PrometheusSource,
@@ -21,13 +20,13 @@ import type { BffOptions } from '../bff-options.js';
  * The console's context, built once at start (create-t3-turbo's `createTRPCContext` shape): the
  * cluster client with its informers, the shared views, the allocation feed and the history —
  * every operator's context is this one with their own client and identity (`contextOfRequest`).
- * With `leadership` (replicas sharing a Lease) only the leader samples the pool history, and it
- * publishes it to the ConfigMap `<instanceName>-pool-history` in the console's namespace.
+ * With `replicas` (consoles sharing a Lease) only the leader samples the pool history, and it
+ * publishes it to `store` (the `<instance>-pool-history` ConfigMap) for the others.
  */
 export function createConsoleContext(
   options: BffOptions,
   log: Pick<FastifyBaseLogger, 'info' | 'error'>,
-  leadership?: Leadership,
+  replicas?: { leadership: Leadership; store: HistoryStore; replica: string },
 ): BffContext {
   const modelLabel = options.modelLabel ?? VKE.defaultModelLabel;
   const cardPolicy = options.cardPolicy ?? 'binpack';
@@ -47,16 +46,7 @@ export function createConsoleContext(
     // Through Prometheus the used compute reaches back before the start (one range query).
     history: new PoolHistory(views, {
       log: (message) => log.error(message),
-      ...(leadership
-        ? {
-            leadership,
-            store: new ConfigMapHistoryStore(
-              options.connection.kubeConfig,
-              options.consoleNamespace ?? 'default',
-              `${options.instanceName ?? 'mgpu-console'}-pool-history`,
-            ),
-          }
-        : {}),
+      ...replicas,
       ...options.history,
       cardUse: () => readCardUse(usage),
       cardUseBefore: (range) => readCardUseBefore(usage, range),
