@@ -270,6 +270,14 @@ try {
       .map((namespace) => namespace.trim())
       .filter(Boolean) ?? []),
   ];
+  if (sessionSeal)
+    log.info(
+      `sessions are sealed with --session-key-file: consoles sharing it accept them, and they outlive a restart`,
+    );
+  else if (auth || token)
+    log.warn(
+      'no --session-key-file: sessions end with this process, and another replica does not accept them',
+    );
   const bff = await startBff({
     connection,
     port: Number(values.port ?? process.env.PORT ?? 8080),
@@ -309,14 +317,6 @@ try {
     logger: { level: process.env.LOG_LEVEL ?? 'info' },
   });
   log.info(`console ready at ${bff.url}${auth ? ` (sign-in: --auth ${auth})` : ''}`);
-  if (sessionSeal)
-    log.info(
-      `sessions are sealed with --session-key-file: consoles sharing it accept them, and they outlive a restart`,
-    );
-  else if (auth || token)
-    log.warn(
-      'no --session-key-file: sessions end with this process, and another replica does not accept them',
-    );
   if (bff.metricsUrl) log.info(`metrics at ${bff.metricsUrl}`);
   if (prometheusSource) {
     log.info(`usage from Prometheus at ${prometheusSource.url}`);

@@ -220,7 +220,12 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
       'session.existingSecret=team-session-key',
       'session.existingSecretKey=k',
     ]);
-    expect(objects.some((object) => object.kind === 'Secret')).toBe(false);
+    // Only the chart's sign-outs Secret, which holds no key.
+    expect(
+      objects
+        .filter((object) => object.kind === 'Secret')
+        .map((object) => (object.metadata as { name?: string } | undefined)?.name),
+    ).toEqual([`${fullname}-revoked-sessions`]);
     const deployment = deploymentOf(objects);
     const volume = deployment.spec?.template.spec?.volumes?.find((v) => v.name === 'session-key');
     expect(volume?.secret).toMatchObject({
@@ -279,9 +284,11 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
       for (const own of [lease, revocations, history])
         expect(canI(verb, own), `${verb} ${own}`).toBe(true);
     }
-    // The first replica to start creates them (create cannot be limited to a name).
-    for (const kind of ['leases.coordination.k8s.io', 'secrets', 'configmaps'])
+    // The first replica to start creates the Lease and the history (create cannot be limited
+    // to a name); the sign-outs Secret is the chart's, so no Secret may be created at all.
+    for (const kind of ['leases.coordination.k8s.io', 'configmaps'])
       expect(canI('create', kind), `create ${kind}`).toBe(true);
+    expect(canI('create', 'secrets')).toBe(false);
     // Nothing is listed or watched, no other object of theirs is readable, none is deleted.
     for (const kind of ['leases.coordination.k8s.io', 'secrets', 'configmaps']) {
       expect(canI('list', kind), `list ${kind}`).toBe(false);
@@ -358,8 +365,8 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
     const successor = await startPod();
     expect(await whoami(successor)).toEqual(operator);
 
-    // A sign-out on one pod is refused by the other too: the console's account keeps it in its
-    // Secret, which the chart's Role lets it create and write.
+    // A sign-out on one pod is refused by the other too: the console's account keeps it in the
+    // Secret the chart made, which the chart's Role lets it write (and no Secret create).
     const signedOut = await fetch(`${second.base}/session`, {
       method: 'DELETE',
       headers: { origin: second.base, cookie },
@@ -373,6 +380,11 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
     const signOuts = kubectlJson<V1Secret>('admin', ['get', revocations, '-n', namespace]);
     expect(Object.keys(signOuts.data ?? {})).toContain('revoked');
     await Promise.all(consoles.map((pod) => pod.stop()));
+    // An upgrade leaves the console's sign-outs alone: the chart's Secret has no data of its own.
+    const upgrade = helm(['upgrade', release, CHART, '--namespace', namespace, '--reuse-values']);
+    expect(upgrade.status, upgrade.stderr).toBe(0);
+    const kept = kubectlJson<V1Secret>('admin', ['get', revocations, '-n', namespace]);
+    expect(kept.data?.revoked).toBe(signOuts.data?.revoked);
   }, 180_000);
 
   it('leaves the session key behind on uninstall, and a reinstall adopts it', () => {
