@@ -20,10 +20,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   acceptingAfter,
   type ConsoleReplicas,
+  historySampleTimes,
+  killLeader,
   signIn,
   signOut,
   startConsoleReplicas,
   statusWith,
+  within,
 } from './test-support/console-replicas.js';
 
 const tier = testTier();
@@ -38,6 +41,7 @@ const lease = `${instance}-leader`;
 const account = 'operator';
 const username = `system:serviceaccount:${namespace}:${account}`;
 const nodeReader = `${instance}-nodes`;
+const HANDOVER_BOUND_MS = 30_000;
 const SIGN_OUT_BOUND_MS = 5_000;
 
 const consoleUser = new KubeConfig();
@@ -181,5 +185,23 @@ describe('two console replicas with --auth kubernetes on the real tier', {
     const accepting = await acceptingAfter(running(), 'session.whoami', leaving, SIGN_OUT_BOUND_MS);
     expect(accepting, 'replicas still taking the signed-out cookie after 5 s').toEqual([]);
     expect(await onBoth(staying)).toEqual({ a: 200, b: 200 });
+  });
+
+  it('moves the leader Lease and history sampling to the other replica when the leader dies', async () => {
+    const cookie = await signIn(running().proxy.url, token);
+    const { leader, successor, killedAt } = await killLeader(
+      running(),
+      admin,
+      namespace,
+      lease,
+      HANDOVER_BOUND_MS,
+    );
+    expect(successor).not.toBe(leader);
+    // Samples taken after the leader died can only be the survivor's (one every 10 s).
+    await within('two history samples after the leader died', 60_000, async () => {
+      const times = await historySampleTimes(running().proxy.url, cookie);
+      return times.filter((at) => at > killedAt).length >= 2 ? true : undefined;
+    });
+    await running().start('b');
   });
 });

@@ -17,6 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   acceptingAfter,
   type ConsoleReplicas,
+  historySampleTimes,
+  killLeader,
   type ReplicaName,
   signIn,
   signOut,
@@ -31,6 +33,9 @@ import { type EmbeddedCluster, startEmbeddedCluster } from './test-support/embed
 const TOKEN = randomBytes(24).toString('base64');
 const instance = `replicas-${randomBytes(3).toString('hex')}`;
 const namespace = 'default';
+const lease = `${instance}-leader`;
+/** client-go's default lease duration is 15 s; a busy 2-core machine gets twice that. */
+const HANDOVER_BOUND_MS = 30_000;
 /** The issue's contract: a sign-out on any replica is refused by every replica within 5 s. */
 const SIGN_OUT_BOUND_MS = 5_000;
 
@@ -168,6 +173,31 @@ describe.skipIf(onRealTier())(
         await resumed.close();
         await replicas.start(dead);
       }
+    });
+
+    it('moves the leader Lease and history sampling to the other replica when the leader dies', async () => {
+      const cookie = await signIn(replicas.proxy.url, TOKEN);
+      const admin = cluster?.kubeConfig;
+      if (!admin) throw new Error('no embedded cluster');
+      const { leader, successor, killedAt } = await killLeader(
+        replicas,
+        admin,
+        namespace,
+        lease,
+        HANDOVER_BOUND_MS,
+        // The follower answers the history from the leader's samples too.
+        () =>
+          within('history samples on the follower', 60_000, async () =>
+            (await historySampleTimes(replicas.url('a'), cookie)).length > 0 ? true : undefined,
+          ),
+      );
+      expect(successor).not.toBe(leader);
+      // Samples taken after the leader died can only be the survivor's (one every 10 s).
+      await within('two history samples after the leader died', 60_000, async () => {
+        const times = await historySampleTimes(replicas.proxy.url, cookie);
+        return times.filter((at) => at > killedAt).length >= 2 ? true : undefined;
+      });
+      await replicas.start('b');
     });
   },
 );
