@@ -60,7 +60,7 @@ const running = () => {
   return replicas;
 };
 
-/** The chart's Role (templates/role.yaml) for the console's user, in its namespace. */
+/** The chart's Role (templates/role.yaml) and sign-outs Secret for the console's user, in its namespace. */
 async function grantConsoleState(rbac: RbacAuthorizationV1Api, consoleName: string) {
   const named = (resources: string[], apiGroup: string, name: string) => ({
     apiGroups: [apiGroup],
@@ -77,9 +77,14 @@ async function grantConsoleState(rbac: RbacAuthorizationV1Api, consoleName: stri
         named(['secrets'], '', `${instance}-revoked-sessions`),
         named(['configmaps'], '', `${instance}-pool-history`),
         { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-        { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['create'] },
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
       ],
     },
+  });
+  // As the chart does (templates/revoked-sessions.yaml): the console may create no Secret.
+  await admin.makeApiClient(CoreV1Api).createNamespacedSecret({
+    namespace,
+    body: { metadata: { name: `${instance}-revoked-sessions` }, type: 'Opaque' },
   });
   await rbac.createNamespacedRoleBinding({
     namespace,

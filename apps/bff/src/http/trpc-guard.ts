@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodType } from 'zod';
 import type { ConsoleAccess } from '../identity/console-token.js';
 import { admitCounted } from '../identity/counted-admission.js';
-import { SESSION_COOKIE, sessionCookieOptions } from '../identity/session-cookie.js';
+import { setSessionCookie } from '../identity/session-cookie.js';
 import type { SignInThrottle } from '../identity/sign-in-throttle.js';
 import { subscriptionInput } from '../trpc/sse-transport.js';
 import { refuse, tokenNotChecked, tooManyWrongTokens } from './replies.js';
@@ -137,10 +137,12 @@ export function guardTrpc(
     // on whichever replica, carries on from here. A stream's answer is hijacked and sends none.
     const reissued = access.operators?.reissuedCookie(request);
     if (reissued !== undefined)
-      reply.setCookie(SESSION_COOKIE, reissued, {
-        ...sessionCookieOptions(request),
-        maxAge: access.operators?.sessions.limits.absoluteSeconds ?? 0,
-      });
+      setSessionCookie(
+        reply,
+        request,
+        reissued,
+        access.operators?.sessions.limits.absoluteSeconds ?? 0,
+      );
     const procedure = (request.params as { path?: string }).path ?? '';
     // A subscription is a GET stream; any other method must not reach tRPC's own SSE producer.
     if (

@@ -4,7 +4,7 @@ import { bearerCheck } from '@mgpu/kube-client';
 import type { FastifyRequest } from 'fastify';
 import { LocalRevocations, type Revocations } from '../replicas/revocations.js';
 import type { OperatorAccess } from './operator-access.js';
-import { SESSION_COOKIE } from './session-cookie.js';
+import { sessionCookieOf } from './session-cookie.js';
 import { SessionSeal } from './session-seal.js';
 
 /** Per-user sign-in modes (spec §8): a Kubernetes token typed in, or through an OIDC issuer. */
@@ -106,7 +106,7 @@ export class ConsoleAccess {
   admit(request: FastifyRequest): Admission | undefined | Promise<Admission | undefined> {
     if (this.operators === undefined) return this.grants(request) ? NO_OPERATOR : undefined;
     return this.operators
-      .operatorOf(request, SESSION_COOKIE)
+      .operatorOf(request)
       .then((operator) =>
         operator === undefined ? undefined : 'unavailable' in operator ? operator : { operator },
       );
@@ -175,8 +175,7 @@ export class ConsoleAccess {
   grants(request: FastifyRequest): boolean {
     if (this.bearer === undefined) return true;
     return (
-      this.bearer(request.headers.authorization) ||
-      this.validSession(request.cookies[SESSION_COOKIE])
+      this.bearer(request.headers.authorization) || this.validSession(sessionCookieOf(request))
     );
   }
 }

@@ -9,7 +9,12 @@ import {
   sameOriginPath,
 } from './oidc-sign-in.js';
 import type { OperatorAccess } from './operator-access.js';
-import type { sessionCookieOptions } from './session-cookie.js';
+import {
+  clearSessionCookie,
+  sessionCookieOf,
+  type sessionCookieOptions,
+  setSessionCookie,
+} from './session-cookie.js';
 import type { SessionSeal } from './session-seal.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
 
@@ -22,7 +27,6 @@ export const OIDC_STATE_COOKIE = 'mgpu_console_oidc_state';
 export interface OidcRoutesOptions {
   signIn: OidcSignIn;
   operators: OperatorAccess;
-  sessionCookie: string;
   /** The session cookie's attributes for this request (`sessionCookieOptions`). */
   cookieOptions: typeof sessionCookieOptions;
   /** Whether the request's Host is one this console answers as (no DNS rebinding). */
@@ -60,8 +64,7 @@ const page = (reply: FastifyReply, status: number, message: string) =>
  * session only, as in every mode.
  */
 export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOptions): void {
-  const { signIn, operators, sessionCookie, cookieOptions, knownHost, throttle, audit, seal } =
-    options;
+  const { signIn, operators, cookieOptions, knownHost, throttle, audit, seal } = options;
   const misdirected = (request: FastifyRequest, reply: FastifyReply) =>
     knownHost(request.headers.host)
       ? undefined
@@ -148,10 +151,7 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
             `The Kubernetes API server did not accept the ID token of ${signIn.issuer}: it must be started with --oidc-issuer-url=${signIn.issuer} and --oidc-client-id of this console.`,
           );
     }
-    reply.setCookie(sessionCookie, signedIn.cookie, {
-      ...cookieOptions(request),
-      maxAge: operators.sessions.limits.absoluteSeconds,
-    });
+    setSessionCookie(reply, request, signedIn.cookie, operators.sessions.limits.absoluteSeconds);
     const { username, groups } = signedIn.session.operator;
     audit({ user: username, groups, procedure: 'session.sign-in', outcome: 'ok', status: 200 });
     return reply.header('cache-control', 'no-store').redirect(issued.returnTo, 302);
@@ -160,11 +160,11 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
   app.get('/auth/logout', async (request, reply) => {
     if (misdirected(request, reply)) return reply;
     const options = cookieOptions(request);
-    const id = request.cookies[sessionCookie];
+    const id = sessionCookieOf(request);
     // Only this console's own pages send the cookie here (SameSite=Strict): a link on another
     // site signs nobody out of the console, and at the issuer the operator is asked.
     const operator = (await operators.sessions.end(id))?.operator;
-    reply.clearCookie(sessionCookie, options);
+    clearSessionCookie(reply, request);
     audit({
       user: operator?.username ?? null,
       groups: operator?.groups ?? [],

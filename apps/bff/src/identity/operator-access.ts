@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '@mgpu/api';
 import type { FastifyRequest } from 'fastify';
 import type { BrowserSessions, Resumed } from './browser-sessions.js';
+import { sessionCookieOf } from './session-cookie.js';
 import { bearerKey, type SessionStore } from './sessions.js';
 import { reviewToken, type TokenReview } from './token-review.js';
 
@@ -37,14 +38,14 @@ export class OperatorAccess {
    * when its bearer token could not be asked about (the API server did not answer), which says
    * nothing about the token: a script gets 503 and tries again, not 401 and a new token.
    */
-  async operatorOf(request: FastifyRequest, cookieName: string): Promise<BearerAdmission> {
+  async operatorOf(request: FastifyRequest): Promise<BearerAdmission> {
     const token = bearerTokenOf(request);
     if (token !== undefined) {
       const key = bearerKey(token);
       const known = await this.bearers.resume(key);
       return known ? known.operator : this.review(token, key);
     }
-    const resumed = await this.sessions.resume(request.cookies[cookieName], request);
+    const resumed = await this.sessions.resume(sessionCookieOf(request), request);
     if (resumed?.cookie !== undefined) this.reissued.set(request, resumed.cookie);
     return resumed?.session.operator;
   }

@@ -6,7 +6,7 @@ import type { SseTransport } from '../trpc/sse-transport.js';
 import { BrowserSessions, type TokenRenewal } from './browser-sessions.js';
 import type { ConsoleAccess } from './console-token.js';
 import { BEARER_REVIEW_SECONDS, bearerTokenOf, OperatorAccess } from './operator-access.js';
-import { SESSION_COOKIE } from './session-cookie.js';
+import { sessionCookieOf } from './session-cookie.js';
 import type { SessionSeal } from './session-seal.js';
 import { bearerKey, DEFAULT_SESSION_LIMITS, SessionStore } from './sessions.js';
 
@@ -85,7 +85,7 @@ export function endStreamsOnSignOut(
   // `--token`: every stream that carries the session's cookie, whatever else it carries.
   access.onSignOut((key) =>
     subscriptions.endStreams((request) => {
-      const session = access.sessionOf(request.cookies[SESSION_COOKIE]);
+      const session = access.sessionOf(sessionCookieOf(request));
       return session !== undefined && revocationKey(session.nonce) === key;
     }),
   );

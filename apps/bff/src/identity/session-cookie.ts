@@ -1,7 +1,20 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The cookie a browser holds once its operator signed in (EventSource sends no headers). */
 export const SESSION_COOKIE = 'mgpu_console_session';
+
+/**
+ * A sealed session carries the operator's token (an OIDC ID token and refresh token can pass
+ * 3 KB with many groups), and a browser keeps at most 4096 bytes per cookie: a longer value goes
+ * in parts of `CHUNK_BYTES`, `mgpu_console_session`, `mgpu_console_session_1`, …
+ */
+const CHUNK_BYTES = 3800;
+/** Three parts at most: with the rest of a request they stay under Node's 16 KB of headers. */
+export const SESSION_COOKIE_PARTS = 3;
+/** The longest session value a browser can bring back. */
+export const SESSION_COOKIE_MAX_BYTES = CHUNK_BYTES * SESSION_COOKIE_PARTS;
+
+const partName = (index: number) => (index === 0 ? SESSION_COOKIE : `${SESSION_COOKIE}_${index}`);
 
 /**
  * The session cookie's attributes: HttpOnly (page script never reads it), SameSite=Strict
@@ -16,4 +29,50 @@ export function sessionCookieOptions(request: FastifyRequest) {
     sameSite: 'strict',
     secure: request.protocol === 'https',
   } as const;
+}
+
+/** The session value a request brings, its parts joined; undefined without one. */
+export function sessionCookieOf(request: FastifyRequest): string | undefined {
+  const first = request.cookies[SESSION_COOKIE];
+  if (first === undefined) return undefined;
+  let value = first;
+  for (let index = 1; index < SESSION_COOKIE_PARTS; index++) {
+    const part = request.cookies[partName(index)];
+    if (part === undefined) break;
+    value += part;
+  }
+  return value;
+}
+
+/**
+ * Sets the session cookie to `value` for `maxAgeSeconds`, in as many parts as it needs; parts a
+ * longer earlier value left are cleared, so no stale tail joins the new value.
+ */
+export function setSessionCookie(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  value: string,
+  maxAgeSeconds: number,
+): void {
+  if (value.length > SESSION_COOKIE_MAX_BYTES)
+    throw new Error(`a session of ${value.length} bytes does not fit the browser's cookies`);
+  const options = { ...sessionCookieOptions(request), maxAge: maxAgeSeconds };
+  const parts = Math.max(1, Math.ceil(value.length / CHUNK_BYTES));
+  for (let index = 0; index < SESSION_COOKIE_PARTS; index++) {
+    if (index < parts)
+      reply.setCookie(
+        partName(index),
+        value.slice(index * CHUNK_BYTES, (index + 1) * CHUNK_BYTES),
+        options,
+      );
+    else if (request.cookies[partName(index)] !== undefined)
+      reply.clearCookie(partName(index), sessionCookieOptions(request));
+  }
+}
+
+/** Signs the browser out: every part of its session cookie cleared. */
+export function clearSessionCookie(reply: FastifyReply, request: FastifyRequest): void {
+  for (let index = 0; index < SESSION_COOKIE_PARTS; index++)
+    if (index === 0 || request.cookies[partName(index)] !== undefined)
+      reply.clearCookie(partName(index), sessionCookieOptions(request));
 }

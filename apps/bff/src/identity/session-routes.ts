@@ -6,7 +6,7 @@ import type { AllowedOrigins } from '../http/trpc-guard.js';
 import { originCheck } from '../http/trpc-guard.js';
 import type { ConsoleAccess } from './console-token.js';
 import { admitCounted } from './counted-admission.js';
-import { SESSION_COOKIE, sessionCookieOptions } from './session-cookie.js';
+import { clearSessionCookie, sessionCookieOf, setSessionCookie } from './session-cookie.js';
 import { bearerKey } from './sessions.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
 
@@ -88,10 +88,12 @@ export function registerSessionRoutes(
           'The Kubernetes API server did not accept that token (unknown, expired or revoked).',
         );
       }
-      reply.setCookie(SESSION_COOKIE, signedIn.cookie, {
-        ...sessionCookieOptions(request),
-        maxAge: access.operators.sessions.limits.absoluteSeconds,
-      });
+      setSessionCookie(
+        reply,
+        request,
+        signedIn.cookie,
+        access.operators.sessions.limits.absoluteSeconds,
+      );
       signInAudit('session.sign-in', signedIn.session.operator, 200);
       const { username, groups } = signedIn.session.operator;
       return { required: true, ...access.mode, signedIn: true, username, groups };
@@ -103,20 +105,17 @@ export function registerSessionRoutes(
       request.log.warn('sign-in refused: wrong token');
       return refuse(reply, 401, 'UNAUTHORIZED', "That is not this console's token.");
     }
-    reply.setCookie(SESSION_COOKIE, access.newSession() ?? '', {
-      ...sessionCookieOptions(request),
-      maxAge: access.maxAgeSeconds,
-    });
+    setSessionCookie(reply, request, access.newSession() ?? '', access.maxAgeSeconds);
     return { required: true, ...access.mode, signedIn: true };
   });
   app.delete('/session', async (request, reply) => {
     if (misdirected(request, reply) || checkOrigin(request, reply)) return reply;
-    const cookieValue = request.cookies[SESSION_COOKIE];
+    const cookieValue = sessionCookieOf(request);
     if (access.operators) {
       const session = await access.operators.sessions.end(cookieValue);
       signInAudit('session.sign-out', session?.operator, 200);
     } else await access.signOut(cookieValue);
-    reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(request));
+    clearSessionCookie(reply, request);
     return { required: access.required, ...access.mode, signedIn: !access.required };
   });
 }

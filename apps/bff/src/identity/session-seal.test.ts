@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SessionSeal } from './session-seal.js';
 
-const KEY = 'k'.repeat(24) + 'first-key-of-the-file';
-const OTHER = 'o'.repeat(24) + 'second-key-of-the-file';
+const KEY = `${'k'.repeat(24)}first-key-of-the-file`;
+const OTHER = `${'o'.repeat(24)}second-key-of-the-file`;
 const later = (ms: number) => Date.now() + ms;
 
 describe('the session seal (--session-key-file)', () => {

@@ -9,8 +9,8 @@ export type SealPurpose = 'session' | 'oidc-sign-in';
 /** The shortest key line `--session-key-file` accepts: 32 characters of `openssl rand -base64 48`. */
 export const MIN_SESSION_KEY_LENGTH = 32;
 
-/** A browser never sends a cookie larger than this (RFC 6265's minimum every browser keeps). */
-export const COOKIE_BYTES = 4096;
+/** Longer than any sealed value this console makes (a session cookie's parts joined). */
+const MAX_SEALED_BYTES = 16 * 1024;
 
 interface SealKey {
   /** A fingerprint of the key (never the key): which line of the file sealed a value. */
@@ -88,7 +88,7 @@ export class SessionSeal {
 
   /**
    * `payload` sealed for `purpose` until `expiresAt` (epoch ms): JSON, deflated (a token inside
-   * is base64 text, and a cookie holds at most `COOKIE_BYTES`), then encrypted.
+   * is base64 text, and a browser keeps 4 KB a cookie), then encrypted.
    */
   async seal(purpose: SealPurpose, payload: object, expiresAt: number): Promise<string> {
     const [key] = this.keys;
@@ -104,7 +104,8 @@ export class SessionSeal {
    * expired; undefined for anything else (another key, another purpose, altered, expired).
    */
   async unseal(purpose: SealPurpose, value: string | undefined, now = Date.now()) {
-    if (value === undefined || value.length === 0 || value.length > COOKIE_BYTES) return undefined;
+    if (value === undefined || value.length === 0 || value.length > MAX_SEALED_BYTES)
+      return undefined;
     try {
       const { plaintext, protectedHeader } = await compactDecrypt(
         value,

@@ -6,7 +6,7 @@ import type { AllowedOrigins } from '../http/trpc-guard.js';
 import type { ConsoleAccess } from './console-token.js';
 import { registerOidcRoutes } from './oidc-routes.js';
 import { OidcSignIn } from './oidc-sign-in.js';
-import { SESSION_COOKIE, sessionCookieOptions } from './session-cookie.js';
+import { sessionCookieOptions } from './session-cookie.js';
 import { registerSessionRoutes } from './session-routes.js';
 import type { SessionSeal } from './session-seal.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
@@ -41,7 +41,6 @@ export async function registerSignIn(
     signIn: oidc,
     seal,
     operators: access.operators,
-    sessionCookie: SESSION_COOKIE,
     cookieOptions: sessionCookieOptions,
     knownHost: (host) => allowed().hosts.has(host ?? ''),
     throttle,
