@@ -123,7 +123,7 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
       seal,
       oidc,
     });
-    registerHealth(server, cluster, options.connection.source);
+    registerHealth(server, cluster, options.connection.source, () => revocations.ready);
 
     const createContext = contextOfRequest(context, operators);
     const streams = new SseTransport({

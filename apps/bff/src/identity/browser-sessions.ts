@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { type Revocations, revocationKey } from '../replicas/revocations.js';
+import { SESSION_COOKIE_MAX_BYTES } from './session-cookie.js';
 import type { SessionSeal } from './session-seal.js';
 import {
   newSessionId,
@@ -28,12 +30,39 @@ interface SessionClaims {
   tex?: number;
   /** The refresh token (`--auth oidc` with `offline_access`). */
   rft?: string;
+  /** When the seal ends (epoch ms): the session's absolute end as of its sign-in. */
+  exp?: number;
 }
 
-/** A cookie whose last-use time is older than this is sealed again with the new one. */
+/** Who signed out, from their cookie (this replica may never have seen the session). */
+export interface SignedOut {
+  username: string;
+  groups: readonly string[];
+  /** Their token: the ID token `/auth/logout` hands the issuer as `id_token_hint`. */
+  token: string;
+}
+
+/** A session the browser could not carry: its cookie would pass `SESSION_COOKIE_MAX_BYTES`. */
+export class SessionTooLargeError extends Error {
+  constructor(bytes: number) {
+    super(
+      `The sign-in is too large for a browser to keep (${bytes} bytes sealed, at most ${SESSION_COOKIE_MAX_BYTES}): the identity has too many groups or too long a token. Ask the issuer for fewer claims (e.g. without the groups scope).`,
+    );
+  }
+}
+
+/**
+ * A cookie whose last-use time is older than this is sealed again with the new one: at most a
+ * minute, and a quarter of the idle limit, so another replica never takes a session in use for
+ * idle.
+ */
 const RESEAL_AFTER_MS = 60_000;
-/** Cookies already unsealed, by value: most requests cost a map lookup, not a decryption. */
-const OPENED_MAX = 10_000;
+/**
+ * Cookies already unsealed, by a digest of their value: most requests cost a map lookup, not a
+ * decryption. A few thousand are the sessions in use at once; past that it starts again.
+ */
+const OPENED_MAX = 2_000;
+const openedKey = (cookie: string) => createHash('sha256').update(cookie).digest('base64url');
 
 const claimsOf = (value: Record<string, unknown> | undefined): SessionClaims | undefined => {
   if (value === undefined) return undefined;
@@ -104,8 +133,9 @@ export class BrowserSessions {
       ...(grant.expiresAt !== undefined ? { tex: grant.expiresAt } : {}),
       ...(grant.refreshToken !== undefined ? { rft: grant.refreshToken } : {}),
     };
-    const session = this.adopt(claims);
-    return { session, cookie: await this.sealed(claims) };
+    const cookie = await this.sealed(claims);
+    if (cookie.length > SESSION_COOKIE_MAX_BYTES) throw new SessionTooLargeError(cookie.length);
+    return { session: this.adopt(claims), cookie };
   }
 
   /**
@@ -120,6 +150,8 @@ export class BrowserSessions {
     // Refreshed on another replica since this one saw it: the cookie's token is the newer.
     // (Replacing the cache entry is no sign-out: the session's streams go on.)
     if (known === undefined || (claims.tex ?? 0) > (known.tex ?? 0)) this.adopt(claims);
+    // Used on another replica since this one last saw it: its idle time counts from there.
+    else this.local.usedAt(claims.sid, claims.lst);
     const session = await this.local.resume(claims.sid);
     if (session === undefined) return undefined;
     if (request) this.ofRequest.set(request, claims.sid);
@@ -127,22 +159,28 @@ export class BrowserSessions {
     const changed =
       current.tok !== claims.tok ||
       current.rft !== claims.rft ||
-      session.lastUsedAt - claims.lst >= RESEAL_AFTER_MS;
+      session.lastUsedAt - claims.lst >=
+        Math.min(RESEAL_AFTER_MS, (this.local.limits.idleSeconds * 1000) / 4);
     if (!changed) return { session };
     const next = { ...current, lst: session.lastUsedAt };
     this.newest.set(claims.sid, next);
-    return { session, cookie: await this.sealed(next) };
+    const resealed = await this.sealed(next);
+    // A refreshed token too large for the browser: the cookie it has still opens the session.
+    return resealed.length > SESSION_COOKIE_MAX_BYTES ? { session } : { session, cookie: resealed };
   }
 
-  /** Signs out everywhere: every replica refuses the cookie from now on (within seconds). */
-  async end(cookie: string | undefined): Promise<Session | undefined> {
+  /**
+   * Signs out everywhere: every replica refuses the cookie from now on (within seconds), until
+   * its seal would have ended anyway. Who it was comes from the cookie, not this replica's cache.
+   */
+  async end(cookie: string | undefined): Promise<SignedOut | undefined> {
     const claims = await this.open(cookie);
     if (claims === undefined) return undefined;
-    const session = await this.local.resume(claims.sid);
-    const until = claims.iat + this.local.limits.absoluteSeconds * 1000;
+    const latest = this.newest.get(claims.sid) ?? claims;
+    const until = claims.exp ?? claims.iat + this.local.limits.absoluteSeconds * 1000;
     this.local.end(claims.sid);
     await this.revocations.revoke(claims.sid, until);
-    return session;
+    return { username: latest.usr, groups: latest.grp, token: latest.tok };
   }
 
   /** The session an admitted request resumed (streams ask, tick by tick). */
@@ -172,21 +210,26 @@ export class BrowserSessions {
   /** The claims of a cookie sealed with this key, unsealed once per value. */
   private async open(cookie: string | undefined): Promise<SessionClaims | undefined> {
     if (cookie === undefined || cookie === '') return undefined;
-    const cached = this.opened.get(cookie);
-    if (cached !== undefined) return cached;
+    const key = openedKey(cookie);
+    const cached = this.opened.get(key);
+    // The seal's end is checked again: a cached cookie expires as its sealed text does.
+    if (cached !== undefined) return (cached.exp ?? 0) > this.now() ? cached : undefined;
     const claims = claimsOf(await this.seal.unseal('session', cookie, this.now()));
     if (claims === undefined) return undefined;
-    if (this.opened.size >= OPENED_MAX) this.opened.clear();
-    this.opened.set(cookie, claims);
+    this.remember(key, claims);
     return claims;
   }
 
   private async sealed(claims: SessionClaims): Promise<string> {
-    const expiresAt = claims.iat + this.local.limits.absoluteSeconds * 1000;
-    const cookie = await this.seal.seal('session', claims, expiresAt);
-    if (this.opened.size >= OPENED_MAX) this.opened.clear();
-    this.opened.set(cookie, claims);
+    const expiresAt = claims.exp ?? claims.iat + this.local.limits.absoluteSeconds * 1000;
+    const cookie = await this.seal.seal('session', { ...claims, exp: expiresAt }, expiresAt);
+    this.remember(openedKey(cookie), { ...claims, exp: expiresAt });
     return cookie;
+  }
+
+  private remember(key: string, claims: SessionClaims): void {
+    if (this.opened.size >= OPENED_MAX) this.opened.clear();
+    this.opened.set(key, claims);
   }
 
   /** This console's cache entry for a session, with its refresh through `renew`. */

@@ -1,5 +1,4 @@
 import type { AuditEntry } from '@mgpu/api';
-import { operatorToken } from '@mgpu/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   type OidcSignIn,
@@ -125,10 +124,14 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
           : `The issuer's answer was not accepted (${error instanceof Error ? error.message : 'invalid'}).`,
       );
     }
-    const { review, signedIn } = await operators.signIn(issued.idToken, {
+    const { review, signedIn, tooLarge } = await operators.signIn(issued.idToken, {
       expiresAt: issued.expiresAt,
       ...(issued.refreshToken ? { refreshToken: issued.refreshToken } : {}),
     });
+    if (tooLarge !== undefined) {
+      audit({ user: null, groups: [], procedure: 'session.sign-in', outcome: '400', status: 400 });
+      return page(reply, 400, tooLarge);
+    }
     if (signedIn === undefined) {
       const unavailable = !review.ok && review.reason === 'unavailable';
       request.log.warn(
@@ -163,7 +166,7 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
     const id = sessionCookieOf(request);
     // Only this console's own pages send the cookie here (SameSite=Strict): a link on another
     // site signs nobody out of the console, and at the issuer the operator is asked.
-    const operator = (await operators.sessions.end(id))?.operator;
+    const operator = await operators.sessions.end(id);
     clearSessionCookie(reply, request);
     audit({
       user: operator?.username ?? null,
@@ -173,10 +176,7 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
       status: 200,
     });
     const signInPage = consoleUrlOf(request, options.secure, '/');
-    const atIssuer = signIn.endSessionUrl(
-      operator ? operatorToken(operator) : undefined,
-      signInPage,
-    );
+    const atIssuer = signIn.endSessionUrl(operator?.token, signInPage);
     return reply.header('cache-control', 'no-store').redirect(atIssuer?.href ?? '/', 302);
   });
 }

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '@mgpu/api';
 import type { FastifyRequest } from 'fastify';
-import type { BrowserSessions, Resumed } from './browser-sessions.js';
+import { type BrowserSessions, type Resumed, SessionTooLargeError } from './browser-sessions.js';
 import { sessionCookieOf } from './session-cookie.js';
 import { bearerKey, type SessionStore } from './sessions.js';
 import { reviewToken, type TokenReview } from './token-review.js';
@@ -95,14 +95,24 @@ export class OperatorAccess {
   async signIn(
     token: string,
     renewal: { expiresAt?: number; refreshToken?: string } = {},
-  ): Promise<{ review: TokenReview; signedIn?: Resumed & { cookie: string } }> {
+  ): Promise<{
+    review: TokenReview;
+    signedIn?: Resumed & { cookie: string };
+    /** Why a good token makes no session: too large for the browser to carry. */
+    tooLarge?: string;
+  }> {
     const review = await reviewToken(this.console, token);
     if (!review.ok) return { review };
     const { username, groups } = review;
-    return {
-      review,
-      signedIn: await this.sessions.create({ username, groups, token, ...renewal }),
-    };
+    try {
+      return {
+        review,
+        signedIn: await this.sessions.create({ username, groups, token, ...renewal }),
+      };
+    } catch (error) {
+      if (error instanceof SessionTooLargeError) return { review, tooLarge: error.message };
+      throw error;
+    }
   }
 }
 

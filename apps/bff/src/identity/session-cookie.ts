@@ -8,9 +8,12 @@ export const SESSION_COOKIE = 'mgpu_console_session';
  * 3 KB with many groups), and a browser keeps at most 4096 bytes per cookie: a longer value goes
  * in parts of `CHUNK_BYTES`, `mgpu_console_session`, `mgpu_console_session_1`, …
  */
-const CHUNK_BYTES = 3800;
-/** Three parts at most: with the rest of a request they stay under Node's 16 KB of headers. */
-export const SESSION_COOKIE_PARTS = 3;
+const CHUNK_BYTES = 3600;
+/**
+ * Two parts at most: the whole Cookie header then stays under the 8 KB a proxy reads as one
+ * header line (nginx's `large_client_header_buffers`), and a request under Node's 16 KB.
+ */
+export const SESSION_COOKIE_PARTS = 2;
 /** The longest session value a browser can bring back. */
 export const SESSION_COOKIE_MAX_BYTES = CHUNK_BYTES * SESSION_COOKIE_PARTS;
 
@@ -54,10 +57,9 @@ export function setSessionCookie(
   value: string,
   maxAgeSeconds: number,
 ): void {
-  if (value.length > SESSION_COOKIE_MAX_BYTES)
-    throw new Error(`a session of ${value.length} bytes does not fit the browser's cookies`);
   const options = { ...sessionCookieOptions(request), maxAge: maxAgeSeconds };
-  const parts = Math.max(1, Math.ceil(value.length / CHUNK_BYTES));
+  // Callers keep to SESSION_COOKIE_MAX_BYTES (BrowserSessions refuses a larger sign-in).
+  const parts = Math.min(SESSION_COOKIE_PARTS, Math.max(1, Math.ceil(value.length / CHUNK_BYTES)));
   for (let index = 0; index < SESSION_COOKIE_PARTS; index++) {
     if (index < parts)
       reply.setCookie(

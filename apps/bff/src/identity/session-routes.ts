@@ -69,13 +69,17 @@ export function registerSessionRoutes(
       const credential = bearerKey(parsed.data.token);
       const wait = throttle.begin(request.ip, credential);
       if (wait > 0) return tooManyWrongTokens(reply, wait);
-      const { review, signedIn } = await access.operators
+      const { review, signedIn, tooLarge } = await access.operators
         .signIn(parsed.data.token)
         .finally(() => throttle.end(request.ip, credential, false));
       if (!review.ok && review.reason === 'unavailable') {
         request.log.warn({ reason: review.message }, 'sign-in not checked: API server unavailable');
         signInAudit('session.sign-in', undefined, 503);
         return tokenNotChecked(reply, review.message);
+      }
+      if (tooLarge !== undefined) {
+        signInAudit('session.sign-in', undefined, 400);
+        return refuse(reply, 400, 'BAD_REQUEST', tooLarge);
       }
       if (signedIn === undefined) {
         throttle.failed(request.ip);
@@ -112,8 +116,7 @@ export function registerSessionRoutes(
     if (misdirected(request, reply) || checkOrigin(request, reply)) return reply;
     const cookieValue = sessionCookieOf(request);
     if (access.operators) {
-      const session = await access.operators.sessions.end(cookieValue);
-      signInAudit('session.sign-out', session?.operator, 200);
+      signInAudit('session.sign-out', await access.operators.sessions.end(cookieValue), 200);
     } else await access.signOut(cookieValue);
     clearSessionCookie(reply, request);
     return { required: access.required, ...access.mode, signedIn: !access.required };

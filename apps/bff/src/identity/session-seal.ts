@@ -2,15 +2,13 @@ import { createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { CompactEncrypt, compactDecrypt } from 'jose';
+import { SESSION_COOKIE_MAX_BYTES } from './session-cookie.js';
 
 /** What a sealed value is for: a value sealed for one is refused as the other. */
 export type SealPurpose = 'session' | 'oidc-sign-in';
 
 /** The shortest key line `--session-key-file` accepts: 32 characters of `openssl rand -base64 48`. */
 export const MIN_SESSION_KEY_LENGTH = 32;
-
-/** Longer than any sealed value this console makes (a session cookie's parts joined). */
-const MAX_SEALED_BYTES = 16 * 1024;
 
 interface SealKey {
   /** A fingerprint of the key (never the key): which line of the file sealed a value. */
@@ -104,7 +102,7 @@ export class SessionSeal {
    * expired; undefined for anything else (another key, another purpose, altered, expired).
    */
   async unseal(purpose: SealPurpose, value: string | undefined, now = Date.now()) {
-    if (value === undefined || value.length === 0 || value.length > MAX_SEALED_BYTES)
+    if (value === undefined || value.length === 0 || value.length > SESSION_COOKIE_MAX_BYTES)
       return undefined;
     try {
       const { plaintext, protectedHeader } = await compactDecrypt(

@@ -52,7 +52,12 @@ interface Entry {
   session: Session;
   refresh?: SessionGrant['refresh'];
   refreshing?: Promise<boolean>;
+  /** A refused refresh is not tried again before this (epoch ms) while the token still lasts. */
+  retryRefreshAt?: number;
 }
+
+/** After a refused refresh, the next try waits this long (the token may last a minute more). */
+const REFRESH_RETRY_MS = 10_000;
 
 /**
  * Sessions in this process's memory, by id, with their limits and token refresh: the reviewed
@@ -110,6 +115,15 @@ export class SessionStore {
     return entry.session;
   }
 
+  /**
+   * The session was used at `at` elsewhere (another replica, as its cookie says): its idle time
+   * counts from then, if that is later than this process saw.
+   */
+  usedAt(id: string, at: number): void {
+    const session = this.entries.get(id)?.session;
+    if (session !== undefined && at > session.lastUsedAt) session.lastUsedAt = at;
+  }
+
   /** Signs out: the id no longer resumes anything. */
   end(id: string | undefined): boolean {
     return id !== undefined && this.forget(id);
@@ -156,11 +170,17 @@ export class SessionStore {
     const expiresAt = entry.session.tokenExpiresAt;
     if (expiresAt === undefined || now < expiresAt - REFRESH_MARGIN_MS) return true;
     if (entry.refresh === undefined) return now < expiresAt;
+    if (now < expiresAt && now < (entry.retryRefreshAt ?? 0)) return true;
     // Concurrent requests of one session wait on the same refresh.
     entry.refreshing ??= this.refresh(entry).finally(() => {
       delete entry.refreshing;
     });
-    return entry.refreshing;
+    if (await entry.refreshing) return true;
+    // Refused (another replica may have used the same refresh token a moment before, and an
+    // issuer that rotates refuses its reuse): the token still lasts, so the session does too,
+    // and the refresh is tried again shortly; it ends only with its token.
+    entry.retryRefreshAt = now + REFRESH_RETRY_MS;
+    return this.now() < expiresAt;
   }
 
   private async refresh(entry: Entry): Promise<boolean> {
@@ -178,7 +198,6 @@ export class SessionStore {
       else delete session.tokenExpiresAt;
       return true;
     } catch {
-      // A refused refresh ends the session: the operator signs in again.
       return false;
     }
   }

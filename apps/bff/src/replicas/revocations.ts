@@ -5,9 +5,14 @@ import { isConflict, isNotFound, toKubeError } from '@mgpu/kube-client';
 /**
  * A signed-out session's key in the list: a digest of its id, so the list (readable by whoever
  * may read the console's Secrets) names no session, and the id alone opens nothing anyway.
+ * 128 bits: no two of the list's sessions share one, and a Secret's MiB holds ~25,000.
  */
 export const revocationKey = (sessionId: string) =>
-  createHash('sha256').update(`mgpu-console revoked ${sessionId}`).digest('base64url');
+  createHash('sha256')
+    .update(`mgpu-console revoked ${sessionId}`)
+    .digest()
+    .subarray(0, 16)
+    .toString('base64url');
 
 /**
  * The sessions signed out before they would have ended, each kept until then: sign-out on any
@@ -19,6 +24,11 @@ export interface Revocations {
   revoke(sessionId: string, until: number): Promise<void>;
   /** Called with the `revocationKey` of every session signed out, here or on another replica. */
   onRevoked(listener: (key: string) => void): void;
+  /**
+   * Whether every sign-out made before this replica started is known here: until then it must
+   * not be sent operators (`/readyz`), or it would accept cookies signed out elsewhere.
+   */
+  readonly ready: boolean;
   start(): Promise<void>;
   stop(): void;
 }
@@ -36,7 +46,12 @@ export class LocalRevocations implements Revocations {
     return until !== undefined && until > this.now();
   }
 
+  get ready(): boolean {
+    return true;
+  }
+
   async revoke(sessionId: string, until: number): Promise<void> {
+    this.sweep();
     this.add(revocationKey(sessionId), until);
   }
 
@@ -48,11 +63,15 @@ export class LocalRevocations implements Revocations {
 
   stop(): void {}
 
-  /** Adds one (a new key is told to the listeners); expired ones go, so memory holds young ones. */
-  protected add(key: string, until: number): void {
+  /** Expired ones go, so memory holds only sessions still young: once per change, not per entry. */
+  protected sweep(): void {
     const now = this.now();
     for (const [old, expires] of this.entries) if (expires <= now) this.entries.delete(old);
-    if (until <= now) return;
+  }
+
+  /** Adds one (a new key is told to the listeners). */
+  protected add(key: string, until: number): void {
+    if (until <= this.now()) return;
     const known = this.entries.has(key);
     this.entries.set(key, Math.max(until, this.entries.get(key) ?? 0));
     if (!known) for (const listener of this.listeners) listener(key);
@@ -73,6 +92,8 @@ export interface ClusterRevocationsOptions {
 const DATA_KEY = 'revoked';
 /** A write that lost a race to another replica is tried again on the newer object this often. */
 const WRITE_ATTEMPTS = 5;
+/** Past this many bytes of list the Secret nears its 1 MiB: said loudly, before writes fail. */
+const LIST_WARN_BYTES = 768 * 1024;
 
 /**
  * The revocations shared through the cluster: a Secret in the console's namespace (only the
@@ -81,13 +102,19 @@ const WRITE_ATTEMPTS = 5;
  * watch's connection and with no list permission — and each write merges into the newest
  * object (resourceVersion: two replicas signing out at once both land) and drops expired
  * entries, so the Secret holds only sessions still young. A sign-out the cluster refused is
- * kept here and written again at the next poll.
+ * kept here and written again at the next poll. Reads and writes run one at a time (`work`):
+ * a sign-out made while a write is in flight is written by the next one, never dropped.
  */
 export class ClusterRevocations extends LocalRevocations {
   private timer: NodeJS.Timeout | undefined;
-  /** Revocations not yet stored in the cluster (a write failed): retried on each poll. */
+  /** Revocations not yet stored in the cluster: each write takes those it stored out. */
   private readonly unwritten = new Map<string, number>();
   private failing = false;
+  private warnedSize = false;
+  private listRead = false;
+  /** The poll or write running now; the next waits for it. */
+  private work: Promise<void> = Promise.resolve();
+  private polling = false;
 
   constructor(private readonly options: ClusterRevocationsOptions) {
     super(options.now);
@@ -95,15 +122,28 @@ export class ClusterRevocations extends LocalRevocations {
 
   override async revoke(sessionId: string, until: number): Promise<void> {
     const key = revocationKey(sessionId);
+    this.sweep();
     this.add(key, until);
-    this.unwritten.set(key, until);
-    await this.write();
+    this.unwritten.set(key, Math.max(until, this.unwritten.get(key) ?? 0));
+    await this.serially(() => this.write());
+  }
+
+  /** Whether the list was read once: a replica before that does not know who signed out. */
+  override get ready(): boolean {
+    return this.listRead;
   }
 
   /** Reads the list once (a replica starting refuses what was signed out before), then polls. */
   override async start(): Promise<void> {
-    await this.poll();
-    this.timer = setInterval(() => void this.poll(), this.options.pollMs ?? 2000);
+    await this.serially(() => this.poll());
+    this.timer = setInterval(() => {
+      // A slow API server gets one poll at a time, not a pile of them.
+      if (this.polling) return;
+      this.polling = true;
+      void this.serially(() => this.poll()).finally(() => {
+        this.polling = false;
+      });
+    }, this.options.pollMs ?? 2000);
     this.timer.unref();
   }
 
@@ -111,9 +151,17 @@ export class ClusterRevocations extends LocalRevocations {
     clearInterval(this.timer);
   }
 
+  private serially(step: () => Promise<void>): Promise<void> {
+    const next = this.work.then(step, step);
+    this.work = next.catch(() => undefined);
+    return next;
+  }
+
   private async poll(): Promise<void> {
     try {
       const secret = await this.read();
+      this.listRead = true;
+      this.sweep();
       for (const [key, until] of Object.entries(entriesOf(secret))) this.add(key, until);
       if (this.unwritten.size > 0) await this.write();
       else this.recovered();
@@ -138,13 +186,13 @@ export class ClusterRevocations extends LocalRevocations {
       try {
         const current = await this.read();
         const now = this.now();
+        const sent = new Map(this.unwritten);
         const merged: Record<string, number> = {};
-        for (const [key, until] of [
-          ...Object.entries(entriesOf(current)),
-          ...this.unwritten.entries(),
-        ])
+        for (const [key, until] of [...Object.entries(entriesOf(current)), ...sent.entries()])
           if (until > now) merged[key] = Math.max(until, merged[key] ?? 0);
-        const data = { [DATA_KEY]: Buffer.from(JSON.stringify(merged)).toString('base64') };
+        const list = JSON.stringify(merged);
+        this.warnIfLarge(list.length);
+        const data = { [DATA_KEY]: Buffer.from(list).toString('base64') };
         if (current === undefined)
           await core.createNamespacedSecret({
             namespace,
@@ -155,7 +203,9 @@ export class ClusterRevocations extends LocalRevocations {
             },
           });
         else await core.replaceNamespacedSecret({ name, namespace, body: { ...current, data } });
-        this.unwritten.clear();
+        // Only what this write stored: a sign-out added meanwhile waits for the next write.
+        for (const [key, until] of sent)
+          if (this.unwritten.get(key) === until) this.unwritten.delete(key);
         this.recovered();
         return;
       } catch (error) {
@@ -165,6 +215,16 @@ export class ClusterRevocations extends LocalRevocations {
         return;
       }
     }
+  }
+
+  /** A list near the Secret's 1 MiB (a flood of sign-outs): said before its writes fail. */
+  private warnIfLarge(bytes: number): void {
+    if (bytes < LIST_WARN_BYTES || this.warnedSize) return;
+    this.warnedSize = true;
+    const { namespace, name } = this.options;
+    this.options.log.warn(
+      `Secret ${namespace}/${name} holds ${bytes} bytes of sign-outs, near a Secret's 1 MiB; past it sign-outs are no longer shared (entries leave when their sessions would have ended; --session-max-hours shortens that)`,
+    );
   }
 
   /** Said once per change: a cluster that refuses is logged when it starts and when it stops. */

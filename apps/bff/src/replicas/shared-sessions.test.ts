@@ -155,4 +155,43 @@ describe('two consoles with one session key (--auth)', () => {
     await refusedByAll([a.url, b.url], cookie);
     await ended;
   });
+
+  it('refuse every one of many sign-outs made at once on one console', async () => {
+    const cookies = await Promise.all(Array.from({ length: 12 }, () => sessionOn(a)));
+    await Promise.all(cookies.map((cookie) => signOut(a.url, cookie)));
+    for (const cookie of cookies) await refusedByAll([a.url, b.url], cookie);
+  });
+});
+
+describe('two consoles with one session key, an operator busy on one of them', () => {
+  // Two seconds of idleness end a session: the other console must see the use, not the idle.
+  let a: RunningBff;
+  let b: RunningBff;
+  beforeAll(async () => {
+    const limits = { sessionLimits: { idleSeconds: 2 } };
+    a = await replica({ auth: 'kubernetes', sessionSeal: shared(), ...limits });
+    b = await replica({ auth: 'kubernetes', sessionSeal: shared(), ...limits });
+  });
+
+  it('counts the use on one console when the next request lands on the other', async () => {
+    const token = first.connection.kubeConfig.getCurrentUser()?.token ?? '';
+    const created = await a.sessions?.create({ token, username: 'alice', groups: [] });
+    let cookie = `mgpu_console_session=${created?.cookie}`;
+    const use = async (url: string) => {
+      const answer = await fetch(`${url}/trpc/session.whoami`, { headers: { cookie } });
+      // The browser keeps the cookie the console seals again with the last use.
+      const renewed = answer.headers
+        .getSetCookie()
+        .find((line) => line.startsWith('mgpu_console_session='));
+      if (renewed) cookie = renewed.split(';')[0] ?? cookie;
+      return answer.status;
+    };
+    expect(await use(b.url)).toBe(200);
+    // Three seconds of use on a alone: b last saw it longer ago than its idle limit.
+    for (let step = 0; step < 10; step++) {
+      expect(await use(a.url)).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(await use(b.url)).toBe(200);
+  });
 });
