@@ -62,13 +62,21 @@ function recordKey(spec: V1LeaseSpec | undefined): string {
   ]);
 }
 
-class AttemptTimeout extends Error {}
+/** What `within` rejects with when the answer did not come in time. */
+export class AttemptTimeout extends Error {
+  constructor(readonly ms: number) {
+    super(`the API server did not answer within ${ms} ms`);
+  }
+}
 
-/** `promise`, or an AttemptTimeout after `ms`: a request into a dead network never answers. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+/**
+ * `promise`, or an AttemptTimeout after `ms`: a request into a dead network (a TCP connection
+ * whose peer vanished) never answers, and whatever waits on it would wait for ever.
+ */
+export function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AttemptTimeout()), ms);
+    timer = setTimeout(() => reject(new AttemptTimeout(ms)), ms);
     timer.unref();
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
@@ -94,6 +102,12 @@ export class LeaderElector implements Leadership {
   readonly #listeners = new Set<(leading: boolean) => void>();
 
   #leading = false;
+  /**
+   * When (performance.now()) the last successful acquire or renewal began: the lease was
+   * written after that, so no other replica may take it before this + the lease duration, and
+   * this one stops leading at this + renewDeadline, whatever its timers do.
+   */
+  #renewedAt = Number.NEGATIVE_INFINITY;
   #running = false;
   /** The record last seen and when (performance.now()) this process first saw it. */
   #observedKey: string | undefined;
@@ -125,7 +139,8 @@ export class LeaderElector implements Leadership {
   }
 
   get leading(): boolean {
-    return this.#leading;
+    // The timer that says so may run late (a busy event loop): the deadline itself decides.
+    return this.#leading && performance.now() < this.#renewedAt + this.#renewDeadlineMs;
   }
 
   onChange(listener: (leading: boolean) => void): () => void {
@@ -168,6 +183,7 @@ export class LeaderElector implements Leadership {
 
   async #tick(): Promise<void> {
     const generation = this.#generation;
+    const startedAt = performance.now();
     let outcome: Attempt;
     try {
       outcome = await within(this.#tryAcquireOrRenew(generation), this.#renewDeadlineMs);
@@ -176,19 +192,21 @@ export class LeaderElector implements Leadership {
       outcome = 'failed';
       this.#report(
         'timeout',
-        error instanceof AttemptTimeout
-          ? `${this.#lease}: the API server did not answer within ${this.#renewDeadlineMs} ms`
-          : `${this.#lease}: ${String(error)}`,
+        `${this.#lease}: ${String(error instanceof Error ? error.message : error)}`,
       );
     }
     if (!this.#running) return;
     if (outcome === 'holding') {
-      this.#setLeading(true, 'acquired');
+      // From when the attempt began, not when its answer came: the write may have landed (and
+      // the others' clocks started) anywhere in between, and a slow answer must not stretch it.
+      this.#renewedAt = startedAt;
+      const left = startedAt + this.#renewDeadlineMs - performance.now();
       clearTimeout(this.#renewDeadline);
       this.#renewDeadline = setTimeout(() => {
         this.#setLeading(false, `could not renew within ${this.#renewDeadlineMs} ms`);
-      }, this.#renewDeadlineMs);
+      }, left);
       this.#renewDeadline.unref();
+      if (left > 0) this.#setLeading(true, 'acquired');
       this.#schedule(this.#retryPeriodMs);
     } else {
       this.#schedule(
