@@ -99,14 +99,18 @@ describe('the pool history with two replicas', () => {
     await leader.history.stop();
     await leader.elector.stop();
     const before = times(leader.history.ownSnapshot());
+    const oldestShown = new Set<string | undefined>();
     const continued = await eventually(async () => {
       const history = await follower.history.snapshot();
+      // Never a history that starts over while the new leader reads the published one.
+      oldestShown.add(history.samples[0]?.at);
       const last = history.samples.at(-1)?.at ?? '';
       return history.sampledBy === follower.name && last > (before.at(-1) ?? '')
         ? history
         : undefined;
     }, 'the other replica leads and samples on');
     expect(follower.elector.leading).toBe(true);
+    expect([...oldestShown]).toEqual([before[0]]);
     // One history: every sample the first leader took is still there, the new ones after them.
     const after = times(continued);
     expect(after.slice(0, before.length)).toEqual(before);

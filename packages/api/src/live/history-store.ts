@@ -1,5 +1,5 @@
-import { CoreV1Api, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
-import { toKubeError } from '@mgpu/kube-client';
+import type { CoreV1Api, KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
+import { makeClients, toKubeError, within } from '@mgpu/kube-client';
 import {
   decodeHistory,
   encodeHistory,
@@ -11,17 +11,26 @@ import {
 export interface HistoryStore {
   /** The published history; undefined when none was published (or it is not one we can read). */
   load(): Promise<PublishedHistory | undefined>;
-  /** Replaces the published history with this one (bounded: the oldest samples may go). */
-  publish(history: PublishedHistory): Promise<void>;
+  /**
+   * Replaces the published history with this one (bounded: the oldest samples may go), if no
+   * one wrote it since this store last read or wrote it; else 'conflict', and nothing written
+   * (the next publish starts from what is there now).
+   */
+  publish(history: PublishedHistory): Promise<'published' | 'conflict'>;
 }
 
 /** The ConfigMap's data key the encoded history is kept under. */
 const DATA_KEY = 'history';
 
+/** How long one call to the API server may take before it counts as failed. */
+export const HISTORY_REQUEST_TIMEOUT_MS = 10_000;
+
 /**
  * The history in a ConfigMap of the console's namespace (`<prefix>-pool-history`), read and
  * written by name only, so the console's Role needs get/create/update on it and no list/watch.
- * One writer (the leader) at a time: a 409 is a previous leader's last write, retried once.
+ * Writes carry the resourceVersion last seen: a 409 means another replica wrote it since (a
+ * previous leader's last write, or a leader that replaced this one), so the caller decides
+ * whether to write again: only the replica that still leads may.
  */
 export class ConfigMapHistoryStore implements HistoryStore {
   private readonly core: CoreV1Api;
@@ -34,7 +43,7 @@ export class ConfigMapHistoryStore implements HistoryStore {
     readonly name: string,
     private readonly maxBytes = PUBLISHED_HISTORY_MAX_BYTES,
   ) {
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.core = makeClients(kubeConfig).core;
   }
 
   async load(): Promise<PublishedHistory | undefined> {
@@ -43,24 +52,25 @@ export class ConfigMapHistoryStore implements HistoryStore {
     return text === undefined ? undefined : decodeHistory(text);
   }
 
-  async publish(history: PublishedHistory): Promise<void> {
+  async publish(history: PublishedHistory): Promise<'published' | 'conflict'> {
     const text = encodeHistory(history, this.maxBytes);
     try {
       await this.write(text);
+      return 'published';
     } catch (error) {
       if (toKubeError(error).code !== 409) throw error;
-      // Someone wrote since (a leader before this one, or a create that raced): once more.
+      // Never overwritten blindly: the next write reads the newer version first.
       this.resourceVersion = undefined;
-      await this.write(text);
+      return 'conflict';
     }
   }
 
   private async read(): Promise<V1ConfigMap | undefined> {
     try {
-      const current = await this.core.readNamespacedConfigMap({
-        name: this.name,
-        namespace: this.namespace,
-      });
+      const current = await within(
+        this.core.readNamespacedConfigMap({ name: this.name, namespace: this.namespace }),
+        HISTORY_REQUEST_TIMEOUT_MS,
+      );
       this.resourceVersion = current.metadata?.resourceVersion;
       return current;
     } catch (error) {
@@ -81,14 +91,16 @@ export class ConfigMapHistoryStore implements HistoryStore {
       },
       data: { [DATA_KEY]: text },
     };
-    const written =
+    const written = await within(
       this.resourceVersion === undefined
-        ? await this.core.createNamespacedConfigMap({ namespace: this.namespace, body })
-        : await this.core.replaceNamespacedConfigMap({
+        ? this.core.createNamespacedConfigMap({ namespace: this.namespace, body })
+        : this.core.replaceNamespacedConfigMap({
             name: this.name,
             namespace: this.namespace,
             body,
-          });
+          }),
+      HISTORY_REQUEST_TIMEOUT_MS,
+    );
     this.resourceVersion = written.metadata?.resourceVersion;
   }
 }
@@ -106,7 +118,8 @@ export class PublishedHistoryReader {
   constructor(
     private readonly store: HistoryStore,
     private readonly maxAgeMs: number,
-    private readonly onError: (error: unknown) => void = () => {},
+    /** Each read's outcome: the error, or undefined when it was read. */
+    private readonly onRead: (error: unknown) => void = () => {},
   ) {}
 
   read(): Promise<PublishedHistory | undefined> {
@@ -116,10 +129,11 @@ export class PublishedHistoryReader {
       .then(
         (history) => {
           this.latest = history;
+          this.onRead(undefined);
           return history;
         },
         (error: unknown) => {
-          this.onError(error);
+          this.onRead(error);
           return this.latest;
         },
       )

@@ -42,9 +42,9 @@ export interface PoolHistoryOptions {
    * dies with this process.
    */
   store?: HistoryStore;
-  /** Between the leader's publications (default 30 s). */
+  /** Between the leader's publications (default 15 s). */
   publishIntervalMs?: number;
-  /** How old a follower's copy of the published history may be before it is read again (15 s). */
+  /** How old a follower's copy of the published history may be before it is read again (5 s). */
   readIntervalMs?: number;
   /** Who samples, as the published history names it (default the host name: the pod's). */
   replica?: string;
@@ -54,6 +54,13 @@ export interface PoolHistoryOptions {
 
 /** At most this many points of used compute before the start, however long the retention. */
 const MAX_POINTS_BEFORE = 60;
+/**
+ * Behind a round-robin Service the leader answers from its live ring and a follower from the
+ * publication: published often and read again soon, a follower's newest point is at most
+ * 15 + 5 s behind, so the newest points do not vanish and return on alternate refreshes.
+ */
+const PUBLISH_INTERVAL_MS = 15_000;
+const READ_INTERVAL_MS = 5_000;
 
 /** What `cluster.history` answers, but where the used compute comes from. */
 export type PoolHistorySnapshot = Omit<ClusterHistory, 'usage'>;
@@ -64,7 +71,7 @@ export type PoolHistorySnapshot = Omit<ClusterHistory, 'usage'>;
  * same pool summaries and pending pods as the dashboard and `/metrics` (cached per change of the
  * informers, so a quiet cluster costs nothing to sample).
  *
- * With several replicas only the leader samples and publishes its ring to the store every 30 s;
+ * With several replicas only the leader samples and publishes its ring to the store every 15 s;
  * a replica that becomes leader first continues the published ring, so the history survives a
  * leader change and a rolling upgrade, less at most the last publication interval.
  */
@@ -90,8 +97,10 @@ export class PoolHistory {
   private publishedAt = Number.NEGATIVE_INFINITY;
   /** The last publication succeeded: the history is kept in the cluster, not only here. */
   private published = false;
-  /** A store failure was said and nothing has worked since: not said again. */
-  private storeFailing = false;
+  /** A failed read of the store was said and no read has worked since: not said again. */
+  private readFailing = false;
+  /** A failed write was said and no write has worked since. */
+  private writeFailing = false;
   private unsubscribe: (() => void) | undefined;
   private readonly reader: PublishedHistoryReader | undefined;
   private readonly replica: string;
@@ -107,8 +116,10 @@ export class PoolHistory {
     this.replica = options.replica ?? hostname();
     this.reader =
       options.store &&
-      new PublishedHistoryReader(options.store, options.readIntervalMs ?? 15_000, (error) =>
-        this.storeFailed('read', error),
+      new PublishedHistoryReader(
+        options.store,
+        options.readIntervalMs ?? READ_INTERVAL_MS,
+        (error) => this.readDone(error),
       );
   }
 
@@ -152,7 +163,8 @@ export class PoolHistory {
     this.continued = this.options.store === undefined;
     if (!leading) return;
     // What this process sampled when it led before is in the published ring, with what the
-    // leaders after it sampled: the ring restarts here and is continued from there.
+    // leaders after it sampled: the ring restarts here and is continued from there. Until it
+    // is, `snapshot()` answers from the published ring, as a follower's does.
     if (this.options.store) {
       this.ring.fill(undefined);
       this.next = 0;
@@ -171,12 +183,13 @@ export class PoolHistory {
       .load()
       .then(
         (published) => {
+          this.readDone(undefined);
           if (!this.leading) return;
           if (published) this.continueFrom(published);
           this.continued = true;
           this.publishWhenDue();
         },
-        (error: unknown) => this.storeFailed('read', error),
+        (error: unknown) => this.readDone(error),
       )
       .finally(() => {
         this.loading = false;
@@ -200,7 +213,7 @@ export class PoolHistory {
   }
 
   private publishWhenDue(): void {
-    const interval = this.options.publishIntervalMs ?? 30_000;
+    const interval = this.options.publishIntervalMs ?? PUBLISH_INTERVAL_MS;
     if (Date.now() - this.publishedAt >= interval) void this.publish();
   }
 
@@ -211,35 +224,62 @@ export class PoolHistory {
     return this.publication;
   }
 
+  /**
+   * Whether this process may write the published ring now: the Lease's holder, asked at the
+   * moment (its renew deadline may have passed before the change was told), and continuing.
+   */
+  private mayPublish(): boolean {
+    return this.continued && (this.options.leadership?.leading ?? true);
+  }
+
   private async publishNow(): Promise<void> {
     const { store } = this.options;
-    if (!store || !this.continued) return;
+    if (!store || !this.mayPublish()) return;
+    const history = () => ({
+      sampledBy: this.replica,
+      startedAt: this.startedAt,
+      intervalMs: this.intervalMs,
+      samples: this.ordered(),
+    });
     try {
-      await store.publish({
-        sampledBy: this.replica,
-        startedAt: this.startedAt,
-        intervalMs: this.intervalMs,
-        samples: this.ordered(),
-      });
+      let outcome = await store.publish(history());
+      // Someone wrote since this replica last did (a previous leader's last write): written
+      // over only while this replica still holds the Lease, never by a leader that was replaced.
+      if (outcome === 'conflict' && this.mayPublish()) outcome = await store.publish(history());
+      if (outcome === 'conflict') {
+        if (this.mayPublish()) throw new Error('another replica keeps writing it');
+        return;
+      }
       this.published = true;
-      if (this.storeFailing) this.options.log?.('pool history: published to the cluster again');
-      this.storeFailing = false;
+      if (this.writeFailing) this.options.log?.('pool history: published to the cluster again');
+      this.writeFailing = false;
     } catch (error) {
       this.published = false;
-      this.storeFailed('write', error);
+      if (this.writeFailing) return;
+      // Said once until a write works again: RBAC that forbids it does not fill the log.
+      this.writeFailing = true;
+      this.options.log?.(
+        `pool history: cannot write the published history (${reasonOf(error)}); this replica's samples stay in its memory only, and a restart or a new leader loses them, until it can`,
+      );
     } finally {
       // A failed write is tried again after the interval too, not at every sample.
       this.publishedAt = Date.now();
     }
   }
 
-  /** Said once until the store works again: RBAC that forbids it does not fill the log. */
-  private storeFailed(what: 'read' | 'write', error: unknown): void {
-    if (this.storeFailing) return;
-    this.storeFailing = true;
-    const reason = error instanceof Error ? error.message : String(error);
+  /** A read of the published ring (a follower's, or a new leader's to continue it) ended. */
+  private readDone(error: unknown): void {
+    if (error === undefined) {
+      if (this.readFailing) this.options.log?.('pool history: read the published history again');
+      this.readFailing = false;
+      return;
+    }
+    if (this.readFailing) return;
+    this.readFailing = true;
     this.options.log?.(
-      `pool history: cannot ${what} the published history (${reason}); the history stays in this process's memory until it can`,
+      this.leading
+        ? `pool history: cannot read the published history to continue it (${reasonOf(error)}); this replica samples on and publishes nothing until it can, so nothing older is overwritten`
+        : `pool history: cannot read the leader's published history (${reasonOf(error)}); this replica shows the last one it read, if any, until it can`,
     );
   }
 
@@ -329,11 +369,12 @@ export class PoolHistory {
   }
 
   /**
-   * What `cluster.history` answers: this process's ring while it samples (or without a store),
-   * else the leader's published ring, read again at most every 15 s.
+   * What `cluster.history` answers: this process's ring while it samples and has continued the
+   * published one (or without a store), else the published ring, read again at most every 5 s:
+   * a new leader's first samples alone would hide the hour before it.
    */
   async snapshot(): Promise<PoolHistorySnapshot> {
-    if (!this.reader || this.leading) return this.ownSnapshot();
+    if (!this.reader || (this.leading && this.continued)) return this.ownSnapshot();
     const published = await this.reader.read();
     if (!published) return this.ownSnapshot();
     return this.historyOf(published.startedAt, published.intervalMs, published.samples, {
@@ -377,3 +418,6 @@ export class PoolHistory {
     };
   }
 }
+
+const reasonOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
