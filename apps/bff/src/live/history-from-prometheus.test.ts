@@ -23,7 +23,10 @@ import { freePort, type PrometheusServer, startPrometheus } from '../test-suppor
 let cluster: EmbeddedCluster;
 let prometheus: PrometheusServer;
 let first: RunningBff;
+let firstClosed = false;
 let second: RunningBff | undefined;
+/** A console Prometheus does not scrape, started once the others are gone. */
+let unscraped: RunningBff | undefined;
 /** The two consoles' metrics ports, named in Prometheus's scrape config before they listen. */
 let ports: [number, number];
 /** Just before the first console started: Prometheus cannot hold its figures from before. */
@@ -52,8 +55,9 @@ beforeAll(async () => {
   first = await startConsole(ports[0]);
 }, 120_000);
 afterAll(async () => {
+  await unscraped?.close();
   await second?.close();
-  await first?.close();
+  if (!firstClosed) await first?.close();
   await prometheus?.close();
   await cluster?.stop();
 });
@@ -145,5 +149,25 @@ describe('the pool history from Prometheus', () => {
     }).cluster.history();
     expect(history.source).toBe('console');
     expect(history.startedAt).toBe((await first.context.history.snapshot()).startedAt);
+  });
+
+  it('is the console’s own history once Prometheus no longer scrapes any console', async () => {
+    await second?.close();
+    second = undefined;
+    unscraped = await startConsole(await freePort());
+    const caller = createCaller(unscraped.context);
+    await first.close();
+    firstClosed = true;
+    // The others' series end where they stopped and stay within the 2 min retention long after
+    // this wait: shown, the charts would stand still there. A few steps on, the console's own.
+    const own = await eventually(
+      async () => {
+        const read = await caller.cluster.history();
+        return read.source === 'console' ? read : undefined;
+      },
+      'the console’s own history once Prometheus’s newest point is old',
+      300,
+    );
+    expect(own.startedAt).toBe((await unscraped.context.history.snapshot()).startedAt);
   });
 });

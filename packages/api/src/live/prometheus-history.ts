@@ -76,7 +76,8 @@ export class PrometheusHistory {
    * The history from Prometheus over the console's own history's (`ring`) retention, a point
    * every interval (fewer when that gives more than `MAX_HISTORY_POINTS`), with its used compute;
    * null when Prometheus has none of the console's series (it does not scrape `--metrics-port`)
-   * or does not answer: the caller then shows the console's own history.
+   * or does not answer, or its newest point is more than 3 steps old (it no longer scrapes the
+   * console): the caller then shows the console's own history.
    */
   async snapshot(ring: RingHistory): Promise<RingHistory | null> {
     const fewest = Math.max(ring.intervalMs, ring.retentionMs / MAX_HISTORY_POINTS);
@@ -132,9 +133,17 @@ export class PrometheusHistory {
         ),
       ),
     );
-    return poolsAt(read);
+    const points = poolsAt(read);
+    // Prometheus that stopped scraping the console (its target gone, a scrape refused) still
+    // answers with the hour before: the charts would stand still at that point while the
+    // console's own history goes on. Beyond a few steps behind the read's end, the console's.
+    const newest = points?.at(-1)?.at ?? Number.NEGATIVE_INFINITY;
+    return newest >= end * 1000 - STALE_STEPS * range.stepMs ? points : null;
   }
 }
+
+/** How many steps Prometheus's newest point of the console's series may lag the read's end. */
+const STALE_STEPS = 3;
 
 /** The range reads (one per figure, in `FIGURES`' order) as points, oldest first. */
 function poolsAt(read: readonly RangeSeries[][]): PoolsAt[] | null {
