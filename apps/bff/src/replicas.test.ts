@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   acceptingAfter,
   type ConsoleReplicas,
-  historySampleTimes,
+  historyThrough,
   killLeader,
   type ReplicaName,
   signIn,
@@ -179,24 +179,31 @@ describe.skipIf(onRealTier())(
       const cookie = await signIn(replicas.proxy.url, TOKEN);
       const admin = cluster?.kubeConfig;
       if (!admin) throw new Error('no embedded cluster');
-      const { leader, successor, killedAt } = await killLeader(
+      const { successor, killedAt } = await killLeader(
         replicas,
         admin,
         namespace,
         lease,
         HANDOVER_BOUND_MS,
-        // The follower answers the history from the leader's samples too.
-        () =>
-          within('history samples on the follower', 60_000, async () =>
-            (await historySampleTimes(replicas.url('a'), cookie)).length > 0 ? true : undefined,
-          ),
+        // The follower answers with the samples the Lease's holder took and published: one
+        // replica samples, not each on its own.
+        (leader) =>
+          within(`history samples by the leader ${leader} on the follower`, 60_000, async () => {
+            const shown = await historyThrough(replicas.url('a'), cookie);
+            return shown.times.length > 0 && shown.sampledBy === leader ? true : undefined;
+          }),
       );
-      expect(successor).not.toBe(leader);
-      // Samples taken after the leader died can only be the survivor's (one every 10 s).
-      await within('two history samples after the leader died', 60_000, async () => {
-        const times = await historySampleTimes(replicas.proxy.url, cookie);
-        return times.filter((at) => at > killedAt).length >= 2 ? true : undefined;
-      });
+      // Samples taken after the leader died are the survivor's, and the history says so.
+      let last: Awaited<ReturnType<typeof historyThrough>> | undefined;
+      await within(
+        () => `two samples by ${successor} after the leader died (last: ${JSON.stringify(last)})`,
+        60_000,
+        async () => {
+          last = await historyThrough(replicas.proxy.url, cookie);
+          const after = last.times.filter((at) => at > killedAt);
+          return after.length >= 2 && last.sampledBy === successor ? true : undefined;
+        },
+      );
       await replicas.start('b');
     });
   },

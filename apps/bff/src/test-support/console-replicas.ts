@@ -123,15 +123,29 @@ export async function statusWith(base: string, procedure: string, cookie: string
   return response.status;
 }
 
-/** `cluster.history`'s sample times through `base`, oldest first. */
-export async function historySampleTimes(base: string, cookie: string): Promise<string[]> {
+/**
+ * `cluster.history` through `base`: its sample times, oldest first, and the replica that took
+ * them (`sampledBy`: the Lease identity of the leader that published them).
+ */
+export async function historyThrough(
+  base: string,
+  cookie: string,
+): Promise<{ times: string[]; sampledBy: string | undefined }> {
   const response = await fetch(`${base}/trpc/cluster.history`, {
     headers: { cookie },
     signal: AbortSignal.timeout(BOUND_MS),
   });
-  const body = (await response.json()) as { result?: { data: { samples: { at: string }[] } } };
+  const body = (await response.json()) as {
+    result?: { data: { samples: { at: string }[]; sampledBy?: string } };
+  };
   if (!body.result) throw new Error(`cluster.history: ${response.status} ${JSON.stringify(body)}`);
-  return body.result.data.samples.map((sample) => sample.at);
+  const { samples, sampledBy } = body.result.data;
+  return { times: samples.map((sample) => sample.at), sampledBy };
+}
+
+/** `cluster.history`'s sample times through `base`, oldest first. */
+export async function historySampleTimes(base: string, cookie: string): Promise<string[]> {
+  return (await historyThrough(base, cookie)).times;
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -296,7 +310,8 @@ export async function acceptingAfter(
  * Kills the replica that holds the leader Lease (SIGKILL, so it never releases it) and waits up
  * to `handoverMs` for the other to hold it and renew. Identities are `hostname_uuid`, one host
  * for both, so the leader is found by leaving one alone: with `a` gone, the live holder is `b`,
- * and `a` comes back to a Lease `b` holds (`whileBLeads` runs then). `b` is left stopped;
+ * and `a` comes back to a Lease `b` holds (`whileBLeads` runs then, with `b`'s identity). `b`
+ * is left stopped;
  * `killedAt` is an ISO time.
  */
 export async function killLeader(
@@ -305,12 +320,12 @@ export async function killLeader(
   namespace: string,
   lease: string,
   handoverMs: number,
-  whileBLeads: () => Promise<unknown> = async () => {},
+  whileBLeads: (leader: string) => Promise<unknown> = async () => {},
 ) {
   await replicas.stop('a', 'SIGKILL');
   const leader = await liveHolder(kubeConfig, namespace, lease, handoverMs * 2);
   await replicas.start('a');
-  await whileBLeads();
+  await whileBLeads(leader);
   await replicas.stop('b', 'SIGKILL');
   const killedAt = new Date().toISOString();
   const successor = await liveHolder(kubeConfig, namespace, lease, handoverMs, leader);
