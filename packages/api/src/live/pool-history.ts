@@ -57,7 +57,8 @@ const MAX_POINTS_BEFORE = 60;
 /**
  * Behind a round-robin Service the leader answers from its live ring and a follower from the
  * publication: published often and read again soon, a follower's newest point is at most
- * 15 + 5 s behind, so the newest points do not vanish and return on alternate refreshes.
+ * 15 + 5 s behind the leader's (a sample or two), not the newest minute appearing and vanishing
+ * on alternate refreshes.
  */
 const PUBLISH_INTERVAL_MS = 15_000;
 const READ_INTERVAL_MS = 5_000;
