@@ -1,15 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Operator } from '@mgpu/api';
-import {
-  type AppRouter,
-  appRouter,
-  ConfigMapHistoryStore,
-  readUsage,
-  SSE_TIMING,
-  workloadUsageRows,
-} from '@mgpu/api';
-import { ALWAYS_LEADING, LeaderElector } from '@mgpu/kube-client';
+import { type AppRouter, appRouter, readUsage, SSE_TIMING, workloadUsageRows } from '@mgpu/api';
+import { ALWAYS_LEADING } from '@mgpu/kube-client';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { BffOptions, RunningBff } from './bff-options.js';
 import { createFastify } from './http/fastify-app.js';
@@ -30,6 +21,7 @@ import { SignInThrottle } from './identity/sign-in-throttle.js';
 import { ConsoleMetrics } from './observability/metrics.js';
 import { serveMetrics } from './observability/metrics-server.js';
 import { consoleObjectsOf, revocationsFor } from './replicas/console-objects.js';
+import { electionFor } from './replicas/leadership.js';
 import { contextOfRequest, createConsoleContext } from './trpc/console-context.js';
 import { SseTransport } from './trpc/sse-transport.js';
 
@@ -65,28 +57,12 @@ export async function startBff(options: BffOptions): Promise<RunningBff> {
   );
   const server = await createFastify(options);
   log = server.log;
-  // With a shared session key there may be other replicas: work done once per cluster (the
-  // pool history's sampling) goes to the holder of the Lease, as kube-controller-manager's does.
-  const replica = `${hostname()}_${randomUUID()}`;
-  const { kubeConfig } = options.connection;
-  const elector = seal.shared
-    ? new LeaderElector({
-        kubeConfig,
-        namespace: objects.namespace,
-        name: objects.lease,
-        identity: replica,
-        ...options.leaderElection,
-        log: (message) => server.log.info(message),
-      })
-    : undefined;
+  const election = await electionFor(options, seal, objects, server.log);
+  const elector = election?.elector;
   const context = createConsoleContext(
     options,
     server.log,
-    elector && {
-      leadership: elector,
-      store: new ConfigMapHistoryStore(kubeConfig, objects.namespace, objects.poolHistory),
-      replica,
-    },
+    election && { leadership: election.elector, store: election.store, replica: election.replica },
   );
   const { cluster, allocations, history, views } = context;
   const audit = context.audit ?? (() => {});

@@ -387,13 +387,19 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
     expect(kept.data?.revoked).toBe(signOuts.data?.revoked);
   }, 180_000);
 
-  it('leaves the session key behind on uninstall, and a reinstall adopts it', () => {
+  it('leaves the session key and the sign-outs behind on uninstall, and a reinstall adopts both', () => {
     const key = sessionKey();
+    const signOuts = () => kubectlJson<V1Secret>('admin', ['get', revocations, '-n', namespace]);
+    const revoked = signOuts().data?.revoked;
+    expect(revoked).toBeDefined();
     const uninstall = helm(['uninstall', release, '--namespace', namespace]);
     expect(uninstall.status, uninstall.stderr).toBe(0);
     expect(sessionKey().data).toEqual(key.data);
+    // Sessions the old key sealed open again after a reinstall: their sign-outs must stay too.
+    expect(signOuts().data?.revoked).toBe(revoked);
     const install = helm(['install', release, CHART, '--namespace', namespace]);
     expect(install.status, install.stderr).toBe(0);
     expect(sessionKey().data).toEqual(key.data);
+    expect(signOuts().data?.revoked).toBe(revoked);
   });
 });
