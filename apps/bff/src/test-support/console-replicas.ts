@@ -143,11 +143,6 @@ export async function historyThrough(
   return { times: samples.map((sample) => sample.at), sampledBy };
 }
 
-/** `cluster.history`'s sample times through `base`, oldest first. */
-export async function historySampleTimes(base: string, cookie: string): Promise<string[]> {
-  return (await historyThrough(base, cookie)).times;
-}
-
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` until it returns a value; a bound against a hang, never a measurement. */
