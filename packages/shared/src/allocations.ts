@@ -114,6 +114,29 @@ export function verifyInstance(
   return { verification: drift.length === 0 ? 'verified' : 'drift', drift };
 }
 
+/** Which pod, container and card a holding is: the fields a record and a whole card share. */
+type CardHolder = Pick<
+  AllocationRecord,
+  'id' | 'namespace' | 'pod' | 'container' | 'node' | 'card' | 'workload' | 'phase'
+>;
+
+/** The holder of each card of one pod, by container and card (the id form of both). */
+function cardHolderOf(pod: PodLike, podName: string, node: string) {
+  const namespace = pod.metadata?.namespace ?? 'default';
+  const workload = workloadOfPod(pod)?.name ?? null;
+  const phase = pod.status?.phase ?? null;
+  return (container: string, card: number): CardHolder => ({
+    id: allocationRecordId(namespace, podName, container, card),
+    namespace,
+    pod: podName,
+    container,
+    node,
+    card,
+    workload,
+    phase,
+  });
+}
+
 /**
  * Every mGPU instance of one scheduled pod: the ledger's claims as asked (the cards from the
  * scheduler's annotations, the shares from the pod's own requests), container IDs from the pod status, and the node-side
@@ -131,7 +154,7 @@ export function podAllocationRecords(
   const reading = readRequestedClaims(pod);
   if (reading === undefined) return [];
   const policy = reading.computePolicy ?? null;
-  const workload = workloadOfPod(pod)?.name ?? null;
+  const holder = cardHolderOf(pod, podName, node);
   const reported = new Map<string, MgpuInstanceReport>();
   for (const card of nodeReport?.cards ?? []) {
     for (const instance of card.instances) {
@@ -154,16 +177,9 @@ export function podAllocationRecords(
       const statusId = statusIds.get(claim.name);
       const containerId = report?.container_id ?? statusId ?? null;
       records.push({
-        id: allocationRecordId(namespace, podName, claim.name, card),
-        namespace,
-        pod: podName,
-        container: claim.name,
-        node,
-        card,
-        workload,
+        ...holder(claim.name, card),
         policy,
         requested,
-        phase: pod.status?.phase ?? null,
         container_id: containerId,
         device_id: report?.device_id ?? null,
         instance_id: report?.instance_id ?? null,
@@ -204,10 +220,8 @@ export function podAllocationRecords(
  * What a container holds on one card as usage counts it: an allocation record, or a whole
  * `nvidia.com/gpu` card (which has none, not being an mGPU instance) under the same id form.
  */
-export type HeldCard = Pick<
-  AllocationRecord,
-  'id' | 'namespace' | 'pod' | 'container' | 'node' | 'card' | 'workload' | 'requested' | 'phase'
-> & { vmem_info?: AllocationRecord['vmem_info'] };
+export type HeldCard = CardHolder &
+  Pick<AllocationRecord, 'requested'> & { vmem_info?: AllocationRecord['vmem_info'] };
 
 /** A first look, before any parse: usage.workloads asks it of every cached pod at each read. */
 const asksForWholeCards = (pod: PodLike): boolean =>
@@ -234,10 +248,8 @@ export function podWholeCards(
   if (!asksForWholeCards(pod)) return [];
   const claims = readPodClaims(pod)?.containers.filter((claim) => claim.type === 'nvidia');
   if (podName === undefined || claims === undefined || claims.length === 0) return [];
-  const node = pod.spec?.nodeName ?? '';
+  const holder = cardHolderOf(pod, podName, pod.spec?.nodeName ?? '');
   const report = nodeReport();
-  const namespace = metadata.namespace ?? 'default';
-  const workload = workloadOfPod(pod)?.name ?? null;
   // A node that does not know its cards' memory reports 0: unknown, never a 0 MiB card.
   const positive = (mib: number | undefined) => (mib !== undefined && mib > 0 ? mib : undefined);
   const memoryOf = (card: number): number | null =>
@@ -246,15 +258,8 @@ export function podWholeCards(
     null;
   return claims.flatMap((claim) =>
     claim.cards.map((card) => ({
-      id: allocationRecordId(namespace, podName, claim.name, card),
-      namespace,
-      pod: podName,
-      container: claim.name,
-      node,
-      card,
-      workload,
+      ...holder(claim.name, card),
       requested: { computePercent: claim.perCard.computePercent, memoryMiB: memoryOf(card) },
-      phase: pod.status?.phase ?? null,
     })),
   );
 }
