@@ -13,6 +13,7 @@ import {
 import { useSearchParams } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { NamespaceUsageSection } from '../usage/namespace-usage-table.js';
+import { AllocPanel } from './alloc-panel.js';
 import { AllocationModel } from './allocation-model.js';
 import { isClusterWideForbidden } from './cluster-wide-access.js';
 import {
@@ -271,12 +272,9 @@ export function AllocationsPage() {
         <Totals model={model} filters={filters} loading={loading} />
 
         <div className="alloc-overview">
-          <section className="alloc-panel" aria-labelledby="alloc-pools-title">
-            <h2 id="alloc-pools-title" className="section-title">
-              {t('allocations.pools.title')}
-            </h2>
+          <AllocPanel id="alloc-pools-title" title={t('allocations.pools.title')}>
             <LivePools model={model} filters={filters} onPick={pickPool} />
-          </section>
+          </AllocPanel>
           <section
             className="alloc-panel alloc-chart-panel"
             aria-label={t('allocations.chart.title')}
@@ -287,30 +285,21 @@ export function AllocationsPage() {
 
         <PendingPods />
 
-        <section className="alloc-panel" aria-labelledby="alloc-quotas-title">
-          <h2 id="alloc-quotas-title" className="section-title">
-            {t('allocations.quotas.title')}
-          </h2>
+        <AllocPanel id="alloc-quotas-title" title={t('allocations.quotas.title')}>
           <QuotaOverview namespace={filters.namespace} />
-        </section>
+        </AllocPanel>
 
         <NamespaceUsageSection />
 
         <PoolHistorySection />
 
-        <section className="alloc-panel" aria-labelledby="alloc-instances-title">
-          <h2 id="alloc-instances-title" className="section-title">
-            {t('allocations.instances.title')}
-          </h2>
+        <AllocPanel id="alloc-instances-title" title={t('allocations.instances.title')}>
           <LiveInstances model={model} filters={filters} linkTo={linkTo} />
-        </section>
+        </AllocPanel>
 
-        <section className="alloc-panel" aria-labelledby="alloc-nodes-title">
-          <h2 id="alloc-nodes-title" className="section-title">
-            {t('allocations.nodes.title')}
-          </h2>
+        <AllocPanel id="alloc-nodes-title" title={t('allocations.nodes.title')}>
           <LiveNodes model={model} filters={filters} linkTo={linkTo} />
-        </section>
+        </AllocPanel>
       </div>
       {panelOpen ? (
         <DetailPanel panelRef={panelRef} open={open} onClose={closePart}>

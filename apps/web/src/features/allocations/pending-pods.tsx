@@ -5,6 +5,7 @@ import { memo, useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { useTRPC } from '../../app/trpc.js';
 import { RejectionList } from '../create-workload/rejection-list.js';
+import { AllocPanel } from './alloc-panel.js';
 import { formatCards, formatGiB, formatPercent } from './format.js';
 import { type DashboardKey, useDashboardI18n } from './i18n/dashboard-i18n.js';
 import {
@@ -245,11 +246,10 @@ export function PendingPods() {
   const count = groups === undefined ? 0 : pendingPodCount(groups);
   const now = useNow(count > 0);
   return (
-    <section className="alloc-panel" aria-labelledby="alloc-pending-title">
-      <h2 id="alloc-pending-title" className="section-title">
-        {t('allocations.pending.title')}
-        {count > 0 ? ` (${count})` : ''}
-      </h2>
+    <AllocPanel
+      id="alloc-pending-title"
+      title={`${t('allocations.pending.title')}${count > 0 ? ` (${count})` : ''}`}
+    >
       {groups === undefined ? (
         <p className="loading">{t('allocations.loading')}</p>
       ) : groups.length === 0 ? (
@@ -273,6 +273,6 @@ export function PendingPods() {
           ) : null}
         </>
       )}
-    </section>
+    </AllocPanel>
   );
 }

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { useTRPC } from '../../app/trpc.js';
 import { UsageSourceNotice } from '../usage/usage-figures.js';
+import { AllocPanel } from './alloc-panel.js';
 import { isClusterWideForbidden } from './cluster-wide-access.js';
 import { useDashboardI18n } from './i18n/dashboard-i18n.js';
 
@@ -27,14 +28,11 @@ export function PoolHistorySection() {
   });
   const loading = <p className="loading">{t('allocations.history.loading')}</p>;
   return (
-    <section
-      className="alloc-panel"
-      aria-labelledby="alloc-history-title"
-      data-testid="pool-history"
+    <AllocPanel
+      id="alloc-history-title"
+      title={t('allocations.history.title')}
+      testId="pool-history"
     >
-      <h2 id="alloc-history-title" className="section-title">
-        {t('allocations.history.title')}
-      </h2>
       <UsageSourceNotice source={history.data?.usage} />
       {isClusterWideForbidden(history.error) ? (
         <p className="muted">{t('allocations.clusterWideForbidden')}</p>
@@ -47,6 +45,6 @@ export function PoolHistorySection() {
           <HistoryCharts history={history.data} />
         </Suspense>
       )}
-    </section>
+    </AllocPanel>
   );
 }

@@ -6,6 +6,7 @@ import { useTRPC } from '../../app/trpc.js';
 import { FigureText } from '../../components/figure-text.js';
 import { ScrollRegion } from '../../components/scroll-region.js';
 import { type Translate, useI18n } from '../../i18n/i18n.js';
+import { AllocPanel } from '../allocations/alloc-panel.js';
 import { formatMiBFigure, formatPercent } from '../allocations/format.js';
 import { UnknownFigure, USAGE_REFRESH_MS, UsageSourceNotice } from './usage-figures.js';
 import {
@@ -202,14 +203,11 @@ export function NamespaceUsageSection() {
     },
   ];
   return (
-    <section
-      className="alloc-panel"
-      aria-labelledby="usage-namespaces-title"
-      data-testid="namespace-usage"
+    <AllocPanel
+      id="usage-namespaces-title"
+      title={t('usage.namespaces.title')}
+      testId="namespace-usage"
     >
-      <h2 id="usage-namespaces-title" className="section-title">
-        {t('usage.namespaces.title')}
-      </h2>
       <UsageSourceNotice source={sourceOfAll(rows)} />
       {usage.error ? (
         <Alert type="warning" showIcon title={t('usage.error', { message: usage.error.message })} />
@@ -228,6 +226,6 @@ export function NamespaceUsageSection() {
           onRow={(row) => ({ 'data-namespace': row.namespace }) as HTMLAttributes<HTMLElement>}
         />
       </ScrollRegion>
-    </section>
+    </AllocPanel>
   );
 }
