@@ -4,7 +4,7 @@ import { ROOT, readRepoFile, repoFiles } from './repo.js';
 
 /** The house limit: a file over it mixes seams and is split along them (issue 26). */
 const MAX_LINES = 500;
-const SOURCE = /\.(ts|tsx|mts|mjs|js|sh|go|py)$/;
+const SOURCE = /\.(ts|tsx|mts|mjs|js|sh|go|py|css)$/;
 /** Written by a generator from a schema, never by hand (its generator is the source). */
 const GENERATED = /\.generated\.ts$/;
 

@@ -16,12 +16,12 @@ const contrast = (one: string, other: string): number => {
   return ((light ?? 0) + 0.05) / ((dark ?? 0) + 0.05);
 };
 
-/** The page's background (styles.css `body`) and a card's. */
+/** The page's background (styles/shell.css `body`) and a card's. */
 const BACKGROUNDS = ['#ffffff', '#f5f6f8'];
 
 describe('the console palette', () => {
-  it('is what the antd-free pages use: styles.css declares every colour with the same value', () => {
-    const css = readFileSync(new URL('../styles.css', import.meta.url), 'utf8');
+  it('is what the antd-free pages use: styles/shell.css declares every colour with the same value', () => {
+    const css = readFileSync(new URL('../styles/shell.css', import.meta.url), 'utf8');
     for (const colour of Object.keys(PALETTE) as PaletteColour[]) {
       expect(css, cssVariableOf(colour)).toContain(`${cssVariableOf(colour)}: ${PALETTE[colour]};`);
     }

@@ -1,6 +1,6 @@
 /**
  * The console's colours, once, for antd's theme (`console-antd-config.tsx`) and for the antd-free
- * pages, whose `styles.css` carries the same values as `--mgpu-*` variables (a test holds the two
+ * pages, whose `styles/shell.css` carries the same values as `--mgpu-*` variables (a test holds the two
  * equal). Each text colour stands at least 4.5:1 against white and against its own light
  * background (WCAG 2.2 AA 1.4.3); antd's defaults do not (#1677ff 4.1:1, its green tags 3.37:1,
  * its red 3.27:1).
