@@ -16,7 +16,6 @@ import {
   useQuery,
   useQueryClient,
 } from '@tanstack/react-query';
-import { TRPCClientError } from '@trpc/client';
 import {
   lazy,
   type ReactNode,
@@ -30,6 +29,7 @@ import {
   useSyncExternalStore,
 } from 'react';
 import { useFieldArray, useForm } from 'react-hook-form';
+import { mutationFailure } from '../../app/mutation-failure.js';
 import { useMutationOutcome } from '../../app/mutation-outcome.js';
 import { useTRPC } from '../../app/trpc.js';
 import { PlainButton } from '../../components/plain-button.js';
@@ -225,17 +225,6 @@ export interface WorkloadFormProps {
   replacing?: { namespace: string; name: string };
   /** What a valid-but-waiting submit asks to confirm: `仍然创建` or, editing, `仍然应用`. */
   waitingAction?: Exclude<WaitingAction, 'scale'>;
-}
-
-/** A rejected mutation's rule errors (the error formatter's `ruleErrors`), or its message. */
-export function mutationFailure(error: unknown): { ruleErrors?: FieldError[]; failure?: string } {
-  const ruleErrors =
-    error instanceof TRPCClientError
-      ? (error.data as { ruleErrors?: FieldError[] } | undefined)?.ruleErrors
-      : undefined;
-  return ruleErrors && ruleErrors.length > 0
-    ? { ruleErrors }
-    : { failure: error instanceof Error ? error.message : String(error) };
 }
 
 /**

@@ -8,12 +8,13 @@ import {
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
+import { mutationFailure } from '../../app/mutation-failure.js';
 import { useMutationOutcome } from '../../app/mutation-outcome.js';
 import { useTRPC } from '../../app/trpc.js';
 import { ConsoleAntdConfig } from '../../components/console-antd-config.js';
 import { PlainButton } from '../../components/plain-button.js';
 import { useI18n } from '../../i18n/i18n.js';
-import { mutationFailure, WorkloadForm } from '../create-workload/create-workload-page.js';
+import { WorkloadForm } from '../create-workload/create-workload-page.js';
 import { useDraft } from '../create-workload/draft-store.js';
 import { fieldLabelOfPath } from '../create-workload/field-labels.js';
 import { HistoryPanel } from '../workload-result/history-panel.js';

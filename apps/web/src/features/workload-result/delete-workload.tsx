@@ -1,14 +1,9 @@
-import {
-  CREATABLE_KINDS,
-  type CreatableKind,
-  type RuleError,
-  type WorkloadProgress,
-} from '@mgpu/shared';
+import { CREATABLE_KINDS, type CreatableKind, type WorkloadProgress } from '@mgpu/shared';
 import { useMutation } from '@tanstack/react-query';
-import { TRPCClientError } from '@trpc/client';
 import { Alert, Button, Modal } from 'antd';
 import { useState } from 'react';
 import type { DeletedNotice } from '../../app/deleted-notice.js';
+import { refusalOf } from '../../app/mutation-failure.js';
 import { useMutationOutcome } from '../../app/mutation-outcome.js';
 import { useTRPC } from '../../app/trpc.js';
 import { useI18n } from '../../i18n/i18n.js';
@@ -34,20 +29,6 @@ export interface DeleteTarget {
 
 /** Which confirmation is open: the ordinary one, or the second one before a forced delete. */
 type Step = 'closed' | 'confirm' | 'force';
-
-interface Refusal {
-  rule: string | undefined;
-  message: string;
-}
-
-/** The server's own words for a refused delete: its first rule error, else the error itself. */
-function refusalOf(error: unknown): Refusal {
-  if (error instanceof TRPCClientError) {
-    const first = (error.data as { ruleErrors?: RuleError[] } | undefined)?.ruleErrors?.[0];
-    if (first) return { rule: first.rule, message: first.message };
-  }
-  return { rule: undefined, message: error instanceof Error ? error.message : String(error) };
-}
 
 /** The mGPU cards the workload's instances sit on (one card can hold several of its instances). */
 const cardsHeld = (progress: WorkloadProgress) =>

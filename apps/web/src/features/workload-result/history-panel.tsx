@@ -1,14 +1,13 @@
 import type {
   CreatableKind,
-  RuleError,
   WorkloadProgress,
   WorkloadRequest,
   WorkloadRevision,
 } from '@mgpu/shared';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { TRPCClientError } from '@trpc/client';
 import { Alert, Button, Modal, Tag } from 'antd';
 import { useState } from 'react';
+import { refusalOf } from '../../app/mutation-failure.js';
 import { useTRPC } from '../../app/trpc.js';
 import { sentenceWithFigures } from '../../components/figure-text.js';
 import { formatDateTime } from '../../i18n/format.js';
@@ -30,20 +29,6 @@ export interface HistoryTarget {
    * (an older BFF) nothing can be rolled back from the page.
    */
   resourceVersion: string | undefined;
-}
-
-interface Refusal {
-  rule: string | undefined;
-  message: string;
-}
-
-/** The server's own words for a refused rollback: its first rule error, else the error itself. */
-function refusalOf(error: unknown): Refusal {
-  if (error instanceof TRPCClientError) {
-    const first = (error.data as { ruleErrors?: RuleError[] } | undefined)?.ruleErrors?.[0];
-    if (first) return { rule: first.rule, message: first.message };
-  }
-  return { rule: undefined, message: error instanceof Error ? error.message : String(error) };
 }
 
 /** The not-managed question in a rollback's words. */
