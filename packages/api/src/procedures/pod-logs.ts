@@ -22,8 +22,18 @@ import { kubeFailure } from './kube-failure.js';
 const NOT_STARTED_RETRY_MS = 2_000;
 
 /**
+ * How many times a tail cut at its bytes is asked again for fewer lines. `limitBytes` counts from
+ * the start of the last-N slice, so a cut tail lost its newest lines (a crashed container's last
+ * words); each ask is sized from the lines just seen, so one more nearly always fits.
+ */
+const TAIL_SHRINKS = 3;
+/** A shrunk tail asks for this share of what fitted, against longer lines near the end. */
+const TAIL_SHRINK_MARGIN = 0.9;
+
+/**
  * `pod.logs` (spec §9, a subscription): the container's last `tailLines` lines, then each new
- * one, read as the operator. The tail is one call bounded by its own bytes (`limitBytes`); the
+ * one, read as the operator. The tail is one call bounded by its own bytes (`limitBytes`, fewer
+ * lines asked again when that cut it, so the newest lines are never the ones lost); the
  * follow another, which the BFF bounds (POD_LOG_FOLLOW_LIMIT_BYTES, then "limit") and reopens
  * from the last line's time when the API server ends it while the container still runs (a
  * dropped connection), a bounded number of times. The BFF holds one chunk at a time, read only
@@ -72,10 +82,13 @@ export const podLogs = publicProcedure
       ]);
     }
 
-    // The tail is one call bounded by its own bytes; the follow is another, reopened from the
-    // last line's time when the API server ends it while the container still runs.
+    // The tail is one call bounded by its own bytes (asked again for fewer lines when cut); the
+    // follow is another, reopened from the last line's time when the API server ends it while the
+    // container still runs.
     let phase: 'tail' | 'follow-from-now' | 'follow-since' = 'tail';
-    const cursor = new LogResumeCursor();
+    let cursor = new LogResumeCursor();
+    let tailAsk = tailLines;
+    let shrinks = 0;
     let followed = 0;
     let resumes = 0;
     const stillRunning = async () => {
@@ -103,9 +116,9 @@ export const podLogs = publicProcedure
             container,
             timestamps: true,
             ...(phase === 'tail'
-              ? { tailLines, limitBytes: POD_LOG_TAIL_LIMIT_BYTES }
+              ? { tailLines: tailAsk, limitBytes: POD_LOG_TAIL_LIMIT_BYTES }
               : { follow: true }),
-            // The tail was cut at its bytes: follow what comes from now, not the rest of it.
+            // The tail stayed cut however it shrank: follow what comes from now.
             ...(phase === 'follow-from-now' ? { tailLines: 0 } : {}),
             ...(since !== undefined ? { sinceTime: since } : {}),
           },
@@ -131,6 +144,7 @@ export const podLogs = publicProcedure
       }
       const splitter = new LogLineSplitter();
       let bytes = 0;
+      let received = 0;
       let overBudget = false;
       stream.setEncoding('utf8');
       try {
@@ -141,7 +155,9 @@ export const podLogs = publicProcedure
           const size = Buffer.byteLength(chunk);
           bytes += size;
           if (phase !== 'tail') followed += size;
-          const lines = cursor.fresh(splitter.push(chunk));
+          const whole = splitter.push(chunk);
+          received += whole.length;
+          const lines = cursor.fresh(whole);
           if (lines.length > 0) yield event({ type: 'lines', reset: false, lines });
           if (followed >= POD_LOG_FOLLOW_LIMIT_BYTES) {
             overBudget = true;
@@ -161,6 +177,17 @@ export const podLogs = publicProcedure
       if (phase === 'tail') {
         // A cut tail ends mid-line: that part is dropped; a whole one's last line may lack \n.
         const cut = bytes >= POD_LOG_TAIL_LIMIT_BYTES;
+        if (cut && shrinks < TAIL_SHRINKS && received > 1) {
+          // Ask again for as many lines as fit at the sizes just seen; the view starts over
+          // (the tail's first event resets it), and the follow then resumes from its last line.
+          shrinks += 1;
+          tailAsk = Math.max(
+            1,
+            Math.floor((received * TAIL_SHRINK_MARGIN * POD_LOG_TAIL_LIMIT_BYTES) / bytes),
+          );
+          cursor = new LogResumeCursor();
+          continue;
+        }
         const rest = cut ? [] : cursor.fresh(splitter.flush());
         if (rest.length > 0) yield event({ type: 'lines', reset: false, lines: rest });
         phase = cut ? 'follow-from-now' : 'follow-since';
