@@ -59,12 +59,15 @@ async function readLogs(
 }
 
 /** The lines the log view shows: a `reset` starts it over, as the browser's does. */
-const linesOf = (events: PodLogEvent[]) =>
-  events.reduce<string[]>(
-    (shown, event) =>
-      event.type !== 'lines' ? shown : event.reset ? [...event.lines] : [...shown, ...event.lines],
-    [],
-  );
+function linesOf(events: PodLogEvent[]): string[] {
+  const shown: string[] = [];
+  for (const event of events) {
+    if (event.type !== 'lines') continue;
+    if (event.reset) shown.length = 0;
+    shown.push(...event.lines);
+  }
+  return shown;
+}
 
 describe('pod.events', () => {
   it("lists the pod's Events newest first: placed on its cards by the scheduler, started by the node", async () => {
