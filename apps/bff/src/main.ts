@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { connectCluster, describeSource } from '@mgpu/api';
-import type { CardPolicy } from '@mgpu/shared';
+import { CARD_POLICIES, type CardPolicy } from '@mgpu/shared';
 import { pino } from 'pino';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { consoleTokenProblem } from './identity/console-token.js';
@@ -78,8 +78,8 @@ const log = pino({ name: 'mgpu-console' });
 const cardPolicy = (values['card-policy'] ??
   process.env.MGPU_CARD_POLICY ??
   'binpack') as CardPolicy;
-if (cardPolicy !== 'binpack' && cardPolicy !== 'spread') {
-  log.fatal(`--card-policy must be binpack or spread, not ${cardPolicy}`);
+if (!(CARD_POLICIES as readonly string[]).includes(cardPolicy)) {
+  log.fatal(`--card-policy must be ${CARD_POLICIES.join(' or ')}, not ${cardPolicy}`);
   process.exit(2);
 }
 // Spec §8: Prometheus text at http://<host>:<port>/metrics, on a port of its own.

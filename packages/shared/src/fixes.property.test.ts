@@ -9,6 +9,7 @@ import { checkRequest, evaluateRequest } from './check.js';
 import { Big } from './decimal.js';
 import { applyFix, fixesOf } from './fixes.js';
 import type { GpuInventory } from './inventory.js';
+import type { CardType } from './ledger/claim.js';
 import {
   type WorkloadRequest,
   type WorkloadRequestInput,
@@ -42,7 +43,7 @@ const decimalText = fc
   .map(([whole, fraction]) => (fraction === undefined ? String(whole) : `${whole}.${fraction}`));
 
 const gpu = fc.record({
-  type: fc.constantFrom('mgpu', 'mgpu', 'mgpu', 'nvidia') as fc.Arbitrary<'mgpu' | 'nvidia'>,
+  type: fc.constantFrom<CardType>('mgpu', 'mgpu', 'mgpu', 'nvidia'),
   multiCard: fc.boolean(),
   cards: fc.oneof(fc.integer({ min: 0, max: 9 }), fc.constantFrom('', 'x')),
   compute: fc.oneof(

@@ -1,3 +1,4 @@
+import type { CardType } from './ledger/claim.js';
 import type { NamespaceQuota, QuotaRollout } from './quota.js';
 import type { ComputePolicy } from './request.js';
 
@@ -7,7 +8,7 @@ import type { ComputePolicy } from './request.js';
  */
 export interface GpuPool {
   model: string;
-  resourceType: 'mgpu' | 'nvidia';
+  resourceType: CardType;
   policy: ComputePolicy;
   /** The largest card count of a node in the pool. */
   cardsPerNode: number;

@@ -4,6 +4,7 @@ import { isConflict, isNotFound, mergePatch, objectKey, splitKey } from '@mgpu/k
 import {
   APP_LABEL,
   bookOnCard,
+  type CardType,
   claimMemoryMiB,
   DEFAULT_NODE_POLICY,
   emptyCard,
@@ -79,7 +80,7 @@ export interface NodeAgents extends RunningController {
 interface AgentNode {
   name: string;
   index: number;
-  resourceType: 'mgpu' | 'nvidia' | undefined;
+  resourceType: CardType | undefined;
   model: string;
   policy: string;
   memoryMiBPerCard: number;

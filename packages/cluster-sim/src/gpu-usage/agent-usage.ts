@@ -1,5 +1,5 @@
 import { splitKey } from '@mgpu/kube-client';
-import type { MgpuInstance } from '@mgpu/shared';
+import type { CardType, MgpuInstance } from '@mgpu/shared';
 import type { RunningGpuNode, RunningInstance } from './snapshot.js';
 
 /** What the usage model needs of a pod a node agent runs. */
@@ -18,7 +18,7 @@ export interface AgentPodUsage {
 export interface AgentNodeUsage {
   name: string;
   /** undefined: no GPU node. */
-  resourceType: 'mgpu' | 'nvidia' | undefined;
+  resourceType: CardType | undefined;
   model: string;
   memoryMiBPerCard: number;
   cardUuids: readonly string[];

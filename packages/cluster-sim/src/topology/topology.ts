@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
+  type CardType,
   COMPUTE_POLICIES,
   type ComputePolicy,
   type ContainerRequest,
@@ -19,7 +20,8 @@ import { parse } from 'yaml';
 export interface TopologyPool {
   /** Node names are `<name>-<i>`. */
   name: string;
-  resourceType: 'mgpu' | 'nvidia' | 'none';
+  /** `none`: a node pool without GPUs. */
+  resourceType: CardType | 'none';
   /** Value of `machine.cluster.vke.volcengine.com/gpu-name`. */
   model?: string;
   /** The pool's compute policy label; omitted = no label, which means fixed-share (spec §5). */

@@ -16,9 +16,14 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const files = ['packages/shared/src', 'packages/api/src', 'apps/bff/src', 'apps/web/src'].flatMap(
-  sourceFiles,
-);
+const files = [
+  'packages/shared/src',
+  'packages/api/src',
+  'packages/cluster-sim/src',
+  'packages/kube-client/src',
+  'apps/bff/src',
+  'apps/web/src',
+].flatMap(sourceFiles);
 const textOf = (file: string) => readFileSync(join(root, file), 'utf8');
 
 describe('each schema has one definition', () => {
@@ -27,15 +32,26 @@ describe('each schema has one definition', () => {
     expect(files.filter((file) => file.startsWith(PROCEDURES)).length).toBeGreaterThan(10);
   });
 
-  it('defines the card type once: every other schema uses CardTypeSchema', () => {
+  it('defines the card type once: every other schema uses CardTypeSchema, every type CardType', () => {
     const literalEnum = /z\.enum\(\s*\[\s*['"`]mgpu['"`]\s*,\s*['"`]nvidia['"`]\s*,?\s*\]/;
     const cardTypesEnum = /z\.enum\(\s*CARD_TYPES\s*\)/;
+    const literalUnion = /['"`](mgpu|nvidia)['"`]\s*\|\s*['"`](mgpu|nvidia)['"`]/;
     const elsewhere = files.filter(
       (file) =>
         literalEnum.test(textOf(file)) ||
+        literalUnion.test(textOf(file)) ||
         (file !== CARD_TYPE_HOME && cardTypesEnum.test(textOf(file))),
     );
     expect(elsewhere).toEqual([]);
+  });
+
+  it('defines the card policies once: the schema and the flag check take CARD_POLICIES', () => {
+    const literal = /['"`](binpack|spread)['"`]\s*[,|]\s*['"`](binpack|spread)['"`]/;
+    const elsewhere = files.filter(
+      (file) => file !== 'packages/shared/src/placement/types.ts' && literal.test(textOf(file)),
+    );
+    expect(elsewhere).toEqual([]);
+    expect(textOf('packages/shared/src/placement/types.ts')).toMatch(literal);
   });
 
   it('leaves procedures without schemas of their own: they import them from @mgpu/shared', () => {

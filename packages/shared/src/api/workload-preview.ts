@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CARD_POLICIES } from '../placement/types.js';
 import { WorkloadRequestSchema } from '../request.js';
 import { RequestVerdictSchema } from '../verdict.js';
 import { wrapBare } from './bare-request.js';
@@ -62,7 +63,7 @@ export const ReplicaPlacementSchema = z.discriminatedUnion('ok', [
 
 export const PreviewResultSchema = CheckResultSchema.extend({
   placement: z.object({
-    cardPolicy: z.enum(['binpack', 'spread']),
+    cardPolicy: z.enum(CARD_POLICIES),
     replicas: z.array(ReplicaPlacementSchema),
     /** True when node names, cards and node counts were left out: the operator may not list nodes. */
     nodesWithheld: z.boolean().optional(),

@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allocationOf, applyAllocation } from '../ledger/book.js';
+import type { CardType } from '../ledger/claim.js';
 import { mgpu, node, nvidia, place, pod } from '../test-support/placement.js';
 import { MAX_INSTANCES_PER_CARD } from '../vke.js';
 import { placePod } from './place-pod.js';
@@ -218,13 +219,13 @@ describe('rejections name the failing constraint', () => {
     fc.assert(
       fc.property(
         fc.record({
-          type: fc.constantFrom<'mgpu' | 'nvidia' | 'none'>('mgpu', 'nvidia', 'none'),
+          type: fc.constantFrom<CardType | 'none'>('mgpu', 'nvidia', 'none'),
           policy: fc.constantFrom(...policies),
           model: fc.constantFrom(...models),
           cards: fc.integer({ min: 1, max: 4 }),
         }),
         fc.record({
-          type: fc.constantFrom<'mgpu' | 'nvidia'>('mgpu', 'nvidia'),
+          type: fc.constantFrom<CardType>('mgpu', 'nvidia'),
           policy: fc.constantFrom(...policies),
           model: fc.option(fc.constantFrom(...models), { nil: undefined }),
           multiCard: fc.boolean(),

@@ -3,14 +3,15 @@
  * and what the algorithm answers. Plain data, so the scheduler, the BFF's placement preview and
  * the tests build them alike.
  */
-import type { GpuClaim } from '../ledger/claim.js';
+import type { CardType, GpuClaim } from '../ledger/claim.js';
 import type { RejectionCode, RejectionParams, RejectionReason } from './rejections.js';
 
 // Importers that take the placement shapes from here keep finding the reason beside them.
 export type { RejectionReason } from './rejections.js';
 
-/** Card-level policy of the public scheduler: fill fuller cards first (default) or emptier ones. */
-export type CardPolicy = 'binpack' | 'spread';
+/** Card-level policies of the public scheduler: fill fuller cards first (default) or emptier ones. */
+export const CARD_POLICIES = ['binpack', 'spread'] as const;
+export type CardPolicy = (typeof CARD_POLICIES)[number];
 
 /** One physical card of a node and what the ledger has booked on it (`bookOnCard`). */
 export interface CardState {
@@ -29,7 +30,7 @@ export interface NodeState {
   name: string;
   labels: Readonly<Record<string, string>>;
   /** `vke.node.gpu.schedule`; undefined for a node without GPUs. */
-  resourceType: 'mgpu' | 'nvidia' | undefined;
+  resourceType: CardType | undefined;
   /** The pool's compute policy (label absent = fixed-share). */
   policy: string;
   model: string | undefined;

@@ -3,7 +3,7 @@
  * spec, GPU containers and pods as the demand reader would build them.
  */
 import { allocationOf, applyAllocation } from '../ledger/book.js';
-import { WHOLE_CARD } from '../ledger/claim.js';
+import { type CardType, WHOLE_CARD } from '../ledger/claim.js';
 import { type KubeNodeLike, nodeStateFromNode } from '../placement/node-state.js';
 import { placePod } from '../placement/place-pod.js';
 import type { CardPolicy, ContainerDemand, NodeState, PodDemand } from '../placement/types.js';
@@ -11,7 +11,7 @@ import { VKE } from '../vke.js';
 
 export interface NodeSpec {
   name: string;
-  type?: 'mgpu' | 'nvidia' | 'none';
+  type?: CardType | 'none';
   policy?: string;
   model?: string;
   cards?: number;
