@@ -23,8 +23,12 @@ const POD_NODE_INDEX = 'spec.nodeName';
 const UNSCHEDULED = '';
 
 /**
- * The one module that touches the Kubernetes API: typed calls with Status errors turned into
- * `KubeError`, and one shared informer per resource for everything that watches.
+ * How procedures reach the Kubernetes API for workloads, pods, nodes and quotas: typed calls with
+ * Status errors turned into `KubeError`, and one shared informer per resource for everything that
+ * watches. It is not the only caller: who an operator is and what they may do (TokenReview in
+ * apps/bff's `identity/token-review.ts`, access reviews in `identity/access-reviews.ts`), the
+ * leader's Lease (`LeaderElector`) and the objects replicas share (the history ConfigMap, the
+ * revocations Secret) make their own calls with `@kubernetes/client-node`.
  */
 export class ClusterClient {
   private readonly versionApi: VersionApi;
