@@ -86,6 +86,21 @@ export function waitedText(t: Translate, seconds: number): string {
 }
 
 /**
+ * The most that still fits per card on the pod's own card count, worded for one card apart
+ * ("per card on 1 cards" misread as English).
+ */
+export function fitOnCardsText(
+  t: Translate,
+  pool: string,
+  onCards: { cards: number; computePercent: number; memoryMiB: number },
+): string {
+  const params = { pool, compute: onCards.computePercent, memory: formatGiB(onCards.memoryMiB) };
+  return onCards.cards === 1
+    ? t('allocations.pending.fitOnOneCard', params)
+    : t('allocations.pending.fitOnCards', { ...params, cards: onCards.cards });
+}
+
+/**
  * A group's waiting pods: the first ones the stream lists, and on "show more" the next ones
  * from `cluster.pendingGroups` (asked again whenever the stream says the group changed).
  */
@@ -185,12 +200,7 @@ const PendingGroupItem = memo(function PendingGroupItem({
             <p key={fit.pool} className="alloc-small" data-testid="pending-largest-fit">
               {/* Per the pod's own card count: "at most 1.6 cards, up to 8 cards" misread a 2-card pod. */}
               {fit.onCards
-                ? t('allocations.pending.fitOnCards', {
-                    pool: fit.pool,
-                    cards: fit.onCards.cards,
-                    compute: fit.onCards.computePercent,
-                    memory: formatGiB(fit.onCards.memoryMiB),
-                  })
+                ? fitOnCardsText(t, fit.pool, fit.onCards)
                 : t('allocations.pending.largestFit', {
                     pool: fit.pool,
                     compute: formatCards(fit.largestFit.computePercent),

@@ -137,6 +137,8 @@ export const allocationsEn = translationOf<typeof allocationsZhCN>()({
     'Node names and each pool’s free room need permission to list nodes in Kubernetes, which your account does not have.',
   'allocations.pending.fitOnCards':
     'Pool {pool} now fits at most {compute}% compute and {memory} of memory per card on {cards} cards',
+  'allocations.pending.fitOnOneCard':
+    'Pool {pool} now fits at most {compute}% compute and {memory} of memory on one card',
   'allocations.pending.largestFit':
     'Largest request that fits in pool {pool} now (one node): {compute} cards of compute, {memory}, at most {cards} cards',
   'allocations.history.title': 'Pool history',

@@ -130,6 +130,8 @@ export const allocationsZhCN = {
     '节点名称和各资源池的空闲资源需要 Kubernetes 的 list nodes（列出节点）权限，你的账号没有此权限。',
   'allocations.pending.fitOnCards':
     '资源池 {pool} 现在在 {cards} 张卡上最多还能放下：每卡算力 {compute}%，每卡显存 {memory}',
+  'allocations.pending.fitOnOneCard':
+    '资源池 {pool} 现在在一张卡上最多还能放下：算力 {compute}%，显存 {memory}',
   'allocations.pending.largestFit':
     '资源池 {pool} 现在还能放下的最大请求（单节点）：算力 {compute} 卡，显存 {memory}，最多 {cards} 张卡',
   'allocations.history.title': '资源池历史',
