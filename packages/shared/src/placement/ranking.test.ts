@@ -58,6 +58,44 @@ describe('rejections ranked for the operator', () => {
     expect(describeRejections(result)).not.toContain('free on the best node');
   });
 
+  it('puts the closest of several node groups first though they come farthest first', () => {
+    const v100 = 'Tesla-V100';
+    const nodes = [
+      node({ name: 'a100', model: A100, policy: nbs, cards: 4 }),
+      node({ name: 'l20', model: 'NVIDIA-L20', policy: nbs, cards: 4 }),
+      node({ name: 'v100', model: v100, policy: nbs, cards: 4 }),
+    ];
+    // 80 % free on the A100 node, 240 % on the L20 node, 320 % on the V100 node.
+    const busy = (model: string, pods: number) => {
+      for (let i = 0; i < pods; i++)
+        place(pod([mgpu('x', 80, 4096)], { policy: nbs, model }), nodes);
+    };
+    busy(A100, 4);
+    busy('NVIDIA-L20', 2);
+    busy(v100, 1);
+    const result = placePod(pod([mgpu('worker', 90, 4096, 4)], { policy: nbs }), nodes);
+    if (result.ok) throw new Error('no node has 360 % free');
+    const free = (rejections: typeof result.rejections) =>
+      rejections.map((r) => [r.group, r.params.freeComputePercent]);
+    // The groups arrive farthest first, so keeping their order would put the A100 group first.
+    expect(free(result.rejections)).toEqual([
+      [`${A100}/${nbs}`, 80],
+      [`NVIDIA-L20/${nbs}`, 240],
+      [`${v100}/${nbs}`, 320],
+    ]);
+    const { ranked, excluded } = rankRejections(result.rejections);
+    expect(excluded).toBeUndefined();
+    expect(free(ranked)).toEqual([
+      [`${v100}/${nbs}`, 320],
+      [`NVIDIA-L20/${nbs}`, 240],
+      [`${A100}/${nbs}`, 80],
+    ]);
+    const [first] = ranked;
+    if (!first) throw new Error('no rejection left');
+    expect(rejectionLine(first, 'en')).toContain('needs 360%, 320% free on the best node');
+    expect(rejectionLine(first, 'zh-CN')).toContain('需要 360%，最空闲的节点只有 320%');
+  });
+
   it('keeps every line when nothing but the operator’s choices rule nodes out', () => {
     const result = placePod(pod([mgpu('worker', 50, 4096)], { policy: nbs, model: 'H100' }), [
       node({ name: 'l20', model: 'NVIDIA-L20', policy: nbs }),
