@@ -143,23 +143,80 @@ describe('every suggested fix, applied, passes the rule it fixes', () => {
     }
   });
 
-  it('a memory of the right size over more cards is offered only when it splits into whole MiB', () => {
-    const big = new Big(5.5).toFixed();
-    const input: WorkloadRequestInput = {
-      name: 'demo',
-      computePolicy: 'native-burst-share',
-      containers: [
-        {
-          name: 'worker',
-          image: 'nginx:1.27',
-          gpu: { multiCard: true, cards: 8, compute: '0.08', memoryGiB: big },
-        },
-      ],
-    };
-    const error = checkRequest(parse(input)).errors.find((e) => e.rule === 'per-card-memory-range');
-    for (const fix of error?.fixes ?? []) {
-      const after = checkRequest(parse(applyFix(input, fix))).errors;
-      expect(after.filter((e) => e.path === 'containers.0.gpu.memoryGiB')).toEqual([]);
-    }
+  it('a memory of the right size over another card count is offered only when it splits into whole MiB', () => {
+    let offered = 0;
+    let withheld = 0;
+    /** Memory in hundredths of a GiB: a quarter GiB is whole MiB, 0.01 GiB is not. */
+    const hundredths = (min: number, max: number) =>
+      fc.oneof(
+        fc.integer({ min: Math.ceil(min / 25), max: Math.floor(max / 25) }).map((q) => q * 25),
+        fc.integer({ min, max }),
+      );
+    // Too little per card (under 1 GiB: fewer cards) or too much (over 80 GiB: more cards).
+    const memoryCase = fc.oneof(
+      fc
+        .integer({ min: 3, max: 8 })
+        .chain((cards) =>
+          fc.record({ cards: fc.constant(cards), hundredths: hundredths(200, cards * 100 - 1) }),
+        ),
+      fc.integer({ min: 1, max: 7 }).chain((cards) =>
+        fc.record({
+          cards: fc.constant(cards),
+          hundredths: hundredths(cards * 8000 + 1, 64000),
+        }),
+      ),
+    );
+    fc.assert(
+      fc.property(memoryCase, ({ cards, hundredths }) => {
+        const memory = new Big(hundredths).div(100);
+        const tooSmall = memory.lt(cards);
+        const suggested = tooSmall
+          ? memory.round(0, Big.roundDown).toNumber()
+          : memory.div(80).round(0, Big.roundUp).toNumber();
+        const totalMiB = memory.times(1024);
+        const splits = totalMiB.mod(1).eq(0) && totalMiB.mod(suggested).eq(0);
+        const input: WorkloadRequestInput = {
+          name: 'demo',
+          computePolicy: 'native-burst-share',
+          containers: [
+            {
+              name: 'worker',
+              image: 'nginx:1.27',
+              // 10 % per card on the suggested count, so only the memory decides.
+              gpu: {
+                multiCard: true,
+                cards,
+                compute: new Big(suggested).div(10).toFixed(),
+                memoryGiB: memory.toFixed(),
+              },
+            },
+          ],
+        };
+        const error = checkRequest(parse(input)).errors.find(
+          (e) => e.rule === 'per-card-memory-range',
+        );
+        expect(error, `${memory.toFixed()} GiB on ${cards} cards`).toBeDefined();
+        const fixes = error?.fixes ?? [];
+        const cardFix = { changes: [{ path: 'containers.0.gpu.cards', value: suggested }] };
+        if (splits) {
+          offered++;
+          expect(fixes).toContainEqual(cardFix);
+        } else {
+          withheld++;
+          expect(fixes.some((fix) => fix.changes.some((c) => c.path.endsWith('.cards')))).toBe(
+            false,
+          );
+        }
+        expect(fixes.length).toBeGreaterThan(0);
+        for (const fix of fixes) {
+          const after = checkRequest(parse(applyFix(input, fix))).errors;
+          expect(after.filter((e) => e.path === 'containers.0.gpu.memoryGiB')).toEqual([]);
+        }
+      }),
+      { numRuns: 400 },
+    );
+    // Both branches ran: a generator drifting to one side would leave the other unchecked.
+    expect(offered).toBeGreaterThan(0);
+    expect(withheld).toBeGreaterThan(0);
   });
 });
