@@ -57,6 +57,10 @@ describe('a refused log call', () => {
     expect(
       podLogUnavailableOf(status(500, 'no preferred addresses found; known addresses: []')),
     ).toBe('no-kubelet');
+    // The embedded cluster's API server when it runs without node agents.
+    expect(podLogUnavailableOf(status(500, 'no kubelet answers for node mgpu-a100-0'))).toBe(
+      'no-kubelet',
+    );
   });
 
   it('stays an error, with its message, when the API server fails for another reason', () => {

@@ -48,10 +48,11 @@ export type PodLogEnding = (typeof POD_LOG_ENDINGS)[number];
  * kube-apiserver's words when it could not reach the node's kubelet (a 500 quoting its own
  * transport error): `Get "https://<node>:10250/containerLogs/…": dial tcp: lookup <node>: no
  * such host` on the real tier, where nodes have no kubelet; "no preferred addresses found" for
- * a node without a usable address; "error dialing backend" through an egress proxy.
+ * a node without a usable address; "error dialing backend" through an egress proxy. The
+ * embedded cluster without node agents says "no kubelet answers for node <node>" (a 500 too).
  */
 const KUBELET_UNREACHABLE =
-  /dial tcp|no preferred addresses found|error dialing backend|\/containerLogs\//i;
+  /dial tcp|no preferred addresses found|error dialing backend|\/containerLogs\/|no kubelet answers/i;
 
 /**
  * What a refused log call means. kube-apiserver proxies the call to the node's kubelet: when it
