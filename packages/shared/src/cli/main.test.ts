@@ -341,6 +341,34 @@ spec:
 });
 
 describe('usage', () => {
+  it('mgpu --help and -h print the usage on stdout and exit 0, nothing on stderr', async () => {
+    for (const flag of ['--help', '-h']) {
+      const run = await mgpu([flag]);
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(run.stdout).toMatch(/^Usage:\n {2}mgpu check /);
+    }
+  });
+
+  it('each command asked for --help or -h prints the usage and exits 0, reading no input', async () => {
+    for (const args of [
+      ['lint', '--help'],
+      ['lint', '--json', '-h'],
+      ['check', '--help'],
+      ['manifest', '-h'],
+    ]) {
+      // Input a run would refuse (exit 2): help never gets to it.
+      const run = await mgpu(args, '{');
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(run.stdout).toContain('mgpu lint [--json]');
+    }
+  });
+
+  it('lint reads a FILE named --help after --, as any other file', async () => {
+    const run = await mgpu(['lint', '--', '--help']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe('mgpu lint: cannot read --help: no such file');
+  });
+
   it('exits 2 with the usage for an unknown command or option', async () => {
     expect((await mgpu(['frobnicate'])).code).toBe(2);
     const run = await mgpu(['check', '--lang', 'fr'], JSON.stringify(seed));

@@ -276,9 +276,17 @@ async function lint(args: string[]): Promise<number> {
 
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = { check, manifest, lint };
 
+const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h';
+
+/** `--help` or `-h` among a command's options; after `--` it is a FILE of that name (lint). */
+function asksForHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some(isHelp);
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === 'help') {
+  if (isHelp(command) || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
@@ -287,6 +295,11 @@ async function main(argv: string[]): Promise<number> {
     writeLine(process.stderr, `mgpu: ${command ? `unknown command "${command}"` : 'no command'}`);
     process.stderr.write(`${USAGE}\n`);
     return 2;
+  }
+  // The commands share one usage text: asked for, it is the answer, before any input is read.
+  if (asksForHelp(rest)) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
   }
   try {
     return await run(rest);
