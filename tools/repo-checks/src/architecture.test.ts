@@ -17,8 +17,8 @@ const LINES = MAP.split('\n');
 const PATH_LIKE = /^[\w.-]+(\/[\w.[\]-]*)+\/?$|^[\w.-]+\.(ts|tsx|md|json|yaml|yml|sh|mjs|txt|py)$/;
 const SOURCE_FILE = /\.(ts|tsx|mjs)$/;
 const IDENTIFIER = /^(?:[A-Z][A-Za-z0-9]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$/;
-/** Every source file git has, once: a cited folder stands for those below it. */
-const SOURCES = repoFiles().filter((file) => SOURCE_FILE.test(file));
+/** Every source file git has but tests, once: a cited folder stands for those below it. */
+const SOURCES = repoFiles().filter((file) => SOURCE_FILE.test(file) && !/\.test\.tsx?$/.test(file));
 
 const backticked = (line: string) =>
   [...line.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '');
