@@ -7,7 +7,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, Watch } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { kubeConfigFor } from '../embedded.js';
 import { startApiServer } from './api-server.js';
 import { UNSCHEDULED } from './test-cluster.js';
@@ -97,26 +97,43 @@ describe('server lifecycle', () => {
     await expect(startApiServer({ stateFile })).rejects.toThrow(/not a cluster state file/);
   });
 
-  it('keeps objects of kinds it does not serve and writes them back unchanged', async () => {
+  it('keeps objects of kinds it does not serve across restarts, and says so naming the file', async () => {
     const stateFile = join(await workDir(), 'state.json');
-    // A copy of a real cluster's store: ConfigMaps, which this cluster does not serve.
-    const configMaps = Array.from({ length: 3 }, (_, i) => ({
+    // A copy of a real cluster's store: PersistentVolumeClaims, a kind this cluster does not serve.
+    const claims = Array.from({ length: 3 }, (_, i) => ({
       apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: `settings-${i}`, namespace: 'default', resourceVersion: String(i + 2) },
-      data: { 'app.conf': `replicas=${i}` },
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: `data-${i}`, namespace: 'default', resourceVersion: String(i + 2) },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: `${i + 1}Gi` } } },
     }));
-    await writeFile(stateFile, JSON.stringify({ resourceVersion: '5', objects: configMaps }));
+    await writeFile(stateFile, JSON.stringify({ resourceVersion: '5', objects: claims }));
+    const notices: string[] = [];
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      notices.push(String(chunk));
+      return true;
+    });
+    cleanups.push(async () => stderr.mockRestore());
     const server = await startApiServer({ stateFile });
     await kubeConfigFor(server)
       .makeApiClient(CoreV1Api)
       .createNamespacedPod({ namespace: 'default', body: pod('written-after') });
     await server.close();
+    // The second start reads the file the first one wrote: the claims must have survived it.
+    await (await startApiServer({ stateFile })).close();
+    stderr.mockRestore();
     const saved = JSON.parse(await readFile(stateFile, 'utf8')) as {
       objects: { kind: string; metadata: { name: string } }[];
     };
-    expect(saved.objects.filter((object) => object.kind === 'ConfigMap')).toEqual(configMaps);
+    expect(saved.objects.filter((object) => object.kind === 'PersistentVolumeClaim')).toEqual(
+      claims,
+    );
     expect(saved.objects.some((object) => object.metadata.name === 'written-after')).toBe(true);
+    const unserved = notices.filter((line) => line.includes('does not serve'));
+    expect(unserved).toHaveLength(2);
+    for (const line of unserved) {
+      expect(line).toContain(stateFile);
+      expect(line).toContain('3 PersistentVolumeClaim');
+    }
   });
 
   it.each([
