@@ -3,7 +3,10 @@
  * `--token`, bearer guesses never throttled, one throttle for everyone behind a proxy, a signed-out
  * cookie that kept working, a cross-site page driving the console, a failed start left running.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { startBff } from '../server.js';
@@ -253,6 +256,65 @@ describe('signing out of a --token session', () => {
       expect((await models(second.url, { cookie })).status).toBe(401);
     } finally {
       await second.close();
+    }
+  });
+
+  it('refuses to start with a session key on an embedded cluster that keeps no state: exit 2, naming --state-file', async () => {
+    const keyFile = join(mkdtempSync(join(tmpdir(), 'mgpu-key-')), 'session.key');
+    writeFileSync(keyFile, `${'k'.repeat(48)}\n`);
+    const started = startConsoleProcess([
+      '--embedded',
+      '--token',
+      TOKEN,
+      '--session-key-file',
+      keyFile,
+    ]);
+    expect((await started.exit).code).toBe(2);
+    expect(started.output()).toContain('--session-key-file');
+    expect(started.output()).toContain('--state-file');
+    expect(started.output()).not.toContain('console ready');
+    expect(started.output()).not.toMatch(/\n\s+at /);
+  });
+
+  it('keeps a sign-out across a restart with the same session key and state file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgpu-key-'));
+    const keyFile = join(dir, 'session.key');
+    writeFileSync(keyFile, `${'k'.repeat(48)}\n`);
+    const args = [
+      '--embedded',
+      '--state-file',
+      join(dir, 'state.json'),
+      '--token',
+      TOKEN,
+      '--session-key-file',
+      keyFile,
+    ];
+    const first = startConsoleProcess(args);
+    let signedOut: string;
+    let kept: string;
+    try {
+      const url = await first.url;
+      signedOut = cookieOf(await signIn(url, TOKEN));
+      kept = cookieOf(await signIn(url, TOKEN));
+      const out = await fetch(`${url}/session`, {
+        method: 'DELETE',
+        headers: { origin: url, cookie: signedOut },
+      });
+      expect(out.status).toBe(200);
+      expect((await models(url, { cookie: signedOut })).status).toBe(401);
+    } finally {
+      first.signal('SIGTERM');
+      await first.exit;
+    }
+    const second = startConsoleProcess(args);
+    try {
+      const url = await second.url;
+      expect((await models(url, { cookie: signedOut })).status).toBe(401);
+      // The key did carry over: the session that was not signed out goes on.
+      expect((await models(url, { cookie: kept })).status).toBe(200);
+    } finally {
+      second.signal('SIGTERM');
+      await second.exit;
     }
   });
 });

@@ -50,7 +50,16 @@ describe('the replica flags', () => {
     alone.signal('SIGTERM');
     await alone.exit;
     const key = keyFile('good', `${'k'.repeat(48)}\n`);
-    const shared = startConsoleProcess(['--embedded', ...TOKEN, '--session-key-file', key]);
+    // With the state file the embedded cluster keeps the sign-outs in (it refuses to start without).
+    const state = join(folder, 'state.json');
+    const shared = startConsoleProcess([
+      '--embedded',
+      '--state-file',
+      state,
+      ...TOKEN,
+      '--session-key-file',
+      key,
+    ]);
     await shared.url;
     expect(shared.output()).toContain('outlive a restart');
     expect(shared.output()).not.toContain('sessions end with this process');
