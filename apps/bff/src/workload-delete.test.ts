@@ -3,7 +3,7 @@ import { mergePatch } from '@mgpu/kube-client';
 import { MANAGED_BY, MANAGED_BY_LABEL } from '@mgpu/shared';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  callerWithWorkloads,
+  callerWithChangeAfterCheck,
   ruleErrorsOf,
   startBffTest,
   uniqueName,
@@ -41,31 +41,12 @@ const deploymentExists = (name: string) =>
     () => undefined,
   );
 
-/**
- * A caller whose workload reads run `between` once they have answered: what another client
- * does after the delete checked the object and before it is sent.
- */
-function callerWithChangeAfterCheck(between: () => Promise<void>) {
-  let pending: (() => Promise<void>) | undefined = between;
-  const afterRead = async <T>(read: Promise<T>): Promise<T> => {
-    const result = await read;
-    const change = pending;
-    pending = undefined;
-    await change?.();
-    return result;
-  };
-  return callerWithWorkloads(harness, (real) => ({
-    read: (kind, ns, name) => afterRead(real.read(kind, ns, name)),
-    findEvery: (ns, name) => afterRead(real.findEvery(ns, name)),
-  }));
-}
-
 describe('workload.delete removes only the object it checked (spec §8)', () => {
   it('refuses, as a conflict, an object put in the checked one’s place, and leaves it', async () => {
     const name = uniqueName('swap');
     await apps.createNamespacedDeployment({ namespace, body: deploymentOf(name, managed) });
     let replacement: string | undefined;
-    const caller = callerWithChangeAfterCheck(async () => {
+    const caller = callerWithChangeAfterCheck(harness, async () => {
       // Someone else's workload of the same name, without the console's label.
       await apps.deleteNamespacedDeployment({ namespace, name });
       const created = await apps.createNamespacedDeployment({
@@ -87,7 +68,7 @@ describe('workload.delete removes only the object it checked (spec §8)', () => 
   it('still deletes the checked object when only its version moved (a status or annotation write)', async () => {
     const name = uniqueName('churn');
     await apps.createNamespacedDeployment({ namespace, body: deploymentOf(name, managed) });
-    const caller = callerWithChangeAfterCheck(async () => {
+    const caller = callerWithChangeAfterCheck(harness, async () => {
       const body = { metadata: { annotations: { 'example.com/touched': 'yes' } } };
       await apps.patchNamespacedDeployment({ namespace, name, body }, mergePatch());
     });

@@ -5,6 +5,7 @@ import {
   type V1Deployment,
   type V1Job,
 } from '@kubernetes/client-node';
+import { mergePatch } from '@mgpu/kube-client';
 import {
   checkRequest,
   MANAGED_BY,
@@ -14,6 +15,7 @@ import {
 } from '@mgpu/shared';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  callerWithChangeAfterCheck,
   ruleErrorsOf,
   seedRequest,
   startBffTest,
@@ -125,6 +127,74 @@ describe('scale without kind refuses a name two kinds share, as delete does', ()
     expect((await storedDeployment(name)).spec?.replicas).toBe(0);
     await harness.caller.workload.delete({ namespace, name, kind: 'Job' });
     await harness.caller.workload.delete({ namespace, name, kind: 'Deployment' });
+  });
+});
+
+/** Someone's Deployment of that name with no pods, labelled `labels` (the console's or not). */
+const createDeployment = (name: string, labels: Record<string, string>) =>
+  apps.createNamespacedDeployment({
+    namespace,
+    body: {
+      metadata: { name, labels },
+      spec: { replicas: 0, selector: { matchLabels: { app: name } }, template: busybox(name) },
+    },
+  });
+
+describe('scale changes only the object it checked, as delete does', () => {
+  it('refuses, as a conflict, a kubectl-made object put in the checked one’s place, and leaves it at its replicas', async () => {
+    const name = uniqueName('swap');
+    await createDeployment(name, managed);
+    let replacement: string | undefined;
+    const caller = callerWithChangeAfterCheck(harness, async () => {
+      await apps.deleteNamespacedDeployment({ namespace, name });
+      const created = await createDeployment(name, { team: 'other' });
+      replacement = created.metadata?.uid;
+    });
+    const refused = await ruleErrorsOf(
+      caller.workload.scale({ namespace, name, kind: 'Deployment', replicas: 1, lang: 'en' }),
+    );
+    expect(refused.code).toBe('CONFLICT');
+    expect(refused.errors).toMatchObject([{ rule: 'conflict' }]);
+    const stored = await storedDeployment(name);
+    expect(replacement).toBeDefined();
+    expect(stored.metadata?.uid).toBe(replacement);
+    expect(stored.spec?.replicas).toBe(0);
+    await harness.caller.workload.delete({ namespace, name, force: true });
+  });
+
+  it('still scales the checked object when only its version moved (an annotation write)', async () => {
+    const name = uniqueName('churn');
+    await createDeployment(name, managed);
+    const caller = callerWithChangeAfterCheck(harness, async () => {
+      const body = { metadata: { annotations: { 'example.com/touched': 'yes' } } };
+      await apps.patchNamespacedDeployment({ namespace, name, body }, mergePatch());
+    });
+    const scaled = await caller.workload.scale({ namespace, name, replicas: 1, lang: 'en' });
+    expect(scaled).toMatchObject({ kind: 'Deployment', replicas: 1 });
+    const stored = await storedDeployment(name);
+    expect(stored.spec?.replicas).toBe(1);
+    expect(stored.metadata?.annotations?.['example.com/touched']).toBe('yes');
+    await harness.caller.workload.delete({ namespace, name });
+  });
+
+  it('is answered 409 for a stale resourceVersion, and nothing changes', async () => {
+    const name = uniqueName('stale');
+    const created = await createDeployment(name, managed);
+    const stale = {
+      uid: created.metadata?.uid ?? '',
+      resourceVersion: created.metadata?.resourceVersion ?? '',
+    };
+    const body = { metadata: { annotations: { 'example.com/touched': 'yes' } } };
+    await apps.patchNamespacedDeployment({ namespace, name, body }, mergePatch());
+    const answer = await harness.bff.context.cluster.workloads
+      .scale('Deployment', namespace, name, 1, stale)
+      .then(
+        () => 'scaled',
+        (error: unknown) => (error as { code?: number }).code,
+      );
+    expect(answer).toBe(409);
+    expect((await storedDeployment(name)).spec?.replicas).toBe(0);
+    await harness.caller.workload.delete({ namespace, name });
   });
 });
 

@@ -263,6 +263,28 @@ export function callerWithWorkloads(
 }
 
 /**
+ * A caller whose workload reads run `between` once, after they have answered: what another
+ * client does after a mutation (delete, scale) checked the object and before it is sent.
+ */
+export function callerWithChangeAfterCheck(
+  harness: BffHarness,
+  between: () => Promise<void>,
+): BffHarness['caller'] {
+  let pending: (() => Promise<void>) | undefined = between;
+  const afterRead = async <T>(read: Promise<T>): Promise<T> => {
+    const result = await read;
+    const change = pending;
+    pending = undefined;
+    await change?.();
+    return result;
+  };
+  return callerWithWorkloads(harness, (real) => ({
+    read: (kind, ns, name) => afterRead(real.read(kind, ns, name)),
+    findEvery: (ns, name) => afterRead(real.findEvery(ns, name)),
+  }));
+}
+
+/**
  * Deletes the workload once the test is over, passed or failed: on the real tier's shared
  * cluster a failed test's workload would hold cards the next test counts as free.
  */

@@ -341,15 +341,20 @@ export class WorkloadObjects {
     });
   }
 
-  /** Replicas of a Deployment or StatefulSet, parallelism of a Job (manifest.ts). */
+  /**
+   * Replicas of a Deployment or StatefulSet, parallelism of a Job (manifest.ts). With `checked`
+   * the object's uid and resourceVersion ride in the merge patch, as delete's preconditions: the
+   * API server answers 409 when the object changed or was replaced since, and changes nothing.
+   */
   scale(
     kind: CreatableKind,
     namespace: string,
     name: string,
     replicas: number,
+    checked?: { uid: string; resourceVersion: string },
   ): Promise<LiveWorkload> {
     const spec = kind === 'Job' ? { parallelism: replicas } : { replicas };
-    const request = { namespace, name, body: { spec } };
+    const request = { namespace, name, body: checked ? { metadata: checked, spec } : { spec } };
     return this.call(async () => {
       if (kind === 'Deployment')
         return withKind(kind, await this.apps.patchNamespacedDeployment(request, mergePatch()));

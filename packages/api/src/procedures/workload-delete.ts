@@ -1,21 +1,11 @@
-import { toKubeError } from '@mgpu/kube-client';
 import {
   checkWorkloadTarget,
   DeleteInputSchema,
   DeleteResultSchema,
-  describeServerError,
   type WorkloadRequest,
 } from '@mgpu/shared';
-import type { LiveWorkload } from '../cluster/workload-objects.js';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
-import { kubeFailure } from './kube-failure.js';
-import { requireManaged, resolveWorkload } from './workload-target.js';
-
-/**
- * Reads again when only the object's version moved between the check and the delete: during a
- * rollout on a real cluster the controllers write status many times a second.
- */
-const DELETE_ATTEMPTS = 10;
+import { writeChecked } from './workload-target.js';
 
 /**
  * `workload.delete`: removes the Deployment, StatefulSet or Job; what it owns goes with it
@@ -39,36 +29,13 @@ export const workloadDelete = publicProcedure
       ...(ctx.reservedNamespaces ? { reservedNamespaces: ctx.reservedNamespaces } : {}),
     });
     if (reserved.length > 0) throw ruleFailure('BAD_REQUEST', reserved);
-    let checked: LiveWorkload | undefined;
-    for (let attempt = 1; ; attempt += 1) {
-      const workload = await resolveWorkload(
-        ctx,
-        { namespace, name, kind: checked?.kind ?? input.kind },
-        target,
-        lang,
-      );
-      const { uid = '', resourceVersion = '' } = workload.metadata ?? {};
-      if (checked !== undefined && uid !== checked.metadata?.uid) {
-        const detail = `replaced since it was checked: uid ${checked.metadata?.uid} → ${uid}`;
-        throw ruleFailure('CONFLICT', [describeServerError('conflict', '', detail, target, lang)]);
-      }
-      checked = workload;
-      requireManaged(workload, force, target, lang);
-      try {
-        await ctx.cluster.workloads.delete(workload.kind, namespace, name, {
-          uid,
-          resourceVersion,
-        });
-        return { namespace, name, deleted: true as const };
-      } catch (error) {
-        const kube = toKubeError(error);
-        if (kube.code !== 409) throw kubeFailure(error, lang);
-        // Controllers' status writes move the version: read again, and the same object, checked
-        // again, may go; a different one (new uid) is the conflict above.
-        if (attempt >= DELETE_ATTEMPTS)
-          throw ruleFailure('CONFLICT', [
-            describeServerError('conflict', '', kube.message, target, lang),
-          ]);
-      }
-    }
+    return writeChecked(
+      ctx,
+      { namespace, name, kind: input.kind },
+      { force, target, lang },
+      (workload, version) =>
+        ctx.cluster.workloads
+          .delete(workload.kind, namespace, name, version)
+          .then(() => ({ namespace, name, deleted: true as const })),
+    );
   });

@@ -7,9 +7,8 @@ import {
   type WorkloadRequest,
 } from '@mgpu/shared';
 import { publicProcedure, ruleFailure } from '../trpc/init.js';
-import { kubeFailure } from './kube-failure.js';
 import { clusterCheckOptions, requireClusterKnown } from './workload-preview.js';
-import { requireManaged, resolveWorkload } from './workload-target.js';
+import { writeChecked } from './workload-target.js';
 
 /**
  * `workload.scale` (spec §8): a Deployment's or StatefulSet's replicas, a Job's parallelism
@@ -18,16 +17,14 @@ import { requireManaged, resolveWorkload } from './workload-target.js';
  * create applies to it (`checkScale`: `namespace-reserved`, `replicas-range`,
  * `replicas-exceed-cluster` for the workload read back), never without the cluster's nodes.
  * As delete: without `kind`, a name two kinds share is `kind-ambiguous`; a workload the console
- * did not make is `not-managed` unless `force`.
+ * did not make is `not-managed` unless `force`; the patch carries the checked object's uid and
+ * resourceVersion, so one put in its place after the check is never the one scaled.
  */
 export const workloadScale = publicProcedure
   .input(ScaleInputSchema)
   .output(ScaleResultSchema)
   .mutation(async ({ ctx, input }) => {
     const { namespace, name, replicas, force, lang } = input;
-    const fail = (error: unknown) => {
-      throw kubeFailure(error, lang);
-    };
     // The rules' words name the workload; its containers are read back below.
     const target: WorkloadRequest = { name, namespace, replicas, containers: [] };
     const options = () => clusterCheckOptions(ctx, lang);
@@ -35,14 +32,18 @@ export const workloadScale = publicProcedure
     const reserved = checkWorkloadTarget(namespace, options());
     if (reserved.length > 0) throw ruleFailure('BAD_REQUEST', reserved);
     await requireClusterKnown(ctx, lang, target);
-    const live = await resolveWorkload(ctx, { namespace, name, kind: input.kind }, target, lang);
-    requireManaged(live, force, target, lang);
-    const workload = readWorkloadObject(live, { modelLabel: ctx.modelLabel })?.request ?? target;
-    const errors = checkScale(workload, replicas, options());
-    if (errors.length > 0) throw ruleFailure('BAD_REQUEST', errors);
-    const scaled = await ctx.cluster.workloads
-      .scale(live.kind, namespace, name, replicas)
-      .catch(fail);
+    const scaled = await writeChecked(
+      ctx,
+      { namespace, name, kind: input.kind },
+      { force, target, lang },
+      async (live, version) => {
+        const workload =
+          readWorkloadObject(live, { modelLabel: ctx.modelLabel })?.request ?? target;
+        const errors = checkScale(workload, replicas, options());
+        if (errors.length > 0) throw ruleFailure('BAD_REQUEST', errors);
+        return ctx.cluster.workloads.scale(live.kind, namespace, name, replicas, version);
+      },
+    );
     return {
       kind: scaled.kind,
       namespace,

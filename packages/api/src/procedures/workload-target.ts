@@ -1,3 +1,4 @@
+import { toKubeError } from '@mgpu/kube-client';
 import {
   type CreatableKind,
   describeServerError,
@@ -5,6 +6,7 @@ import {
   type Lang,
   type WorkloadRequest,
 } from '@mgpu/shared';
+import { TRPCError } from '@trpc/server';
 import type { LiveWorkload } from '../cluster/workload-objects.js';
 import type { BffContext } from '../trpc/context.js';
 import { ruleFailure } from '../trpc/init.js';
@@ -51,4 +53,60 @@ export function requireManaged(
   throw ruleFailure('PRECONDITION_FAILED', [
     describeServerError('not-managed', 'force', workload.kind, target, lang),
   ]);
+}
+
+/**
+ * Reads again when only the object's version moved between the check and the write: during a
+ * rollout on a real cluster the controllers write status many times a second.
+ */
+const CHECKED_WRITE_ATTEMPTS = 10;
+
+/** The checked object's identity, sent with the write so the API server refuses any other (409). */
+export interface CheckedVersion {
+  uid: string;
+  resourceVersion: string;
+}
+
+/**
+ * A write (delete, scale) to the very object that was checked: resolved (`kind-ambiguous`),
+ * guarded (`not-managed`), then `write` with its uid and resourceVersion as preconditions. On
+ * the API server's 409 it is resolved and checked again: the same object (uid) whose version
+ * only moved is written again, one put in its place after the check is the rule `conflict` —
+ * a kubectl-made workload of the same name is never changed without `force`.
+ */
+export async function writeChecked<T>(
+  ctx: BffContext,
+  ref: { namespace: string; name: string; kind?: CreatableKind | undefined },
+  guard: { force: boolean; target: WorkloadRequest; lang: Lang },
+  write: (workload: LiveWorkload, version: CheckedVersion) => Promise<T>,
+): Promise<T> {
+  const { force, target, lang } = guard;
+  let checked: LiveWorkload | undefined;
+  for (let attempt = 1; ; attempt += 1) {
+    const workload = await resolveWorkload(
+      ctx,
+      { ...ref, kind: checked?.kind ?? ref.kind },
+      target,
+      lang,
+    );
+    const { uid = '', resourceVersion = '' } = workload.metadata ?? {};
+    if (checked !== undefined && uid !== checked.metadata?.uid) {
+      const detail = `replaced since it was checked: uid ${checked.metadata?.uid} → ${uid}`;
+      throw ruleFailure('CONFLICT', [describeServerError('conflict', '', detail, target, lang)]);
+    }
+    checked = workload;
+    requireManaged(workload, force, target, lang);
+    try {
+      return await write(workload, { uid, resourceVersion });
+    } catch (error) {
+      // The write's own refusals (a rule) stand as they are.
+      if (error instanceof TRPCError) throw error;
+      const kube = toKubeError(error);
+      if (kube.code !== 409) throw kubeFailure(error, lang);
+      if (attempt >= CHECKED_WRITE_ATTEMPTS)
+        throw ruleFailure('CONFLICT', [
+          describeServerError('conflict', '', kube.message, target, lang),
+        ]);
+    }
+  }
 }
