@@ -9,22 +9,26 @@ const WORDS = {
   'zh-CN': {
     switchTo: undefined,
     name: '名称',
+    image: '镜像',
     multiCard: '多卡共享',
     policy: '算力分配策略',
     cards: 'GPU 卡数',
     compute: 'GPU 算力',
     memory: 'GPU 显存',
+    model: '显卡类型',
     fix: /^改为 /,
     memoryPerCard: '显存 768 MiB',
   },
   en: {
     switchTo: 'English',
     name: 'Name',
+    image: 'Image',
     multiCard: 'Multi-card sharing',
     policy: 'Compute policy',
     cards: 'GPU cards',
     compute: 'GPU compute',
     memory: 'GPU memory',
+    model: 'GPU model',
     fix: /^Use /,
     memoryPerCard: 'Memory 768 MiB',
   },
@@ -106,6 +110,34 @@ for (const [lang, words] of Object.entries(WORDS)) {
         }
       });
     }
+
+    test('cards-exceed-node, the cluster’s answer: its fix yields a request the preview accepts', async ({
+      page,
+    }) => {
+      await openForm(page, words);
+      await page.getByLabel(words.name, { exact: true }).fill('fix-cards-exceed-node');
+      // A request complete but for the broken rule, so the verdict line speaks of it alone.
+      await page.getByLabel(words.image, { exact: true }).fill('nginx:1.27');
+      await page.getByLabel(words.multiCard, { exact: true }).click();
+      // The embedded cluster's native-burst-share L20 nodes have 4 cards: 5 fit no node.
+      await page.getByLabel(words.model, { exact: true }).selectOption('NVIDIA-L20');
+      const verdict = page.locator('#submit-status');
+      const error = await breakRule(
+        page,
+        words,
+        { cards: '5', compute: '0.4', memory: '20' },
+        'cards-exceed-node',
+      );
+      await expect(verdict).toHaveAttribute('data-verdict', 'invalid');
+      const button = error.getByRole('button', { name: words.fix });
+      await expect(button).toHaveCount(1);
+      await button.click();
+      await expect(page.getByLabel(words.cards, { exact: true })).toHaveValue('4');
+      // The preview's errors drop as soon as the request changes: only its verdict on the fixed
+      // request (no rule broken, placeable or waiting) shows the cluster accepts it.
+      await expect(verdict).toHaveAttribute('data-verdict', /^(placeable|waiting)$/);
+      await expect(page.locator('.field-error[data-rule="cards-exceed-node"]')).toHaveCount(0);
+    });
 
     test('the issue’s 0.015 on 2 cards offers 0.02 and not 0.01', async ({ page }) => {
       await openForm(page, words);
