@@ -53,6 +53,8 @@ test('edit: the live values in the form, the change listed, applied, verified wi
     await compute.fill('1.6');
     await expect(compute).not.toHaveAttribute('aria-invalid', 'true');
     const change = page.locator('tr[data-path="containers.0.gpu.compute"]');
+    // The row is named by the form's label, not by the request path it is keyed by.
+    await expect(change.getByRole('rowheader')).toHaveText('GPU 算力');
     await expect(change.getByRole('cell').nth(0)).toHaveText('1.2');
     await expect(change.getByRole('cell').nth(1)).toHaveText('1.6');
 
