@@ -85,7 +85,16 @@ export async function pendingPodsFor(
   return preparedPods(podsOfPendingGroups(await pendingGroupsFor(ctx, namespace)));
 }
 
-/** Marks a list made from validated groups (or a slice of one) as valid `cluster.pending` output. */
+/**
+ * Marks a list made from validated groups (or a slice of one) as valid `cluster.pending` output.
+ * The list is read-only, so its JSON is written once, at the first call that needs it: 1,500
+ * pods are ~4 MB, and 20 callers of one state share that one text (it is made synchronously, so
+ * calls that arrive together cannot each start their own).
+ */
 export function preparedPods(pods: PendingPod[]): PendingPod[] {
-  return prepareOutput(PendingPodsSchema, pods, () => JSON.stringify(pods));
+  let json: string | undefined;
+  return prepareOutput(PendingPodsSchema, pods, () => {
+    json ??= JSON.stringify(pods);
+    return json;
+  });
 }
