@@ -3,7 +3,8 @@
  * run the current template (a Deployment's new ReplicaSet, a StatefulSet's update revision) and
  * which the old one, the ready / updated / available counts, and whether the rollout completed,
  * is under way or stalled — and why: the progress deadline passed, the quota refused the new
- * pods, or a new pod fits on no node.
+ * pods, Kubernetes refused to create them for another reason (an admission policy, a limit range:
+ * the `ReplicaFailure` condition), or a new pod fits on no node.
  */
 import { isPodReady as isReady, unschedulableCondition as unschedulable } from './pod-status.js';
 import { managedFieldsOf } from './workload-update.js';
@@ -13,7 +14,12 @@ type Json = Record<string, unknown>;
 /** The StatefulSet controller's label with a pod's revision. */
 export const CONTROLLER_REVISION_LABEL = 'controller-revision-hash';
 
-export const ROLLOUT_STALLS = ['progress-deadline', 'quota-refused', 'unschedulable'] as const;
+export const ROLLOUT_STALLS = [
+  'progress-deadline',
+  'quota-refused',
+  'create-refused',
+  'unschedulable',
+] as const;
 export type RolloutStall = (typeof ROLLOUT_STALLS)[number];
 
 export interface WorkloadRollout {
@@ -132,13 +138,15 @@ export function readRollout(
     ? null
     : quotaRefused
       ? 'quota-refused'
-      : stuck
-        ? 'unschedulable'
-        : deadline
-          ? 'progress-deadline'
-          : null;
+      : failure
+        ? 'create-refused'
+        : stuck
+          ? 'unschedulable'
+          : deadline
+            ? 'progress-deadline'
+            : null;
   const message =
-    stall === 'quota-refused'
+    stall === 'quota-refused' || stall === 'create-refused'
       ? (failure?.message ?? null)
       : stall === 'unschedulable'
         ? (stuck?.message ?? null)

@@ -83,6 +83,18 @@ describe('workloadState: one state for the list, the result page and the API', (
     ).toMatchObject({ state: 'stalled', reason: 'unschedulable', pod: 'new' });
   });
 
+  it('an edit of a workload none of whose pods a node took is pending, not stuck on old pods', () => {
+    const before = deploymentAt('1.2', 2);
+    const after = deploymentAt('1.6', 2);
+    // No old pod holds a card: nothing keeps the new one out that a rollback would give back.
+    expect(
+      workloadState(after, [
+        podOf('old', before.spec.template, unschedulable, null),
+        podOf('new', after.spec.template, unschedulable, null),
+      ]),
+    ).toMatchObject({ state: 'pending', reason: 'unschedulable' });
+  });
+
   it('is rolling out while new pods start beside old ones, running once all are new and ready', () => {
     const before = deploymentAt('1.2');
     const after = deploymentAt('1.6');
@@ -173,6 +185,33 @@ describe('workloadState: one state for the list, the result page and the API', (
       state: 'stalled',
       reason: 'progress-deadline',
     });
+  });
+
+  it("stalls, in Kubernetes' words, when it refuses to create the pods (ReplicaFailure): never Running", () => {
+    const refused = {
+      ...deploymentAt('1.2'),
+      status: {
+        conditions: [
+          {
+            type: 'ReplicaFailure',
+            status: 'True',
+            reason: 'FailedCreate',
+            message: 'pods "demo-5c-x" is forbidden: violates PodSecurity "restricted:latest"',
+          },
+        ],
+      },
+    };
+    expect(workloadState(refused, [])).toEqual({
+      state: 'stalled',
+      reason: 'create-refused',
+      message: 'pods "demo-5c-x" is forbidden: violates PodSecurity "restricted:latest"',
+      pod: null,
+    });
+    // The quota's refusal keeps its own reason.
+    const quota = structuredClone(refused);
+    const [condition] = quota.status.conditions;
+    if (condition) condition.message = 'pods "demo-5c-x" is forbidden: exceeded quota: gpu';
+    expect(workloadState(quota, [])).toMatchObject({ state: 'stalled', reason: 'quota-refused' });
   });
 
   it('is failed only on a real failure: an image that does not pull, a crash loop', () => {

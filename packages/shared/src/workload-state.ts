@@ -168,6 +168,10 @@ export function workloadState(
   if (rollout === undefined) return plain('running');
   if (rollout.state === 'complete') return plain('running');
   const oldPodsRun = rollout.oldPods.length > 0;
+  // Only an old pod a node took holds cards: when none did, a new pod that fits no node is not
+  // kept out by the old ones (nor would a rollback help): the workload merely waits.
+  const oldNames = new Set(rollout.oldPods);
+  const oldPodsHoldCards = pods.some((pod) => oldNames.has(nameOf(pod)) && !!pod.spec?.nodeName);
   // A StatefulSet's edit deletes an old pod before its new one is made, so a stuck edit may have
   // no old pod left running; its revisions still differ until every pod is updated.
   const status = workload.status;
@@ -178,7 +182,7 @@ export function workloadState(
     status.updateRevision !== status.currentRevision;
   // A new pod that fits no node while old ones still hold their cards: the edit is stuck.
   // Without old pods (and no edit under way) the same pods merely wait for a node: pending.
-  if (rollout.stall === 'unschedulable' && !oldPodsRun && !revisionsDiffer)
+  if (rollout.stall === 'unschedulable' && !oldPodsHoldCards && !revisionsDiffer)
     return pendingOf(pods.filter(waitsForNode));
   if (rollout.state === 'stalled')
     return {

@@ -252,6 +252,7 @@ export const en = translationOf<typeof zhCN>()({
   'workloadState.reason.stalled.unschedulable':
     'The new pod fits no node while the old pod still holds its cards',
   'workloadState.reason.stalled.quota-refused': "The namespace's quota refuses the new pod",
+  'workloadState.reason.stalled.create-refused': 'Kubernetes refuses to create the new pod',
   'workloadState.reason.stalled.progress-deadline': 'The rollout passed its progress deadline',
   'workloadState.reason.failed.image-pull': 'The image cannot be pulled',
   'workloadState.reason.failed.crash-loop': 'The container keeps crashing (CrashLoopBackOff)',
@@ -380,6 +381,8 @@ export const en = translationOf<typeof zhCN>()({
   'result.rollout.stall.quota-refused':
     "The namespace's ResourceQuota refuses the new pods: lower maxSurge or the request, or have the quota raised.",
   'result.rollout.stall.unschedulable': 'A new pod fits on no node (see Progress above).',
+  'result.rollout.stall.create-refused':
+    'Kubernetes refuses to create the new pods (an admission policy or a limit range): its words follow.',
   'result.rollout.new': 'New revision',
   'result.rollout.old': 'Old revision',
   'result.rollout.cards': 'Cards',
@@ -420,6 +423,8 @@ export const en = translationOf<typeof zhCN>()({
   'history.failed': 'Rollback failed: {message}',
   'history.stalled.title.unschedulable':
     'The rollout is stuck: a new pod fits on no node while the old pods hold their cards',
+  'history.stalled.title.create-refused':
+    'The rollout is stuck: Kubernetes refuses to create the new pods',
   'history.stalled.title.quota-refused':
     'The rollout is stuck: the namespace quota admits no new pod',
   'history.stalled.title.progress-deadline':

@@ -236,6 +236,7 @@ export const zhCN = {
   'workloadState.reason.pending.unschedulable': '现在没有节点放得下它的 Pod，Kubernetes 会继续尝试',
   'workloadState.reason.stalled.unschedulable': '新 Pod 放不进任何节点，旧 Pod 仍占用原来的卡',
   'workloadState.reason.stalled.quota-refused': '命名空间的配额不允许再创建新 Pod',
+  'workloadState.reason.stalled.create-refused': 'Kubernetes 拒绝创建新 Pod',
   'workloadState.reason.stalled.progress-deadline': '滚动更新超过了进度期限',
   'workloadState.reason.failed.image-pull': '镜像无法拉取',
   'workloadState.reason.failed.crash-loop': '容器反复崩溃（CrashLoopBackOff）',
@@ -361,6 +362,8 @@ export const zhCN = {
   'result.rollout.stall.quota-refused':
     '命名空间的资源配额拒绝了新 Pod：请降低 maxSurge 或申请量，或请管理员提高配额。',
   'result.rollout.stall.unschedulable': '有新 Pod 无法调度到任何节点（见上方进度）。',
+  'result.rollout.stall.create-refused':
+    'Kubernetes 拒绝创建新 Pod（准入策略或 LimitRange），原因见其原文。',
   'result.rollout.new': '新版本',
   'result.rollout.old': '旧版本',
   'result.rollout.cards': '显卡',
@@ -401,6 +404,7 @@ export const zhCN = {
   'history.stalled.title.unschedulable':
     '滚动更新已停滞：新的 Pod 无法调度，旧的 Pod 仍占用着它们的卡',
   'history.stalled.title.quota-refused': '滚动更新已停滞：命名空间的配额不允许再创建新 Pod',
+  'history.stalled.title.create-refused': '滚动更新已停滞：Kubernetes 拒绝创建新 Pod',
   'history.stalled.title.progress-deadline': '滚动更新已停滞：超过了进度期限，新的 Pod 仍未就绪',
   'history.stalled.body':
     '回滚到上一个版本 {revision}（{fields}）：等待中的 Pod 会被删除，旧的 Pod 保留原来的卡。',

@@ -212,6 +212,7 @@ const STALL_TITLES: Record<string, MessageKey> = {
   unschedulable: 'history.stalled.title.unschedulable',
   'quota-refused': 'history.stalled.title.quota-refused',
   'progress-deadline': 'history.stalled.title.progress-deadline',
+  'create-refused': 'history.stalled.title.create-refused',
 };
 
 /**

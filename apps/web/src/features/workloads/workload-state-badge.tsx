@@ -18,6 +18,7 @@ const REASON_KEYS = {
   'workloadState.reason.stalled.unschedulable': true,
   'workloadState.reason.stalled.quota-refused': true,
   'workloadState.reason.stalled.progress-deadline': true,
+  'workloadState.reason.stalled.create-refused': true,
   'workloadState.reason.failed.image-pull': true,
   'workloadState.reason.failed.crash-loop': true,
   'workloadState.reason.failed.job-failed': true,
