@@ -7,6 +7,7 @@
  * out ends the issuer's session too.
  */
 import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +81,39 @@ const whoami = async (cookie: string) => {
   return ((await response.json()) as { result: { data: { username: string; groups: string[] } } })
     .result.data;
 };
+
+/**
+ * GETs of `paths` on connections of their own, written in one go once all are open: every
+ * request reaches the console before any is answered, as a guesser's parallel requests would.
+ * The status of each, in order.
+ */
+async function sentTogether(base: string, paths: string[], cookie: string): Promise<number[]> {
+  const { host, hostname, port } = new URL(base);
+  const sockets = await Promise.all(
+    paths.map(
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const socket = connect(Number(port), hostname, () => resolve(socket));
+          socket.once('error', reject);
+        }),
+    ),
+  );
+  const answers = sockets.map(
+    (socket) =>
+      new Promise<number>((resolve) => {
+        let text = '';
+        socket.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
+      }),
+  );
+  for (const [index, socket] of sockets.entries())
+    socket.write(
+      `GET ${paths[index]} HTTP/1.1\r\nHost: ${host}\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`,
+    );
+  return Promise.all(answers);
+}
 
 describe('--auth oidc on the real tier', () => {
   it('sends the browser to the issuer with PKCE, state and nonce, and back to the page it came from', async () => {
@@ -234,6 +268,49 @@ describe('--auth oidc on the real tier', () => {
         body: JSON.stringify({ token: 'any-token' }),
       });
       expect(signIn.status).toBe(429);
+    } finally {
+      await guessed.close();
+    }
+  });
+
+  it('reserves each callback while the issuer is asked: 40 guesses sent at once get the limit, not 40 tries', async () => {
+    const issuerLog = capturedLog();
+    const guessed = await startHarness({
+      auth: 'oidc',
+      oidc: {
+        issuer: env.MGPU_TEST_OIDC_ISSUER ?? '',
+        clientId: env.MGPU_TEST_OIDC_CLIENT_ID ?? '',
+        clientSecret: env.MGPU_TEST_OIDC_CLIENT_SECRET ?? '',
+        caFile: env.MGPU_TEST_OIDC_CA_FILE ?? '',
+      },
+      logger: { level: 'info', stream: issuerLog.stream },
+    });
+    try {
+      // One real sign-in started, so every guess carries a good state and is sent to the issuer.
+      const login = await fetch(`${guessed.url}/auth/login`, { redirect: 'manual' });
+      const state = new URL(login.headers.get('location') ?? '').searchParams.get('state');
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      // The issuer names itself in its answers (RFC 9207): without `iss` none would reach it.
+      const iss = encodeURIComponent(env.MGPU_TEST_OIDC_ISSUER ?? '');
+      expect(cookie).toContain(`${OIDC_STATE_COOKIE}=`);
+      const statuses = await sentTogether(
+        guessed.url,
+        Array.from(
+          { length: 40 },
+          (_, attempt) => `/auth/callback?code=guess-${attempt}&state=${state}&iss=${iss}`,
+        ),
+        cookie,
+      );
+      expect(
+        statuses.filter((status) => status === 429).length,
+        `${statuses.join(' ')}\n${issuerLog.lines.slice(-5).join('\n')}`,
+      ).toBeGreaterThanOrEqual(30);
+      expect(statuses.filter((status) => status === 401).length).toBeGreaterThan(0);
+      expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(10);
+      // Each code the issuer refused is one exchange it was asked for.
+      const exchanges = issuerLog.lines.filter((line) => line.includes('OIDC sign-in refused"'));
+      expect(exchanges.length).toBeGreaterThan(0);
+      expect(exchanges.length).toBeLessThanOrEqual(10);
     } finally {
       await guessed.close();
     }

@@ -15,6 +15,7 @@ import {
   setSessionCookie,
 } from './session-cookie.js';
 import type { SessionSeal } from './session-seal.js';
+import { bearerKey } from './sessions.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
 
 /**
@@ -89,16 +90,15 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
     return reply.header('cache-control', 'no-store').redirect(url.href, 302);
   });
 
-  app.get('/auth/callback', async (request, reply) => {
-    if (misdirected(request, reply)) return reply;
-    // A callback carries a credential (a code, an ID token to come): guessed ones are throttled.
-    const wait = throttle.retryAfterSeconds(request.ip);
-    if (wait > 0)
-      return page(
-        reply.header('retry-after', String(wait)),
-        429,
-        `Too many failed sign-ins from this address; try again in ${wait} s.`,
-      );
+  /**
+   * The callback past the throttle; `refused` says the code or ID token was a guess (the issuer
+   * or the API server refused it), not that either could not be asked.
+   */
+  const finishSignIn = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    refused: () => void,
+  ) => {
     const secure = cookieOptions(request).secure;
     reply.clearCookie(OIDC_STATE_COOKIE, { path: '/auth/callback', secure });
     const current = new URL(request.url, callbackUrlOf(request, secure));
@@ -113,8 +113,7 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
         'OIDC sign-in refused',
       );
       // A wrong state or a code the issuer refused is a guess; the issuer being down is not.
-      if (known || (error as { error?: unknown } | null)?.error === 'invalid_grant')
-        throttle.failed(request.ip);
+      if (known || (error as { error?: unknown } | null)?.error === 'invalid_grant') refused();
       audit({ user: null, groups: [], procedure: 'session.sign-in', outcome: '401', status: 401 });
       return page(
         reply,
@@ -138,7 +137,7 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
         unavailable ? { reason: review.message } : {},
         'OIDC sign-in refused by the API server',
       );
-      if (!unavailable) throttle.failed(request.ip);
+      if (!unavailable) refused();
       audit({
         user: null,
         groups: [],
@@ -158,6 +157,29 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRoutesOpti
     const { username, groups } = signedIn.session.operator;
     audit({ user: username, groups, procedure: 'session.sign-in', outcome: 'ok', status: 200 });
     return reply.header('cache-control', 'no-store').redirect(issued.returnTo, 302);
+  };
+
+  app.get('/auth/callback', async (request, reply) => {
+    if (misdirected(request, reply)) return reply;
+    // A callback carries a credential (a code, an ID token to come): reserved while the issuer
+    // and the API server are asked, as a bearer token is, so guesses sent at once get `limit`.
+    const { code } = request.query as { code?: unknown };
+    const credential = bearerKey(`oidc code ${typeof code === 'string' ? code : ''}`);
+    const wait = throttle.begin(request.ip, credential);
+    if (wait > 0)
+      return page(
+        reply.header('retry-after', String(wait)),
+        429,
+        `Too many failed sign-ins from this address; try again in ${wait} s.`,
+      );
+    let wrong = false;
+    try {
+      return await finishSignIn(request, reply, () => {
+        wrong = true;
+      });
+    } finally {
+      throttle.end(request.ip, credential, wrong);
+    }
   });
 
   app.get('/auth/logout', async (request, reply) => {

@@ -8,7 +8,8 @@ const MAX_ADDRESSES = 10_000;
  * credential from that address is answered 429 until the window ends. The address is
  * `request.ip`: behind a proxy named by `--trust-proxy` the client's own, else the peer's.
  *
- * A credential the API server must be asked about is checked asynchronously, so `begin` counts
+ * A credential the API server or the issuer must be asked about (a bearer token, a token at
+ * `POST /session`, an OIDC callback's code) is checked asynchronously, so `begin` counts
  * the distinct credentials still being checked against the limit too: 500 guesses sent at once
  * get `limit` reviews, not 500. The same credential in flight twice counts once, so a script's
  * parallel calls with its one good token are never refused for each other.
