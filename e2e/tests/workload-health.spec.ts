@@ -108,6 +108,14 @@ for (const lang of ['zh-CN', 'en'] as const) {
       await expect(page.getByTestId('stalled-rollback')).toHaveCount(0);
       await expect(page.getByTestId('rollout')).not.toContainText(words.stalled);
       await expect(page.locator('.result-page')).not.toContainText(words.stalled);
+      // Nor "Failed" anywhere on the page: the pod's diagnosis opens on its scheduler Event,
+      // whose reason (FailedScheduling) is worded as the wait it is.
+      const waited = page.locator('.pod-events li[data-reason="FailedScheduling"]');
+      await expect(waited.first()).toBeVisible({ timeout: 30_000 });
+      await expect(waited.first()).toContainText(
+        words.pending === 'Pending' ? 'Waiting for a node' : '等待调度',
+      );
+      await expect(page.locator('.result-page')).not.toContainText(words.failed);
 
       // Delete from the list, with the result page's confirmation.
       await page.goto('/workloads');

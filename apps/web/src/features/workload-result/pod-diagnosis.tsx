@@ -5,7 +5,7 @@ import { Alert, Button, Collapse, Segmented, Tag } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTRPC } from '../../app/trpc.js';
 import { formatDateTime } from '../../i18n/format.js';
-import { useI18n } from '../../i18n/i18n.js';
+import { type MessageKey, useI18n } from '../../i18n/i18n.js';
 import { applyLogEvent, EMPTY_LOG, type LogView } from './pod-log-view.js';
 
 /** How often a pod's Events are read again while its panel is open. */
@@ -91,6 +91,20 @@ function ContainerLog({
   );
 }
 
+/**
+ * Event reasons worded in the operator's language; any other reason shows as Kubernetes wrote it.
+ * `FailedScheduling` above all: a pod that waits for a node has not failed, and the page must not
+ * say "Failed" of it (the workload's state says Pending). The raw reason stays in `data-reason`.
+ */
+const REASON_KEYS = {
+  FailedScheduling: 'result.events.reason.FailedScheduling',
+  Scheduled: 'result.events.reason.Scheduled',
+  Started: 'result.events.reason.Started',
+} satisfies Record<string, MessageKey>;
+
+const reasonKey = (reason: string): MessageKey | undefined =>
+  Object.hasOwn(REASON_KEYS, reason) ? REASON_KEYS[reason as keyof typeof REASON_KEYS] : undefined;
+
 function EventList({ events }: { events: PodEvent[] }) {
   const { t, lang } = useI18n();
   if (events.length === 0) return <p className="muted">{t('result.events.none')}</p>;
@@ -104,7 +118,10 @@ function EventList({ events }: { events: PodEvent[] }) {
               ? t(`result.events.type.${event.type}`)
               : event.type}
           </Tag>
-          <strong>{event.reason}</strong> {event.message}{' '}
+          <strong>
+            {reasonKey(event.reason) ? t(reasonKey(event.reason) as MessageKey) : event.reason}
+          </strong>{' '}
+          {event.message}{' '}
           <span className="muted">
             {t('result.events.meta', {
               count: event.count,
