@@ -46,7 +46,7 @@ export { workloadProgress } from './procedures/workload-progress.js';
 export { type AppCaller, type AppRouter, appRouter, createCaller } from './router.js';
 export type { BffContext } from './trpc/context.js';
 export { createCallerFactory, type RuleErrorShape, RuleErrors, SSE_TIMING } from './trpc/init.js';
-export { preparedJson } from './trpc/prepared-output.js';
+export { preparedJson, prepareOutput } from './trpc/prepared-output.js';
 export { snapshotEvents } from './trpc/snapshot-events.js';
 export { type CardUseAt, readCardUse, readCardUseBefore } from './usage/card-use.js';
 export { ExporterSource, type ExporterSourceOptions } from './usage/exporter-source.js';

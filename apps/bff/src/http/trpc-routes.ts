@@ -3,14 +3,14 @@ import { type AppRouter, appRouter } from '@mgpu/api';
 import type { TRPCError } from '@trpc/server';
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { mutationHook } from '../trpc/mutation-transport.js';
+import { singleCallHook } from '../trpc/single-call-transport.js';
 import type { SseTransport } from '../trpc/sse-transport.js';
 
 /**
- * `/trpc`: the guard first, then subscriptions through the SSE fan-out, single mutations without
- * tRPC's fetch adapter, and everything else through tRPC's Fastify plugin. The guard sits in the
- * same scope as the routes, so it runs on whatever URL spelling Fastify routes to them
- * (`/%74rpc/…` included).
+ * `/trpc`: the guard first, then subscriptions through the SSE fan-out, single queries and
+ * mutations without tRPC's fetch adapter, and everything else through tRPC's Fastify plugin.
+ * The guard sits in the same scope as the routes, so it runs on whatever URL spelling Fastify
+ * routes to them (`/%74rpc/…` included).
  */
 export async function registerTrpc(
   app: FastifyInstance,
@@ -22,19 +22,23 @@ export async function registerTrpc(
   },
 ): Promise<void> {
   const { guard, subscriptions, createContext, onError } = parts;
+  // The web app sends large previews as POST (a GET URL is limited); GET keeps working.
+  const allowMethodOverride = true;
   await app.register(async (scope) => {
     scope.addHook('onRequest', guard);
     // Subscriptions (input already checked by the guard) stream through the fan-out transport.
     scope.addHook('onRequest', subscriptions.hook());
-    // A single mutation (a create, a delete) is answered without tRPC's fetch adapter.
-    scope.addHook('preHandler', mutationHook({ router: appRouter, createContext, onError }));
+    // A single query or mutation (a read, a create) is answered without tRPC's fetch adapter.
+    scope.addHook(
+      'preHandler',
+      singleCallHook({ router: appRouter, createContext, onError, allowMethodOverride }),
+    );
     await scope.register(fastifyTRPCPlugin, {
       prefix: '/trpc',
       trpcOptions: {
         router: appRouter,
         createContext: ({ req }) => createContext(req),
-        // The web app sends large previews as POST (a GET URL is limited); GET keeps working.
-        allowMethodOverride: true,
+        allowMethodOverride,
         onError: ({ error, path }) => onError(error, path),
       } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
     });

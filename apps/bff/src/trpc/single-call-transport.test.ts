@@ -1,16 +1,17 @@
 /**
- * The mutation transport on its own: two real Fastify servers with tRPC's plugin and the same
+ * The single-call transport on its own: two real Fastify servers with tRPC's plugin and the same
  * router, one with the transport in front. Every request gets the same status and the same body
- * from both (the transport speaks tRPC's wire format exactly), and tRPC's own client — the web
- * app's `httpBatchLink` — works against it.
+ * from both (the transport speaks tRPC's wire format exactly), a prepared output is written from
+ * its own JSON, and tRPC's own client — the web app's `httpBatchLink` — works against it.
  */
+import { prepareOutput } from '@mgpu/api';
 import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { mutationHook } from './mutation-transport.js';
+import { singleCallHook } from './single-call-transport.js';
 
 const t = initTRPC.create({
   errorFormatter: ({ shape }) => ({ ...shape, data: { ...shape.data, stack: undefined } }),
@@ -35,6 +36,24 @@ const testRouter = t.router({
   })),
   noInput: t.procedure.mutation(() => 'done'),
   read: t.procedure.query(() => 'read'),
+  find: t.procedure
+    .input(z.object({ name: z.string().min(1) }))
+    .output(z.object({ name: z.string(), index: z.number() }))
+    .query(({ input }) => {
+      const index = created.indexOf(input.name);
+      if (index === -1) throw new TRPCError({ code: 'NOT_FOUND', message: `no ${input.name}` });
+      return { name: input.name, index };
+    }),
+  // Its JSON is written with its keys in another order than JSON.stringify's: which text the
+  // answer carries shows whether the transport wrote it.
+  prepared: t.procedure.query(() =>
+    prepareOutput(z.unknown(), [{ count: created.length, names: [...created] }], () =>
+      JSON.stringify([{ names: created, count: created.length }]),
+    ),
+  ),
+  readCrash: t.procedure.query(() => {
+    throw new Error('disk on fire');
+  }),
 });
 type TestRouter = typeof testRouter;
 
@@ -48,8 +67,9 @@ async function serve(withTransport: boolean): Promise<{ app: FastifyInstance; ur
     if (withTransport)
       scope.addHook(
         'preHandler',
-        mutationHook({
+        singleCallHook({
           router: testRouter,
+          allowMethodOverride: true,
           createContext: () => {
             answeredBy.transport++;
             return {};
@@ -61,6 +81,7 @@ async function serve(withTransport: boolean): Promise<{ app: FastifyInstance; ur
       prefix: '/trpc',
       trpcOptions: {
         router: testRouter,
+        allowMethodOverride: true,
         createContext: () => {
           if (withTransport) answeredBy.adapter++;
           return {};
@@ -121,7 +142,7 @@ describe('mutations through the transport', () => {
     expect(actual).toEqual(expected);
   });
 
-  it('leaves to tRPC what it does not answer: batches of several, queries, other media types', async () => {
+  it('leaves to tRPC what it does not answer: batches of several, a GET to a mutation, other media types', async () => {
     const before = { ...answeredBy };
     const batch = await post(
       fast.url,
@@ -133,15 +154,71 @@ describe('mutations through the transport', () => {
       { result: { data: { name: 'c' } } },
       { error: { data: { code: 'CONFLICT' } } },
     ]);
-    expect((await fetch(`${fast.url}/trpc/read`)).status).toBe(200);
+    expect((await fetch(`${fast.url}/trpc/noInput`)).status).toBe(405);
     expect((await post(fast.url, 'create', '{"name":"d"}', 'text/plain')).status).toBe(415);
-    // The batch and the query reached tRPC; the text body was refused before any handler.
+    // The batch and the GET reached tRPC; the text body was refused before any handler.
     expect(answeredBy).toEqual({ transport: before.transport, adapter: before.adapter + 2 });
   });
 
   it('reports failures to onError, as tRPC reports its own', () => {
     expect(errors).toContain('crash: INTERNAL_SERVER_ERROR');
     expect(errors).toContain('create: CONFLICT');
+  });
+});
+
+async function get(base: string, pathAndQuery: string) {
+  const response = await fetch(`${base}/trpc/${pathAndQuery}`);
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: await response.text(),
+  };
+}
+
+const inputOf = (input: unknown) => encodeURIComponent(JSON.stringify(input));
+
+describe('queries through the transport', () => {
+  it.each([
+    ['a plain query', `find?input=${inputOf({ name: 'a' })}`],
+    ['a batch of one', `find?batch=1&input=${inputOf({ 0: { name: 'a' } })}`],
+    ['a miss', `find?input=${inputOf({ name: 'nobody' })}`],
+    ['a miss in a batch of one', `find?batch=1&input=${inputOf({ 0: { name: 'nobody' } })}`],
+    ['invalid input', `find?input=${inputOf({ name: '' })}`],
+    ['no input where one is needed', 'find'],
+    ['malformed JSON', 'find?input=%7B%22name'],
+    ['malformed JSON in a batch', 'find?batch=1&input=%7B'],
+    ['a batch that is not an object', `find?batch=1&input=${inputOf([1])}`],
+    ['malformed JSON to a query that reads no input', 'read?input=%7B'],
+    ['a query that throws', 'readCrash'],
+  ])('answers %s exactly as tRPC does', async (_label, pathAndQuery) => {
+    const before = answeredBy.transport;
+    const expected = await get(reference.url, pathAndQuery);
+    const actual = await get(fast.url, pathAndQuery);
+    expect(answeredBy.transport).toBe(before + 1);
+    expect(actual).toEqual(expected);
+  });
+
+  it('answers a query sent as POST (method override) as tRPC does', async () => {
+    const expected = await post(reference.url, 'find?batch=1', '{"0":{"name":"a"}}');
+    const actual = await post(fast.url, 'find?batch=1', '{"0":{"name":"a"}}');
+    expect(actual).toEqual(expected);
+    expect(JSON.parse(actual.body)).toEqual([{ result: { data: { name: 'a', index: 0 } } }]);
+  });
+
+  it('writes a prepared output from its own JSON: the same answer as tRPC, not serialised again', async () => {
+    for (const pathAndQuery of ['prepared', 'prepared?batch=1']) {
+      const expected = await get(reference.url, pathAndQuery);
+      const actual = await get(fast.url, pathAndQuery);
+      expect({ ...actual, body: JSON.parse(actual.body) }).toEqual({
+        ...expected,
+        body: JSON.parse(expected.body),
+      });
+      // The prepared text as it was written (names before count), where tRPC serialised the data.
+      const data = `[{"names":${JSON.stringify(created)},"count":${created.length}}]`;
+      const written = `{"result":{"data":${data}}}`;
+      expect(actual.body).toBe(pathAndQuery.includes('batch') ? `[${written}]` : written);
+      expect(expected.body).not.toBe(actual.body);
+    }
   });
 });
 
