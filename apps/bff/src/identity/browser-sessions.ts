@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { type Revocations, revocationKey } from '../replicas/revocations.js';
+import { type Revocations, revocationKey, SIGN_OUTS_NOT_READ } from '../replicas/revocations.js';
 import { SESSION_COOKIE_MAX_BYTES } from './session-cookie.js';
 import type { SessionSeal } from './session-seal.js';
 import {
@@ -48,6 +48,13 @@ export class SessionTooLargeError extends Error {
     super(
       `The sign-in is too large for a browser to keep (${bytes} bytes sealed, at most ${SESSION_COOKIE_MAX_BYTES}): the identity has too many groups or too long a token. Ask the issuer for fewer claims (e.g. without the groups scope).`,
     );
+  }
+}
+
+/** A session's cookie before the sign-outs are read: neither good nor bad yet (503, not 401). */
+export class SignOutsNotReadError extends Error {
+  constructor() {
+    super(SIGN_OUTS_NOT_READ);
   }
 }
 
@@ -142,10 +149,13 @@ export class BrowserSessions {
    * The live session of a cookie — its idle time reset, its token refreshed when close to
    * expiry —, with a newer cookie when it changed; undefined when the cookie is not a session of
    * this key, or it ended (signed out anywhere, idle, too old, its token expired unrenewed).
+   * Throws `SignOutsNotReadError` for a session's cookie while the sign-outs are not read.
    */
   async resume(cookie: string | undefined, request?: FastifyRequest): Promise<Resumed | undefined> {
     const claims = await this.open(cookie);
-    if (claims === undefined || this.revocations.revoked(claims.sid)) return undefined;
+    if (claims === undefined) return undefined;
+    if (!this.revocations.ready) throw new SignOutsNotReadError();
+    if (this.revocations.revoked(claims.sid)) return undefined;
     const known = this.newest.get(claims.sid);
     // Refreshed on another replica since this one saw it: the cookie's token is the newer.
     // (Replacing the cache entry is no sign-out: the session's streams go on.)

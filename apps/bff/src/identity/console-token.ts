@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Operator } from '@mgpu/api';
 import { bearerCheck } from '@mgpu/kube-client';
 import type { FastifyRequest } from 'fastify';
-import { LocalRevocations, type Revocations } from '../replicas/revocations.js';
+import { LocalRevocations, type Revocations, SIGN_OUTS_NOT_READ } from '../replicas/revocations.js';
 import type { OperatorAccess } from './operator-access.js';
 import { sessionCookieOf } from './session-cookie.js';
 import { SessionSeal } from './session-seal.js';
@@ -46,6 +46,7 @@ export type Admission =
   | { readonly operator?: Operator; readonly unavailable?: undefined }
   | { readonly unavailable: string; readonly operator?: undefined };
 const NO_OPERATOR: Admission = Object.freeze({});
+const SIGN_OUTS_UNKNOWN: Admission = Object.freeze({ unavailable: SIGN_OUTS_NOT_READ });
 
 /**
  * What is needed to call `/trpc`: nothing, the console's `--token`, or (with `--auth`) the
@@ -104,12 +105,25 @@ export class ConsoleAccess {
    * not be asked about (neither admitted nor refused).
    */
   admit(request: FastifyRequest): Admission | undefined | Promise<Admission | undefined> {
-    if (this.operators === undefined) return this.grants(request) ? NO_OPERATOR : undefined;
+    if (this.operators === undefined) {
+      if (this.grants(request))
+        return this.signOutsUnknown(request) ? SIGN_OUTS_UNKNOWN : NO_OPERATOR;
+      return undefined;
+    }
     return this.operators
       .operatorOf(request)
       .then((operator) =>
         operator === undefined ? undefined : 'unavailable' in operator ? operator : { operator },
       );
+  }
+
+  /**
+   * Whether the request came in on a session cookie while the sign-outs are not read: it may be
+   * one signed out before this replica started (a bearer token is the token itself, so it is not).
+   */
+  private signOutsUnknown(request: FastifyRequest): boolean {
+    if (this.bearer === undefined || this.revocations.ready) return false;
+    return !this.bearer(request.headers.authorization);
   }
 
   /** Whether `token` is the console's token (`POST /session`), in constant time. */

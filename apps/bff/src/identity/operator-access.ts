@@ -1,7 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Operator } from '@mgpu/api';
 import type { FastifyRequest } from 'fastify';
-import { type BrowserSessions, type Resumed, SessionTooLargeError } from './browser-sessions.js';
+import {
+  type BrowserSessions,
+  type Resumed,
+  SessionTooLargeError,
+  SignOutsNotReadError,
+} from './browser-sessions.js';
 import { sessionCookieOf } from './session-cookie.js';
 import { bearerKey, type SessionStore } from './sessions.js';
 import { reviewToken, type TokenReview } from './token-review.js';
@@ -35,8 +40,9 @@ export class OperatorAccess {
 
   /**
    * The operator of a request; undefined when it carries no good session or token; `unavailable`
-   * when its bearer token could not be asked about (the API server did not answer), which says
-   * nothing about the token: a script gets 503 and tries again, not 401 and a new token.
+   * when its bearer token could not be asked about (the API server did not answer), or its
+   * cookie before the sign-outs are read, which says nothing about either: a script gets 503
+   * and tries again, not 401 and a new token.
    */
   async operatorOf(request: FastifyRequest): Promise<BearerAdmission> {
     const token = bearerTokenOf(request);
@@ -45,7 +51,14 @@ export class OperatorAccess {
       const known = await this.bearers.resume(key);
       return known ? known.operator : this.review(token, key);
     }
-    const resumed = await this.sessions.resume(sessionCookieOf(request), request);
+    let resumed: Resumed | undefined;
+    try {
+      resumed = await this.sessions.resume(sessionCookieOf(request), request);
+    } catch (error) {
+      // Possibly signed out before this replica started: asked again in a moment, not refused.
+      if (error instanceof SignOutsNotReadError) return { unavailable: error.message };
+      throw error;
+    }
     if (resumed?.cookie !== undefined) this.reissued.set(request, resumed.cookie);
     return resumed?.session.operator;
   }

@@ -33,6 +33,13 @@ export interface Revocations {
   stop(): void;
 }
 
+/**
+ * Why a session cookie is answered 503 while `ready` is false: until the list is read a cookie
+ * signed out before this replica started would be accepted, so none is (bearer tokens still are).
+ */
+export const SIGN_OUTS_NOT_READ =
+  'the sessions signed out before this console started are not read yet (the Secret of sign-outs); try again in a few seconds';
+
 /** One console, or consoles that share no key (their sessions are their own): kept in memory. */
 export class LocalRevocations implements Revocations {
   /** revocationKey → until (epoch ms). */
