@@ -151,6 +151,46 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
     ]);
     expect(shortToken.status).not.toBe(0);
     expect(shortToken.stderr).toContain('/auth/token/value');
+    // Nor one with a space (16 of them, or inside): the console would refuse it, a crash loop.
+    for (const token of [' '.repeat(16), '0123456789 abcdef01', '0123456789abcdef\t'])
+      expect(
+        helm([
+          'template',
+          release,
+          CHART,
+          ...asText(['auth.mode=token', `auth.token.value=${token}`]),
+        ]).status,
+        JSON.stringify(token),
+      ).not.toBe(0);
+    // Only what --trust-proxy accepts: 1 to 10 hops, addresses and CIDRs, proxy-addr's names.
+    for (const refused of [['ingress.trustProxy=0'], ['ingress.trustProxy=11']])
+      expect(helm(['template', release, CHART, ...setFlags(refused)]).status, refused[0]).not.toBe(
+        0,
+      );
+    for (const refused of ['any', '10.0.0.0/33', '300.1.1.1', 'loopback;rm'])
+      expect(
+        helm(['template', release, CHART, ...asText([`ingress.trustProxy=${refused}`])]).status,
+        refused,
+      ).not.toBe(0);
+  });
+
+  it('passes ingress.trustProxy to the console, set as a number or as text', () => {
+    const trusted = (values: string[]) => {
+      const rendered = helm(['template', release, CHART, ...values]);
+      expect(rendered.status, rendered.stderr).toBe(0);
+      return consoleContainer(renderedDeployment(rendered.stdout)).env?.find(
+        (variable) => variable.name === 'MGPU_TRUST_PROXY',
+      )?.value;
+    };
+    // `--set` reads 2 as a number; a values file may say "2".
+    expect(trusted(setFlags(['ingress.trustProxy=2']))).toBe('2');
+    expect(trusted(asText(['ingress.trustProxy=2']))).toBe('2');
+    expect(trusted(['--set-string', 'ingress.trustProxy=10.0.0.0/8\\,fd00::/8\\,loopback'])).toBe(
+      '10.0.0.0/8,fd00::/8,loopback',
+    );
+    expect(
+      trusted(setFlags(['ingress.enabled=true', 'ingress.hosts[0].host=gpu.example.com'])),
+    ).toBe('1');
   });
 
   it('points the console at Prometheus: URL, token and CA files, query overrides, idle settings', () => {
