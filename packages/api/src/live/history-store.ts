@@ -6,6 +6,7 @@ import {
   PUBLISHED_HISTORY_MAX_BYTES,
   type PublishedHistory,
 } from './history-codec.js';
+import { SharedRead } from './shared-read.js';
 
 /** Where the leader's pool history is kept for every replica (and the next leader) to read. */
 export interface HistoryStore {
@@ -111,36 +112,33 @@ export class ConfigMapHistoryStore implements HistoryStore {
  * that fails keeps the last good history, so the charts never blank on one failed call.
  */
 export class PublishedHistoryReader {
-  private latest: PublishedHistory | undefined;
-  private readAt = Number.NEGATIVE_INFINITY;
-  private inFlight: Promise<PublishedHistory | undefined> | undefined;
+  private readonly shared: SharedRead<PublishedHistory | undefined>;
 
   constructor(
-    private readonly store: HistoryStore,
-    private readonly maxAgeMs: number,
+    store: HistoryStore,
+    maxAgeMs: number,
     /** Each read's outcome: the error, or undefined when it was read. */
-    private readonly onRead: (error: unknown) => void = () => {},
-  ) {}
+    onRead: (error: unknown) => void = () => {},
+  ) {
+    this.shared = new SharedRead({
+      read: () =>
+        store.load().then(
+          (history) => {
+            onRead(undefined);
+            return history;
+          },
+          (error: unknown) => {
+            onRead(error);
+            return this.shared.last();
+          },
+        ),
+      maxAgeMs,
+      // A follower's history is at most `maxAgeMs` behind the leader's: callers wait past it.
+      staleFactor: 1,
+    });
+  }
 
   read(): Promise<PublishedHistory | undefined> {
-    if (Date.now() - this.readAt < this.maxAgeMs) return Promise.resolve(this.latest);
-    this.inFlight ??= this.store
-      .load()
-      .then(
-        (history) => {
-          this.latest = history;
-          this.onRead(undefined);
-          return history;
-        },
-        (error: unknown) => {
-          this.onRead(error);
-          return this.latest;
-        },
-      )
-      .finally(() => {
-        this.readAt = Date.now();
-        this.inFlight = undefined;
-      });
-    return this.inFlight;
+    return this.shared.get();
   }
 }

@@ -14,6 +14,7 @@
 import type { ClusterHistory, PoolSample } from '@mgpu/shared';
 import type { PrometheusHttp, RangeSeries } from '../usage/prometheus-http.js';
 import { STALE_FACTOR } from '../usage/shared-reads.js';
+import { SharedRead } from './shared-read.js';
 
 /** A sample's figures that the console exports as a gauge per pool, and the gauge's name. */
 type ExportedFigure = Exclude<keyof PoolSample, 'pool' | 'computeUsedPercent'>;
@@ -50,11 +51,6 @@ interface PoolsAt {
   pools: PoolFigures[];
 }
 
-interface Read {
-  points: PoolsAt[] | null;
-  startedAt: number;
-}
-
 /** What a read asks for: the console's history's retention, a point every `stepMs`. */
 interface Range {
   stepMs: number;
@@ -63,13 +59,21 @@ interface Range {
 
 export class PrometheusHistory {
   private readonly now: () => number;
-  private readonly maxAgeMs: number;
-  private latest: Read | undefined;
-  private running: Promise<PoolsAt[] | null> | undefined;
+  /**
+   * One read shared by every caller for `maxAgeMs`, then served while the next one runs (the
+   * range is the same at every call: the console's history's settings).
+   */
+  private readonly points: SharedRead<PoolsAt[] | null, Range>;
 
   constructor(private readonly options: PrometheusHistoryOptions) {
     this.now = options.now ?? Date.now;
-    this.maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+    this.points = new SharedRead({
+      // Unreachable or refusing: the console's own history, as without Prometheus.
+      read: (range) => this.readPools(this.now(), range).catch(() => null),
+      maxAgeMs: options.maxAgeMs ?? DEFAULT_MAX_AGE_MS,
+      staleFactor: STALE_FACTOR,
+      now: this.now,
+    });
   }
 
   /**
@@ -83,35 +87,8 @@ export class PrometheusHistory {
     const fewest = Math.max(ring.intervalMs, ring.retentionMs / MAX_HISTORY_POINTS);
     // Prometheus's step is in seconds; whole seconds keep every read's points on one grid.
     const stepMs = Math.max(1, Math.ceil(fewest / 1000)) * 1000;
-    const points = await this.points({ stepMs, retentionMs: ring.retentionMs });
+    const points = await this.points.get({ stepMs, retentionMs: ring.retentionMs });
     return points ? historyWithUse(points, ring, stepMs) : null;
-  }
-
-  /**
-   * One read shared by every caller for `maxAgeMs`, then served while the next one runs (the
-   * range is the same at every call: the console's history's settings).
-   */
-  private points(range: Range): Promise<PoolsAt[] | null> {
-    const { latest } = this;
-    const age = latest ? this.now() - latest.startedAt : Number.POSITIVE_INFINITY;
-    if (latest && age < this.maxAgeMs) return Promise.resolve(latest.points);
-    const next = this.running ?? this.read(range);
-    if (latest && age < this.maxAgeMs * STALE_FACTOR) return Promise.resolve(latest.points);
-    return next;
-  }
-
-  private read(range: Range): Promise<PoolsAt[] | null> {
-    const startedAt = this.now();
-    const running = this.readPools(startedAt, range)
-      // Unreachable or refusing: the console's own history, as without Prometheus.
-      .catch(() => null)
-      .then((points) => {
-        this.latest = { points, startedAt };
-        this.running = undefined;
-        return points;
-      });
-    this.running = running;
-    return running;
   }
 
   private async readPools(now: number, range: Range): Promise<PoolsAt[] | null> {

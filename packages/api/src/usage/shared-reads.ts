@@ -13,23 +13,13 @@
  * never answers with figures from long ago).
  */
 import type { UsageReadings } from '@mgpu/shared';
+import { SharedRead } from '../live/shared-read.js';
 import type { UsageSource } from './usage-source.js';
 
 /** Up to this many times `maxAgeMs` old, a read is served while its successor runs. */
 export const STALE_FACTOR = 6;
 /** Windows kept at once: every page asks for one of a few; an odd one must not grow the map. */
 const WINDOWS_KEPT = 8;
-
-interface Read {
-  readings: UsageReadings;
-  startedAt: number;
-  version: unknown;
-}
-
-interface WindowReads {
-  latest?: Read;
-  running?: Promise<UsageReadings>;
-}
 
 export interface SharedUsageReadsOptions {
   source: Pick<UsageSource, 'version'>;
@@ -40,49 +30,33 @@ export interface SharedUsageReadsOptions {
   now?: () => number;
 }
 
+/** One `SharedRead` per window asked for. */
 export class SharedUsageReads {
-  private readonly windows = new Map<number, WindowReads>();
-  private readonly now: () => number;
+  private readonly windows = new Map<number, SharedRead<UsageReadings>>();
 
-  constructor(private readonly options: SharedUsageReadsOptions) {
-    this.now = options.now ?? Date.now;
-  }
+  constructor(private readonly options: SharedUsageReadsOptions) {}
 
   /** The readings over the last `windowSeconds`, shared as the header says. */
   read(windowSeconds: number): Promise<UsageReadings> {
-    const reads = this.windowReads(windowSeconds);
-    const version = this.options.source.version?.();
-    const { latest } = reads;
-    const age = latest ? this.now() - latest.startedAt : Number.POSITIVE_INFINITY;
-    const versioned = version !== undefined;
-    if (latest && (versioned ? latest.version === version : age < this.options.maxAgeMs))
-      return Promise.resolve(latest.readings);
-    const next = reads.running ?? this.start(windowSeconds, reads, version);
-    if (latest && !versioned && age < this.options.maxAgeMs * STALE_FACTOR)
-      return Promise.resolve(latest.readings);
-    return next;
+    return this.windowReads(windowSeconds).get();
   }
 
-  private windowReads(windowSeconds: number): WindowReads {
+  private windowReads(windowSeconds: number): SharedRead<UsageReadings> {
     const known = this.windows.get(windowSeconds);
     if (known) return known;
-    const fresh: WindowReads = {};
+    const { source, read, maxAgeMs, now } = this.options;
+    const fresh = new SharedRead<UsageReadings>({
+      read: () => read(windowSeconds),
+      maxAgeMs,
+      staleFactor: STALE_FACTOR,
+      version: () => source.version?.(),
+      ...(now ? { now } : {}),
+    });
     this.windows.set(windowSeconds, fresh);
     if (this.windows.size > WINDOWS_KEPT) {
       const [oldest] = this.windows.keys();
       if (oldest !== undefined) this.windows.delete(oldest);
     }
     return fresh;
-  }
-
-  private start(windowSeconds: number, reads: WindowReads, version: unknown) {
-    const startedAt = this.now();
-    const running = this.options.read(windowSeconds).then((readings) => {
-      reads.latest = { readings, startedAt, version };
-      reads.running = undefined;
-      return readings;
-    });
-    reads.running = running;
-    return running;
   }
 }

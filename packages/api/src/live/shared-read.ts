@@ -1,0 +1,74 @@
+/**
+ * One value many callers read, refreshed by one read at a time: the console's whole-cluster usage
+ * (per window), its pool history from Prometheus and the history a leader published are each read
+ * through one of these, so ten operators polling cost one read, not ten.
+ *
+ * A value is fresh for `maxAgeMs` from the start of its read or, when the source says when it
+ * changes (`version`), exactly while that version holds. Past fresh, callers still get the last
+ * value while the next read runs, until it is `staleFactor` times `maxAgeMs` old; after that they
+ * wait for the new one (a console nobody asked for a while never answers with figures from long
+ * ago). Callers during a read share it.
+ */
+export interface SharedReadOptions<T, A> {
+  /** Reads the source now. A rejection reaches the callers waiting for this read. */
+  read: (arg: A) => Promise<T>;
+  /** 0: every call waits for a read of its own (or joins one already running). */
+  maxAgeMs: number;
+  /** Up to this many times `maxAgeMs` old, the last value is served while the next read runs; 1: never. */
+  staleFactor: number;
+  /** The source's version now, when it has one: a value is then fresh while it is unchanged. */
+  version?: () => unknown;
+  now?: () => number;
+}
+
+interface Read<T> {
+  value: T;
+  startedAt: number;
+  version: unknown;
+}
+
+export class SharedRead<T, A = void> {
+  private latest: Read<T> | undefined;
+  private running: Promise<T> | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly options: SharedReadOptions<T, A>) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The value, shared as the header says; `arg` goes to a read this call starts. */
+  get(arg: A): Promise<T> {
+    const { maxAgeMs, staleFactor } = this.options;
+    const version = this.options.version?.();
+    const { latest } = this;
+    const age = latest ? this.now() - latest.startedAt : Number.POSITIVE_INFINITY;
+    const versioned = version !== undefined;
+    if (latest && (versioned ? latest.version === version : age < maxAgeMs))
+      return Promise.resolve(latest.value);
+    const next = this.running ?? this.start(arg, version);
+    if (latest && !versioned && age < maxAgeMs * staleFactor) return Promise.resolve(latest.value);
+    return next;
+  }
+
+  /** The last value read, if any (what a failed read may answer instead). */
+  last(): T | undefined {
+    return this.latest?.value;
+  }
+
+  private start(arg: A, version: unknown): Promise<T> {
+    const startedAt = this.now();
+    const running = this.options.read(arg).then(
+      (value) => {
+        this.latest = { value, startedAt, version };
+        this.running = undefined;
+        return value;
+      },
+      (error: unknown) => {
+        this.running = undefined;
+        throw error;
+      },
+    );
+    this.running = running;
+    return running;
+  }
+}
