@@ -22,7 +22,10 @@ import type { PendingState } from './pending-pods.js';
 
 const withheld = new WeakMap<PendingGroup, PendingGroup>();
 const cuts = new WeakMap<PendingGroup, Map<number, PendingGroup>>();
-const podLists = new WeakMap<PendingState, PendingPod[]>();
+/** Per state, the pod lists made for each set of visible groups: callers who see the same share one. */
+const podLists = new WeakMap<PendingState, Map<string, PendingPod[]>>();
+/** Distinct views kept per state: operators of a few teams, each with a namespace or not. */
+const VIEWS_KEPT = 32;
 
 /** `group` as an operator who may not list nodes sees it: rejection codes per node group only. */
 export function pendingGroupWithoutNodes(group: PendingGroup): PendingGroup {
@@ -57,32 +60,45 @@ export async function pendingGroupsFor(
   ctx: BffContext,
   namespace: string | undefined,
 ): Promise<readonly PendingGroup[]> {
-  const { groups } = await ctx.views.pending.current();
-  const wanted = namespace ? groups.filter((group) => group.namespace === namespace) : groups;
-  if (!ctx.operator) return wanted;
+  return (await visibleGroups(ctx, namespace)).groups;
+}
+
+async function visibleGroups(ctx: BffContext, namespace: string | undefined) {
+  const state = await ctx.views.pending.current();
+  const wanted = namespace
+    ? state.groups.filter((group) => group.namespace === namespace)
+    : state.groups;
+  if (!ctx.operator) return { state, groups: wanted, nodes: true };
   const [visible, nodes] = await Promise.all([visibleItems(ctx, wanted), seesNodes(ctx)]);
-  return nodes ? visible : visible.map(pendingGroupWithoutNodes);
+  return { state, groups: nodes ? visible : visible.map(pendingGroupWithoutNodes), nodes };
 }
 
 /**
  * Every pending pod the caller may see, one object per pod sharing its group's verdict (spec §8
  * `cluster.pending`). Built from validated groups, so marked as valid output: 1,500 pods are
- * not parsed again per call. Unfiltered, one list per state serves every caller: read-only.
+ * not parsed again per call. Every caller who sees the same groups of one state (everyone
+ * without per-user auth, a team's operators with it) shares one list and its one JSON text:
+ * read-only.
  */
 export async function pendingPodsFor(
   ctx: BffContext,
   namespace: string | undefined,
 ): Promise<PendingPod[]> {
-  if (!ctx.operator && !namespace) {
-    const state = await ctx.views.pending.current();
-    let pods = podLists.get(state);
-    if (pods === undefined) {
-      pods = preparedPods(podsOfPendingGroups(state.groups));
-      podLists.set(state, pods);
-    }
-    return pods;
+  const { state, groups, nodes } = await visibleGroups(ctx, namespace);
+  let lists = podLists.get(state);
+  if (lists === undefined) {
+    lists = new Map();
+    podLists.set(state, lists);
   }
-  return preparedPods(podsOfPendingGroups(await pendingGroupsFor(ctx, namespace)));
+  // A group's key names its namespace, workload and shape: the same keys, the same pods.
+  const seen = `${nodes ? 'nodes' : 'withheld'}\n${groups.map((group) => group.key).join('\n')}`;
+  let pods = lists.get(seen);
+  if (pods === undefined) {
+    pods = preparedPods(podsOfPendingGroups(groups));
+    if (lists.size >= VIEWS_KEPT) lists.clear();
+    lists.set(seen, pods);
+  }
+  return pods;
 }
 
 /**
