@@ -17,6 +17,7 @@ import {
 } from '@kubernetes/client-node';
 import { testTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './test-support/bff-harness.js';
 import {
   acceptingAfter,
   type ConsoleReplicas,
@@ -26,7 +27,6 @@ import {
   signOut,
   startConsoleReplicas,
   statusWith,
-  within,
 } from './test-support/console-replicas.js';
 
 const tier = testTier();
@@ -202,17 +202,25 @@ describe('two console replicas with --auth kubernetes on the real tier', {
       HANDOVER_BOUND_MS,
       // The follower shows the samples the Lease's holder published: one replica samples.
       (leader) =>
-        within(`history samples by the leader ${leader} on the follower`, 60_000, async () => {
-          const shown = await historyThrough(running().url('a'), cookie);
-          return shown.times.length > 0 && shown.sampledBy === leader ? true : undefined;
-        }),
+        eventually(
+          async () => {
+            const shown = await historyThrough(running().url('a'), cookie);
+            return shown.times.length > 0 && shown.sampledBy === leader;
+          },
+          `history samples by the leader ${leader} on the follower`,
+          600,
+        ),
     );
     // Samples taken after the leader died are the survivor's, and the history says so.
-    await within(`two samples by ${successor} after the leader died`, 60_000, async () => {
-      const shown = await historyThrough(running().proxy.url, cookie);
-      const after = shown.times.filter((at) => at > killedAt);
-      return after.length >= 2 && shown.sampledBy === successor ? true : undefined;
-    });
+    await eventually(
+      async () => {
+        const shown = await historyThrough(running().proxy.url, cookie);
+        const after = shown.times.filter((at) => at > killedAt);
+        return after.length >= 2 && shown.sampledBy === successor;
+      },
+      `two samples by ${successor} after the leader died`,
+      600,
+    );
     await running().start('b');
   });
 });

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { seedRequest } from '@mgpu/shared';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './test-support/bff-harness.js';
 import {
   acceptingAfter,
   type ConsoleReplicas,
@@ -25,7 +26,6 @@ import {
   startConsoleReplicas,
   statusWith,
   watchAllocations,
-  within,
 } from './test-support/console-replicas.js';
 import { type EmbeddedCluster, startEmbeddedCluster } from './test-support/embedded-cluster.js';
 
@@ -121,9 +121,7 @@ describe.skipIf(onRealTier())(
     it('resumes a stream cut by its replica on the other with Last-Event-ID, missing nothing', async () => {
       const cookie = await signIn(replicas.proxy.url, TOKEN);
       const first = watchAllocations(replicas.proxy.url, cookie);
-      await within('the first stream to send its snapshot', 60_000, async () =>
-        first.events() > 0 ? true : undefined,
-      );
+      await eventually(() => first.events() > 0, 'the first stream to send its snapshot', 600);
       const served = replicas.nameOf(replicas.proxy.answeredBy().at(-1) ?? '');
       expect(served).toBeDefined();
       const dead = served ?? 'a';
@@ -150,25 +148,26 @@ describe.skipIf(onRealTier())(
         ...(lastEventId ? { lastEventId } : {}),
       });
       try {
-        await within(`${name}'s allocations on the resumed stream`, 90_000, async () =>
-          [...resumed.records.values()].some((record) => record.pod.startsWith(`${name}-`))
-            ? true
-            : undefined,
+        await eventually(
+          () => [...resumed.records.values()].some((record) => record.pod.startsWith(`${name}-`)),
+          `${name}'s allocations on the resumed stream`,
+          900,
         );
         expect(resumed.status()).toBe(200);
         expect(replicas.nameOf(replicas.proxy.answeredBy().at(-1) ?? '')).toBe(survivor);
         // No gap: what the resumed page holds is what a fresh page on the survivor gets.
-        await within('the resumed records to equal a fresh snapshot', 60_000, async () => {
-          const fresh = watchAllocations(replicas.url(survivor), cookie);
-          await within('a fresh snapshot', 30_000, async () =>
-            fresh.events() > 0 ? true : undefined,
-          );
-          await fresh.close();
-          const held = [...resumed.records.keys()].sort();
-          return JSON.stringify(held) === JSON.stringify([...fresh.records.keys()].sort())
-            ? true
-            : undefined;
-        });
+        // Each try opens a stream and waits for its snapshot: 60 tries are about a minute.
+        await eventually(
+          async () => {
+            const fresh = watchAllocations(replicas.url(survivor), cookie);
+            await eventually(() => fresh.events() > 0, 'a fresh snapshot', 300);
+            await fresh.close();
+            const held = [...resumed.records.keys()].sort();
+            return JSON.stringify(held) === JSON.stringify([...fresh.records.keys()].sort());
+          },
+          'the resumed records to equal a fresh snapshot',
+          60,
+        );
       } finally {
         await resumed.close();
         await replicas.start(dead);
@@ -188,21 +187,25 @@ describe.skipIf(onRealTier())(
         // The follower answers with the samples the Lease's holder took and published: one
         // replica samples, not each on its own.
         (leader) =>
-          within(`history samples by the leader ${leader} on the follower`, 60_000, async () => {
-            const shown = await historyThrough(replicas.url('a'), cookie);
-            return shown.times.length > 0 && shown.sampledBy === leader ? true : undefined;
-          }),
+          eventually(
+            async () => {
+              const shown = await historyThrough(replicas.url('a'), cookie);
+              return shown.times.length > 0 && shown.sampledBy === leader;
+            },
+            `history samples by the leader ${leader} on the follower`,
+            600,
+          ),
       );
       // Samples taken after the leader died are the survivor's, and the history says so.
       let last: Awaited<ReturnType<typeof historyThrough>> | undefined;
-      await within(
-        () => `two samples by ${successor} after the leader died (last: ${JSON.stringify(last)})`,
-        60_000,
+      await eventually(
         async () => {
           last = await historyThrough(replicas.proxy.url, cookie);
           const after = last.times.filter((at) => at > killedAt);
-          return after.length >= 2 && last.sampledBy === successor ? true : undefined;
+          return after.length >= 2 && last.sampledBy === successor;
         },
+        () => `two samples by ${successor} after the leader died (last: ${JSON.stringify(last)})`,
+        600,
       );
       await replicas.start('b');
     });

@@ -325,10 +325,14 @@ export const withCompute = (request: WorkloadRequest, compute: string): Workload
   ),
 });
 
-/** Polls until `read` returns something truthy (the cluster converges asynchronously). */
+/**
+ * Polls until `read` returns something truthy (the cluster converges asynchronously), every
+ * 100 ms, `tries` times: a bound against a hang, never a measurement. `what` may be a function
+ * so the failure can say what was last seen.
+ */
 export async function eventually<T>(
   read: () => Promise<T | undefined> | T | undefined,
-  what: string,
+  what: string | (() => string),
   tries = 400,
 ): Promise<T> {
   for (let attempt = 0; attempt < tries; attempt++) {
@@ -336,7 +340,7 @@ export async function eventually<T>(
     if (value) return value;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`timed out waiting for ${what}`);
+  throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
 }
 
 /** A caller's subscription yields tRPC's tracked envelope `[id, data]`: its data. */

@@ -10,6 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { AllocationEvent, AllocationRecord } from '@mgpu/shared';
+import { eventually } from './bff-harness.js';
 import { type ConsoleProcess, startConsoleProcess } from './console-process.js';
 import { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
 
@@ -145,24 +146,6 @@ export async function historyThrough(
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `check` until it returns a value; a bound against a hang, never a measurement. */
-export async function within<T>(
-  what: string | (() => string),
-  timeoutMs: number,
-  check: () => Promise<T | undefined>,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline)
-      throw new Error(
-        `not within ${timeoutMs / 1000} s: ${typeof what === 'string' ? what : what()}`,
-      );
-    await delay(200);
-  }
-}
-
 export interface LeaseRecord {
   holder: string;
   renewTime: string;
@@ -195,21 +178,25 @@ export async function liveHolder(
   let failure = '';
   const what = () =>
     `a live holder of Lease ${namespace}/${name} (last read: ${last ? JSON.stringify(last) : failure})`;
-  return within(what, timeoutMs, async () => {
-    const now = await readLease(kubeConfig, namespace, name).catch((error: unknown) => {
-      failure = String(error).slice(0, 300);
-      return undefined;
-    });
-    const before = last;
-    last = now;
-    if (!now?.holder || now.holder === not) return undefined;
-    if (before?.holder !== now.holder || before.renewTime === now.renewTime) {
-      // Renewals come every retry period (2 s): look again after one.
-      await delay(2_500);
-      return undefined;
-    }
-    return now.holder;
-  });
+  return eventually(
+    async () => {
+      const now = await readLease(kubeConfig, namespace, name).catch((error: unknown) => {
+        failure = String(error).slice(0, 300);
+        return undefined;
+      });
+      const before = last;
+      last = now;
+      if (!now?.holder || now.holder === not) return undefined;
+      if (before?.holder !== now.holder || before.renewTime === now.renewTime) {
+        // Renewals come every retry period (2 s): look again after one.
+        await delay(2_500);
+        return undefined;
+      }
+      return now.holder;
+    },
+    what,
+    timeoutMs / 100,
+  );
 }
 
 /**
