@@ -17,12 +17,15 @@ import {
 } from '@kubernetes/client-node';
 import { testTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConsoleObjects } from './replicas/console-objects.js';
 import { eventually } from './test-support/bff-harness.js';
 import {
   acceptingAfter,
   type ConsoleReplicas,
   historyThrough,
   killLeader,
+  type ReplicaSettings,
+  replicaObjects,
   signIn,
   signOut,
   startConsoleReplicas,
@@ -37,7 +40,6 @@ const suffix = randomBytes(3).toString('hex');
 const instance = `replicas-${suffix}`;
 /** The consoles' own namespace, as the chart's release namespace. */
 const namespace = `replicas-${suffix}`;
-const lease = `${instance}-leader`;
 const account = 'operator';
 const username = `system:serviceaccount:${namespace}:${account}`;
 const nodeReader = `${instance}-nodes`;
@@ -61,7 +63,11 @@ const running = () => {
 };
 
 /** The chart's Role (templates/role.yaml) and sign-outs Secret for the console's user, in its namespace. */
-async function grantConsoleState(rbac: RbacAuthorizationV1Api, consoleName: string) {
+async function grantConsoleState(
+  rbac: RbacAuthorizationV1Api,
+  consoleName: string,
+  { lease, revokedSessions, poolHistory }: ConsoleObjects,
+) {
   const named = (resources: string[], apiGroup: string, name: string) => ({
     apiGroups: [apiGroup],
     resources,
@@ -74,8 +80,8 @@ async function grantConsoleState(rbac: RbacAuthorizationV1Api, consoleName: stri
       metadata: { name: `${instance}-state` },
       rules: [
         named(['leases'], 'coordination.k8s.io', lease),
-        named(['secrets'], '', `${instance}-revoked-sessions`),
-        named(['configmaps'], '', `${instance}-pool-history`),
+        named(['secrets'], '', revokedSessions),
+        named(['configmaps'], '', poolHistory),
         { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
         { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
       ],
@@ -84,7 +90,7 @@ async function grantConsoleState(rbac: RbacAuthorizationV1Api, consoleName: stri
   // As the chart does (templates/revoked-sessions.yaml): the console may create no Secret.
   await admin.makeApiClient(CoreV1Api).createNamespacedSecret({
     namespace,
-    body: { metadata: { name: `${instance}-revoked-sessions` }, type: 'Opaque' },
+    body: { metadata: { name: revokedSessions }, type: 'Opaque' },
   });
   await rbac.createNamespacedRoleBinding({
     namespace,
@@ -98,6 +104,13 @@ async function grantConsoleState(rbac: RbacAuthorizationV1Api, consoleName: stri
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mgpu-replicas-real-'));
+  const settings: ReplicaSettings = {
+    dir,
+    kubeconfig: tier.kubeconfig,
+    namespace,
+    instance,
+    access: ['--auth', 'kubernetes'],
+  };
   const core = admin.makeApiClient(CoreV1Api);
   const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
   const self = await consoleUser.makeApiClient(AuthenticationV1Api).createSelfSubjectReview({
@@ -107,7 +120,7 @@ beforeAll(async () => {
   if (!consoleName) throw new Error('the console user has no name');
 
   await core.createNamespace({ body: { metadata: { name: namespace } } });
-  await grantConsoleState(rbac, consoleName);
+  await grantConsoleState(rbac, consoleName, await replicaObjects(settings));
   // The operator: a service account that may list nodes (the pool history shows them).
   await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: account } } });
   await rbac.createClusterRole({
@@ -131,16 +144,7 @@ beforeAll(async () => {
   token = issued.status?.token ?? '';
   expect(token).not.toBe('');
 
-  replicas = await startConsoleReplicas(dir, [
-    '--kubeconfig',
-    tier.kubeconfig,
-    '--auth',
-    'kubernetes',
-    '--console-namespace',
-    namespace,
-    '--instance-name',
-    instance,
-  ]);
+  replicas = await startConsoleReplicas(settings);
 }, 180_000);
 
 afterAll(async () => {
@@ -197,8 +201,6 @@ describe('two console replicas with --auth kubernetes on the real tier', {
     const { successor, killedAt } = await killLeader(
       running(),
       admin,
-      namespace,
-      lease,
       HANDOVER_BOUND_MS,
       // The follower shows the samples the Lease's holder published: one replica samples.
       (leader) =>

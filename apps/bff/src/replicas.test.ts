@@ -33,7 +33,6 @@ import { type EmbeddedCluster, startEmbeddedCluster } from './test-support/embed
 const TOKEN = randomBytes(24).toString('base64');
 const instance = `replicas-${randomBytes(3).toString('hex')}`;
 const namespace = 'default';
-const lease = `${instance}-leader`;
 /** client-go's default lease duration is 15 s; a busy 2-core machine gets twice that. */
 const HANDOVER_BOUND_MS = 30_000;
 /** The issue's contract: a sign-out on any replica is refused by every replica within 5 s. */
@@ -49,16 +48,13 @@ beforeAll(async () => {
   cluster = await startEmbeddedCluster({ log: () => {} });
   const kubeconfig = join(dir, 'kubeconfig');
   await cluster.writeKubeconfig(kubeconfig);
-  replicas = await startConsoleReplicas(dir, [
-    '--kubeconfig',
+  replicas = await startConsoleReplicas({
+    dir,
     kubeconfig,
-    '--token',
-    TOKEN,
-    '--console-namespace',
     namespace,
-    '--instance-name',
     instance,
-  ]);
+    access: ['--token', TOKEN],
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -181,8 +177,6 @@ describe.skipIf(onRealTier())(
       const { successor, killedAt } = await killLeader(
         replicas,
         admin,
-        namespace,
-        lease,
         HANDOVER_BOUND_MS,
         // The follower answers with the samples the Lease's holder took and published: one
         // replica samples, not each on its own.

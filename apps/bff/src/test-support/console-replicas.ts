@@ -9,15 +9,41 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { connectCluster } from '@mgpu/api';
 import type { AllocationEvent, AllocationRecord } from '@mgpu/shared';
+import { type ConsoleObjects, consoleObjectsOf } from '../replicas/console-objects.js';
 import { eventually } from './bff-harness.js';
 import { type ConsoleProcess, startConsoleProcess } from './console-process.js';
 import { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
 
 export type ReplicaName = 'a' | 'b';
 
+/** What both replicas are started with, as the chart starts both pods of a release. */
+export interface ReplicaSettings {
+  /** The test's own folder: the session key file is written there. */
+  dir: string;
+  kubeconfig: string;
+  /** `--console-namespace`: where the replicas' shared objects are. */
+  namespace: string;
+  /** `--instance-name`: what those objects are named after. */
+  instance: string;
+  /** How operators get in: `['--token', token]` or `['--auth', 'kubernetes']`. */
+  access: readonly string[];
+}
+
+/** The Lease, sign-outs Secret and history ConfigMap the replicas share, as the console names them. */
+export async function replicaObjects(settings: ReplicaSettings): Promise<ConsoleObjects> {
+  const connection = await connectCluster({ kubeconfig: settings.kubeconfig });
+  return consoleObjectsOf({
+    connection,
+    consoleNamespace: settings.namespace,
+    instanceName: settings.instance,
+  });
+}
+
 export interface ConsoleReplicas {
   proxy: RoundRobinProxy;
+  objects: ConsoleObjects;
   /** A replica's own URL (it changes when it restarts: port 0). */
   url(name: ReplicaName): string;
   /** The replica that answers at `url`, if one of them does. */
@@ -32,17 +58,27 @@ export interface ConsoleReplicas {
 }
 
 /**
- * Starts replicas `a` and `b` with `args` plus a session key file of their own in `dir` (one
- * line of `openssl rand -base64 48`'s length) and the proxy's origin.
+ * Starts replicas `a` and `b` with `settings`, a session key file of their own in its folder
+ * (one line of `openssl rand -base64 48`'s length) and the proxy's origin.
  */
-export async function startConsoleReplicas(
-  dir: string,
-  args: readonly string[],
-): Promise<ConsoleReplicas> {
-  const keyFile = join(dir, 'session-key');
+export async function startConsoleReplicas(settings: ReplicaSettings): Promise<ConsoleReplicas> {
+  const objects = await replicaObjects(settings);
+  const keyFile = join(settings.dir, 'session-key');
   await writeFile(keyFile, `${randomBytes(48).toString('base64')}\n`, { mode: 0o600 });
   const proxy = await startRoundRobinProxy();
-  const flags = [...args, '--session-key-file', keyFile, '--allowed-origin', proxy.url];
+  const flags = [
+    '--kubeconfig',
+    settings.kubeconfig,
+    ...settings.access,
+    '--console-namespace',
+    settings.namespace,
+    '--instance-name',
+    settings.instance,
+    '--session-key-file',
+    keyFile,
+    '--allowed-origin',
+    proxy.url,
+  ];
   const running = new Map<ReplicaName, { process: ConsoleProcess; url: string }>();
   const endpoints = () => proxy.setEndpoints([...running.values()].map((replica) => replica.url));
   const start = async (name: ReplicaName) => {
@@ -71,6 +107,7 @@ export async function startConsoleReplicas(
   }
   return {
     proxy,
+    objects,
     url: (name) => replica(name).url,
     nameOf: (url) => [...running].find(([, found]) => found.url === url)?.[0],
     stop,
@@ -299,11 +336,10 @@ export async function acceptingAfter(
 export async function killLeader(
   replicas: ConsoleReplicas,
   kubeConfig: KubeConfig,
-  namespace: string,
-  lease: string,
   handoverMs: number,
   whileBLeads: (leader: string) => Promise<unknown> = async () => {},
 ) {
+  const { namespace, lease } = replicas.objects;
   await replicas.stop('a', 'SIGKILL');
   const leader = await liveHolder(kubeConfig, namespace, lease, handoverMs * 2);
   await replicas.start('a');
