@@ -1,4 +1,3 @@
-import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { Operator } from '@mgpu/api';
 import type {
   PendingGroupEvent,
@@ -33,7 +32,7 @@ if (!onRealTier())
     'filtered-reads.real.test.ts runs on the real tier: tools/kube/with-real-cluster.sh',
   );
 
-const { harness, cleanups, callerFor, watchAllocations } = startOperatorTest();
+const { harness, cleanups, callerFor, watchAllocations, twoTeams } = startOperatorTest();
 
 async function forbiddenMessage(promise: Promise<unknown>): Promise<string> {
   try {
@@ -52,30 +51,11 @@ describe('filtered reads by the operator’s RBAC (real tier)', () => {
   let alice: ServiceAccountOperator;
   let bob: ServiceAccountOperator;
   let carol: ServiceAccountOperator;
-  const nodeReader = uniqueName('mgpu-node-reader');
 
   beforeAll(async () => {
     const admin = harness.adminKubeConfig;
-    const core = admin.makeApiClient(CoreV1Api);
-    const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
-    teamA = uniqueName('team-a');
-    teamB = uniqueName('team-b');
-    for (const namespace of [teamA, teamB]) {
-      await core.createNamespace({ body: { metadata: { name: namespace } } });
-      cleanups.push(async () => {
-        await core.deleteNamespace({ name: namespace });
-      });
-    }
-    // `view` has no nodes (they are cluster-scoped): the cluster-wide figures need a role of their own.
-    await rbac.createClusterRole({
-      body: {
-        metadata: { name: nodeReader },
-        rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }],
-      },
-    });
-    cleanups.push(async () => {
-      await rbac.deleteClusterRole({ name: nodeReader });
-    });
+    const teams = await twoTeams('team');
+    ({ teamA, teamB } = teams);
     // alice: edit in team-a only. bob: view everywhere and the nodes. carol: edit in team-a
     // and the nodes (sees shared cards whole, but not team-b's pods on them).
     alice = await serviceAccountOperator(admin, teamA, 'alice');
@@ -88,21 +68,9 @@ describe('filtered reads by the operator’s RBAC (real tier)', () => {
     );
     await alice.bind('edit', teamA);
     await bob.bind('view');
-    await bob.bind(nodeReader);
+    await bob.bind(teams.nodeReader);
     await carol.bind('edit', teamA);
-    await carol.bind(nodeReader);
-    for (const namespace of [teamA, teamB])
-      await harness.caller.workload.create({
-        request: seedRequest(uniqueName('filtered'), { namespace }),
-        clientRequestId: uniqueName('c'),
-        lang: 'en',
-      });
-    await eventually(() => {
-      const namespaces = new Set(
-        harness.bff.context.allocations.snapshot().map((record) => record.namespace),
-      );
-      return namespaces.has(teamA) && namespaces.has(teamB);
-    }, 'allocation records in both teams’ namespaces');
+    await carol.bind(teams.nodeReader);
   });
 
   it('each operator’s allocation stream carries only their namespaces', async () => {

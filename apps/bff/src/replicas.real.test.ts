@@ -31,6 +31,11 @@ import {
   startConsoleReplicas,
   statusWith,
 } from './test-support/console-replicas.js';
+import {
+  createNamespaces,
+  createNodeReader,
+  serviceAccountOperator,
+} from './test-support/operators.js';
 
 const tier = testTier();
 if (tier.kind !== 'real')
@@ -56,6 +61,8 @@ let dir = '';
 let replicas: ConsoleReplicas | undefined;
 /** The operator's service-account token, from the TokenRequest API. */
 let token = '';
+/** What beforeAll made in the cluster, undone last first. */
+const cleanups: (() => Promise<void>)[] = [];
 
 const running = () => {
   if (!replicas) throw new Error('the replicas did not start');
@@ -111,7 +118,6 @@ beforeAll(async () => {
     instance,
     access: ['--auth', 'kubernetes'],
   };
-  const core = admin.makeApiClient(CoreV1Api);
   const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
   const self = await consoleUser.makeApiClient(AuthenticationV1Api).createSelfSubjectReview({
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
@@ -119,43 +125,20 @@ beforeAll(async () => {
   const consoleName = self.status?.userInfo?.username;
   if (!consoleName) throw new Error('the console user has no name');
 
-  await core.createNamespace({ body: { metadata: { name: namespace } } });
+  cleanups.push(await createNamespaces(admin, [namespace]));
   await grantConsoleState(rbac, consoleName, await replicaObjects(settings));
   // The operator: a service account that may list nodes (the pool history shows them).
-  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: account } } });
-  await rbac.createClusterRole({
-    body: {
-      metadata: { name: nodeReader },
-      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }],
-    },
-  });
-  await rbac.createClusterRoleBinding({
-    body: {
-      metadata: { name: nodeReader },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: nodeReader },
-      subjects: [{ kind: 'ServiceAccount', name: account, namespace }],
-    },
-  });
-  const issued = await core.createNamespacedServiceAccountToken({
-    name: account,
-    namespace,
-    body: { spec: { audiences: [], expirationSeconds: 3600 } },
-  });
-  token = issued.status?.token ?? '';
-  expect(token).not.toBe('');
+  const operator = await serviceAccountOperator(admin, namespace, account);
+  cleanups.push(await createNodeReader(admin, nodeReader), () => operator.delete());
+  await operator.bind(nodeReader);
+  token = operator.token;
 
   replicas = await startConsoleReplicas(settings);
 }, 180_000);
 
 afterAll(async () => {
   await replicas?.close();
-  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
-  await rbac.deleteClusterRoleBinding({ name: nodeReader }).catch(() => undefined);
-  await rbac.deleteClusterRole({ name: nodeReader }).catch(() => undefined);
-  await admin
-    .makeApiClient(CoreV1Api)
-    .deleteNamespace({ name: namespace })
-    .catch(() => undefined);
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   await rm(dir, { recursive: true, force: true });
 }, 60_000);
 

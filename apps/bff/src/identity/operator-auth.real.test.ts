@@ -5,7 +5,7 @@
  * account bound to `edit` in the first only, its token from the TokenRequest API.
  */
 import http from 'node:http';
-import { AppsV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,6 +15,7 @@ import {
   uniqueName,
 } from '../test-support/bff-harness.js';
 import { capturedLog } from '../test-support/captured-log.js';
+import { createNamespaces, serviceAccountOperator } from '../test-support/operators.js';
 
 if (!onRealTier())
   throw new Error(
@@ -27,6 +28,7 @@ const account = 'alice';
 const username = `system:serviceaccount:${ownNamespace}:${account}`;
 let harness: BffHarness;
 let token: string;
+let deleteNamespaces: (() => Promise<void>) | undefined;
 const log = capturedLog();
 const logLines = log.lines;
 
@@ -38,34 +40,14 @@ beforeAll(async () => {
     // of the stream transport's ticks; the tests wait for it, they do not time it.
     bearerReviewSeconds: 1,
   });
-  const core = harness.adminKubeConfig.makeApiClient(CoreV1Api);
-  const rbac = harness.adminKubeConfig.makeApiClient(RbacAuthorizationV1Api);
-  for (const name of [ownNamespace, otherNamespace])
-    await core.createNamespace({ body: { metadata: { name } } });
-  await core.createNamespacedServiceAccount({
-    namespace: ownNamespace,
-    body: { metadata: { name: account } },
-  });
-  await rbac.createNamespacedRoleBinding({
-    namespace: ownNamespace,
-    body: {
-      metadata: { name: `${account}-edit` },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
-      subjects: [{ kind: 'ServiceAccount', name: account, namespace: ownNamespace }],
-    },
-  });
-  const issued = await core.createNamespacedServiceAccountToken({
-    name: account,
-    namespace: ownNamespace,
-    body: { spec: { audiences: [], expirationSeconds: 3600 } },
-  });
-  token = issued.status?.token ?? '';
-  expect(token).not.toBe('');
+  const admin = harness.adminKubeConfig;
+  deleteNamespaces = await createNamespaces(admin, [ownNamespace, otherNamespace]);
+  const alice = await serviceAccountOperator(admin, ownNamespace, account);
+  await alice.bind('edit', ownNamespace);
+  token = alice.token;
 });
 afterAll(async () => {
-  const core = harness?.adminKubeConfig.makeApiClient(CoreV1Api);
-  for (const name of [ownNamespace, otherNamespace])
-    await core?.deleteNamespace({ name }).catch(() => undefined);
+  await deleteNamespaces?.();
   await harness?.close();
 });
 

@@ -5,10 +5,11 @@
  * `view` in its own namespace only, its token from the TokenRequest API.
  */
 import http from 'node:http';
-import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BffHarness, startHarness, uniqueName } from '../test-support/bff-harness.js';
+import { createNamespaces, serviceAccountOperator } from '../test-support/operators.js';
 
 if (!onRealTier())
   throw new Error(
@@ -21,14 +22,15 @@ const account = 'reader';
 const pod = 'diagnosed';
 let harness: BffHarness;
 let token: string;
+let deleteNamespaces: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   harness = await startHarness({ auth: 'kubernetes' });
-  const core = harness.adminKubeConfig.makeApiClient(CoreV1Api);
-  const rbac = harness.adminKubeConfig.makeApiClient(RbacAuthorizationV1Api);
-  for (const namespace of [ownNamespace, otherNamespace]) {
-    await core.createNamespace({ body: { metadata: { name: namespace } } });
-    // A pod no scheduler takes: it only has to exist to be read, or refused.
+  const admin = harness.adminKubeConfig;
+  const core = admin.makeApiClient(CoreV1Api);
+  deleteNamespaces = await createNamespaces(admin, [ownNamespace, otherNamespace]);
+  // A pod no scheduler takes: it only has to exist to be read, or refused.
+  for (const namespace of [ownNamespace, otherNamespace])
     await core.createNamespacedPod({
       namespace,
       body: {
@@ -36,31 +38,12 @@ beforeAll(async () => {
         spec: { schedulerName: 'nobody', containers: [{ name: 'main', image: 'busybox' }] },
       },
     });
-  }
-  await core.createNamespacedServiceAccount({
-    namespace: ownNamespace,
-    body: { metadata: { name: account } },
-  });
-  await rbac.createNamespacedRoleBinding({
-    namespace: ownNamespace,
-    body: {
-      metadata: { name: `${account}-view` },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
-      subjects: [{ kind: 'ServiceAccount', name: account, namespace: ownNamespace }],
-    },
-  });
-  const issued = await core.createNamespacedServiceAccountToken({
-    name: account,
-    namespace: ownNamespace,
-    body: { spec: { audiences: [], expirationSeconds: 3600 } },
-  });
-  token = issued.status?.token ?? '';
-  expect(token).not.toBe('');
+  const reader = await serviceAccountOperator(admin, ownNamespace, account);
+  await reader.bind('view', ownNamespace);
+  token = reader.token;
 });
 afterAll(async () => {
-  const core = harness?.adminKubeConfig.makeApiClient(CoreV1Api);
-  for (const name of [ownNamespace, otherNamespace])
-    await core?.deleteNamespace({ name }).catch(() => undefined);
+  await deleteNamespaces?.();
   await harness?.close();
 });
 

@@ -17,7 +17,14 @@ import {
   operatorKubeConfig,
 } from '@mgpu/api';
 import type { AllocationEvent, AllocationRecord } from '@mgpu/shared';
-import { type BffHarness, startBffTest, trackedData } from './bff-harness.js';
+import {
+  type BffHarness,
+  eventually,
+  seedRequest,
+  startBffTest,
+  trackedData,
+  uniqueName,
+} from './bff-harness.js';
 
 /** Each operator's cluster client, as the server keeps one per session. */
 const operatorClients = new WeakMap<Operator, ClusterClient>();
@@ -78,6 +85,8 @@ export function operatorWithToken(
 /** A service account the test owns, its operator (token from the TokenRequest API) and bindings. */
 export interface ServiceAccountOperator {
   operator: Operator;
+  /** Its bearer token, for a sign-in or a script's request over HTTP. */
+  token: string;
   /** Binds `clusterRole` to this account in `namespace`, or cluster-wide without one; returns the unbind. */
   bind(clusterRole: string, namespace?: string): Promise<() => Promise<void>>;
   delete(): Promise<void>;
@@ -108,6 +117,7 @@ export async function serviceAccountOperator(
   const bindings: (() => Promise<void>)[] = [];
   return {
     operator,
+    token,
     async bind(clusterRole, bindingNamespace) {
       const bindingName = `${name}-${clusterRole}`;
       const roleRef = {
@@ -144,6 +154,38 @@ export async function serviceAccountOperator(
   };
 }
 
+/** Creates namespaces `names` as `admin`; the returned function deletes them and what is in them. */
+export async function createNamespaces(
+  admin: KubeConfig,
+  names: readonly string[],
+): Promise<() => Promise<void>> {
+  const core = admin.makeApiClient(CoreV1Api);
+  for (const name of names) await core.createNamespace({ body: { metadata: { name } } });
+  return async () => {
+    for (const name of names) await core.deleteNamespace({ name }).catch(() => undefined);
+  };
+}
+
+/**
+ * ClusterRole `name`, which may read nodes: `view` and `edit` have none (nodes are
+ * cluster-scoped), and the cluster-wide figures need them. Returns its delete.
+ */
+export async function createNodeReader(
+  admin: KubeConfig,
+  name: string,
+): Promise<() => Promise<void>> {
+  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+  await rbac.createClusterRole({
+    body: {
+      metadata: { name },
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }],
+    },
+  });
+  return async () => {
+    await rbac.deleteClusterRole({ name }).catch(() => undefined);
+  };
+}
+
 /**
  * The filtered-read tests' set-up: the file's BFF with a short review cache (a revocation shows
  * quickly; the tests poll, they do not time it), callers and allocation streams as an operator,
@@ -161,6 +203,31 @@ export function startOperatorTest() {
       const watched = await watchAllocationsAs(harness.bff.context, operator);
       cleanups.push(() => watched.stop());
       return watched;
+    },
+    /**
+     * Two teams' namespaces of the file's own (`<prefix>-a`, `<prefix>-b`), a seed workload in
+     * each with its allocations recorded, and a ClusterRole that may read nodes; all removed
+     * after the file's tests.
+     */
+    async twoTeams(prefix: string) {
+      const admin = harness.adminKubeConfig;
+      const [teamA, teamB] = [uniqueName(`${prefix}-a`), uniqueName(`${prefix}-b`)];
+      cleanups.push(await createNamespaces(admin, [teamA, teamB]));
+      const nodeReader = uniqueName(`mgpu-${prefix}-node-reader`);
+      cleanups.push(await createNodeReader(admin, nodeReader));
+      for (const namespace of [teamA, teamB])
+        await harness.caller.workload.create({
+          request: seedRequest(uniqueName(prefix), { namespace }),
+          clientRequestId: uniqueName('c'),
+          lang: 'en',
+        });
+      await eventually(() => {
+        const namespaces = new Set(
+          harness.bff.context.allocations.snapshot().map((record) => record.namespace),
+        );
+        return namespaces.has(teamA) && namespaces.has(teamB);
+      }, 'allocation records in both teams’ namespaces');
+      return { teamA, teamB, nodeReader };
     },
   };
 }

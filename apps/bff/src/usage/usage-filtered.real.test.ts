@@ -1,7 +1,5 @@
-import { CoreV1Api, RbacAuthorizationV1Api, type V1ClusterRole } from '@kubernetes/client-node';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eventually, seedRequest, uniqueName } from '../test-support/bff-harness.js';
 import {
   type ServiceAccountOperator,
   serviceAccountOperator,
@@ -22,31 +20,18 @@ if (!onRealTier())
     'usage-filtered.real.test.ts runs on the real tier: tools/kube/with-real-cluster.sh',
   );
 
-const { harness, cleanups, callerFor } = startOperatorTest();
+const { harness, cleanups, callerFor, twoTeams } = startOperatorTest();
 
 describe('usage cut to the operator’s namespaces (real tier)', () => {
   let teamA: string;
   let teamB: string;
   let alice: ServiceAccountOperator;
   let carol: ServiceAccountOperator;
-  const nodeReader = uniqueName('mgpu-usage-node-reader');
 
   beforeAll(async () => {
     const admin = harness.adminKubeConfig;
-    const core = admin.makeApiClient(CoreV1Api);
-    const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
-    teamA = uniqueName('usage-a');
-    teamB = uniqueName('usage-b');
-    for (const namespace of [teamA, teamB]) {
-      await core.createNamespace({ body: { metadata: { name: namespace } } });
-      cleanups.push(() => core.deleteNamespace({ name: namespace }));
-    }
-    const role: V1ClusterRole = {
-      metadata: { name: nodeReader },
-      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }],
-    };
-    await rbac.createClusterRole({ body: role });
-    cleanups.push(() => rbac.deleteClusterRole({ name: nodeReader }));
+    const teams = await twoTeams('usage');
+    ({ teamA, teamB } = teams);
     // alice: edit in team-a only. carol: the same and the nodes (sees cards, not team-b's pods).
     alice = await serviceAccountOperator(admin, teamA, 'alice');
     carol = await serviceAccountOperator(admin, teamA, 'carol');
@@ -56,19 +41,7 @@ describe('usage cut to the operator’s namespaces (real tier)', () => {
     );
     await alice.bind('edit', teamA);
     await carol.bind('edit', teamA);
-    await carol.bind(nodeReader);
-    for (const namespace of [teamA, teamB])
-      await harness.caller.workload.create({
-        request: seedRequest(uniqueName('usage'), { namespace }),
-        clientRequestId: uniqueName('c'),
-        lang: 'en',
-      });
-    await eventually(() => {
-      const namespaces = new Set(
-        harness.bff.context.allocations.snapshot().map((record) => record.namespace),
-      );
-      return namespaces.has(teamA) && namespaces.has(teamB);
-    }, 'allocation records in both teams’ namespaces');
+    await carol.bind(teams.nodeReader);
   });
 
   it('lists only the operator’s namespaces’ workloads and teams', async () => {
