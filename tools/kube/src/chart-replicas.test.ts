@@ -5,7 +5,6 @@
 // and at nothing else. Pods do not run here (no kubelet), so where a pod would run, the test
 // starts the console as the pod would (chart-support.ts). Runs under
 // tools/kube/with-real-cluster.sh.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,12 +13,21 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  authModeValues,
   CHART,
+  canIAs,
+  chartServiceAccount,
   consoleContainer,
+  consoleEnvValues,
+  deploymentOf,
+  FULLNAME,
   helmIn,
   layOutPod,
+  RELEASE,
+  renderChart,
   renderedDeployment,
   renderedObjects,
+  testNamespace,
 } from './chart-support.js';
 import { type ConsoleProcess, startConsoleProcess } from './console-process.js';
 import { buildBinaries } from './control-plane.js';
@@ -32,75 +40,34 @@ import {
   kubectlJson,
 } from './test-support.js';
 
-const namespace = `replicas-${randomBytes(3).toString('hex')}`;
-const release = 'console';
-const fullname = `${release}-mgpu-console`;
-const serviceAccount = `system:serviceaccount:${namespace}:${fullname}`;
-const sessionKeySecret = `${fullname}-session-key`;
+const namespace = testNamespace('replicas');
+const sessionKeySecret = `${FULLNAME}-session-key`;
 // The console's own objects (design: `<MGPU_INSTANCE_NAME>-…` in MGPU_CONSOLE_NAMESPACE).
-const lease = `leases.coordination.k8s.io/${fullname}-leader`;
-const revocations = `secrets/${fullname}-revoked-sessions`;
-const history = `configmaps/${fullname}-pool-history`;
+const lease = `leases.coordination.k8s.io/${FULLNAME}-leader`;
+const revocations = `secrets/${FULLNAME}-revoked-sessions`;
+const history = `configmaps/${FULLNAME}-pool-history`;
 
-const AUTH_MODES: Record<string, string[]> = {
-  kubernetes: [],
-  oidc: [
-    'auth.mode=oidc',
-    'auth.oidc.issuer=https://issuer.example.com',
-    'auth.oidc.clientId=mgpu-console',
-  ],
-  token: ['auth.mode=token', 'auth.token.value=0123456789abcdef0123456789abcdef'],
-};
+/** Every mode where operators sign in. */
+const { none: _, ...SIGN_IN_MODES } = authModeValues(namespace);
 
 let work = '';
 let helm: (args: string[]) => KubectlResult = () => {
   throw new Error('helm before beforeAll');
 };
 
-function render(values: string[]): Array<Record<string, unknown>> {
-  const rendered = helm([
-    'template',
-    release,
-    CHART,
-    '--namespace',
-    namespace,
-    ...values.flatMap((value) => ['--set', value]),
-  ]);
-  expect(rendered.status, rendered.stderr).toBe(0);
-  return renderedObjects(rendered.stdout);
-}
+const render = (values: string[]) => renderChart(helm, namespace, values);
 
-const deploymentOf = (objects: Array<Record<string, unknown>>) =>
-  objects.find((object) => object.kind === 'Deployment') as V1Deployment;
 const pdbOf = (objects: Array<Record<string, unknown>>) =>
   objects.find((object) => object.kind === 'PodDisruptionBudget') as
     | V1PodDisruptionBudget
     | undefined;
 
-/** The console's environment variables that have a value (not those read from elsewhere). */
-function envOf(deployment: V1Deployment): Record<string, string | undefined> {
-  const env = consoleContainer(deployment).env ?? [];
-  return Object.fromEntries(env.map((variable) => [variable.name, variable.value]));
-}
-
 function sessionKey(): V1Secret {
   return kubectlJson<V1Secret>('admin', ['get', 'secret', '-n', namespace, sessionKeySecret]);
 }
 
-function canI(verb: string, resource: string, ...flags: string[]): boolean {
-  const result = kubectl('admin', [
-    'auth',
-    'can-i',
-    verb,
-    resource,
-    '--namespace',
-    namespace,
-    ...flags,
-    '--as',
-    serviceAccount,
-  ]);
-  return result.stdout.trim() === 'yes';
-}
+const canI = (verb: string, resource: string, ...flags: string[]) =>
+  canIAs(chartServiceAccount(namespace), verb, resource, '--namespace', namespace, ...flags);
 
 describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server", () => {
   const consoles: ConsoleProcess[] = [];
@@ -115,40 +82,40 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
 
   afterAll(async () => {
     await Promise.all(consoles.map((running) => running.stop()));
-    helm(['uninstall', release, '--namespace', namespace]);
+    helm(['uninstall', RELEASE, '--namespace', namespace]);
     // The namespace takes the kept session key with it.
     await kubeConfigAs('admin').makeApiClient(CoreV1Api).deleteNamespace({ name: namespace });
     rmSync(work, { recursive: true, force: true });
   }, 60_000);
 
   it('runs two replicas wherever operators sign in, one without sign-in; a number wins', () => {
-    for (const [mode, values] of Object.entries(AUTH_MODES)) {
+    for (const [mode, values] of Object.entries(SIGN_IN_MODES)) {
       const deployment = deploymentOf(render(values));
       expect(deployment.spec?.replicas, mode).toBe(2);
-      const env = envOf(deployment);
+      const env = consoleEnvValues(deployment);
       expect(env.MGPU_SESSION_KEY_FILE, mode).toBe('/etc/mgpu-console/session-key/key');
       // Each replica counts wrong sign-ins on its own: half of 10 each keeps ~10 per address.
       expect(env.MGPU_SIGN_IN_ATTEMPTS, mode).toBe('5');
     }
     const none = render(['auth.mode=none']);
     expect(deploymentOf(none).spec?.replicas).toBe(1);
-    expect(envOf(deploymentOf(none)).MGPU_SESSION_KEY_FILE).toBeUndefined();
+    expect(consoleEnvValues(deploymentOf(none)).MGPU_SESSION_KEY_FILE).toBeUndefined();
     expect(none.some((object) => object.kind === 'Secret')).toBe(false);
     expect(pdbOf(none)).toBeUndefined();
 
     const three = deploymentOf(render(['replicaCount=3']));
     expect(three.spec?.replicas).toBe(3);
-    expect(envOf(three).MGPU_SIGN_IN_ATTEMPTS).toBe('4'); // 10 / 3, rounded up
+    expect(consoleEnvValues(three).MGPU_SIGN_IN_ATTEMPTS).toBe('4'); // 10 / 3, rounded up
     const one = render(['replicaCount=1']);
     expect(deploymentOf(one).spec?.replicas).toBe(1);
-    expect(envOf(deploymentOf(one)).MGPU_SIGN_IN_ATTEMPTS).toBe('10');
+    expect(consoleEnvValues(deploymentOf(one)).MGPU_SIGN_IN_ATTEMPTS).toBe('10');
     // One replica and minAvailable 1 would block every drain of its node.
     expect(pdbOf(one)).toBeUndefined();
     const strict = render(['auth.signInAttemptsPerMinute=1']);
-    expect(envOf(deploymentOf(strict)).MGPU_SIGN_IN_ATTEMPTS).toBe('1');
+    expect(consoleEnvValues(deploymentOf(strict)).MGPU_SIGN_IN_ATTEMPTS).toBe('1');
 
     for (const refused of ['replicaCount=-1', 'replicaCount=two']) {
-      const result = helm(['template', release, CHART, '--set', refused]);
+      const result = helm(['template', RELEASE, CHART, '--set', refused]);
       expect(result.status, refused).not.toBe(0);
       expect(result.stderr).toContain('/replicaCount');
     }
@@ -184,7 +151,7 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
     // Where the replicas keep what they share: the pod's own namespace, the release's names.
     const namespaceVariable = container.env?.find((v) => v.name === 'MGPU_CONSOLE_NAMESPACE');
     expect(namespaceVariable?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.namespace');
-    expect(envOf(deployment).MGPU_INSTANCE_NAME).toBe(fullname);
+    expect(consoleEnvValues(deployment).MGPU_INSTANCE_NAME).toBe(FULLNAME);
 
     const configured = render([
       'pdb.enabled=false',
@@ -203,7 +170,7 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
     const rendered = helm(['template', longRelease, CHART, '--namespace', namespace]);
     expect(rendered.status, rendered.stderr).toBe(0);
     const objects = renderedObjects(rendered.stdout);
-    const prefix = envOf(deploymentOf(objects)).MGPU_INSTANCE_NAME ?? '';
+    const prefix = consoleEnvValues(deploymentOf(objects)).MGPU_INSTANCE_NAME ?? '';
     expect(prefix).toMatch(/^[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?$/);
     const role = objects.find((object) => object.kind === 'Role') as
       | { rules: Array<{ resourceNames?: string[] }> }
@@ -225,7 +192,7 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
       objects
         .filter((object) => object.kind === 'Secret')
         .map((object) => (object.metadata as { name?: string } | undefined)?.name),
-    ).toEqual([`${fullname}-revoked-sessions`]);
+    ).toEqual([`${FULLNAME}-revoked-sessions`]);
     const deployment = deploymentOf(objects);
     const volume = deployment.spec?.template.spec?.volumes?.find((v) => v.name === 'session-key');
     expect(volume?.secret).toMatchObject({
@@ -238,7 +205,7 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
   });
 
   it('installs two replicas, and an upgrade to another image keeps the session key', () => {
-    const install = helm(['install', release, CHART, '--namespace', namespace]);
+    const install = helm(['install', RELEASE, CHART, '--namespace', namespace]);
     expect(install.status, install.stderr).toBe(0);
     expect(install.stdout).toContain('Replicas: 2.');
     const before = kubectlJson<V1Deployment>('admin', [
@@ -246,10 +213,10 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
       'deployment',
       '-n',
       namespace,
-      fullname,
+      FULLNAME,
     ]);
     expect(before.spec?.replicas).toBe(2);
-    const budget = kubectl('admin', ['get', 'pdb', '-n', namespace, fullname]);
+    const budget = kubectl('admin', ['get', 'pdb', '-n', namespace, FULLNAME]);
     expect(budget.status, budget.stderr).toBe(0);
     const key = sessionKey();
     expect(key.metadata?.annotations?.['helm.sh/resource-policy']).toBe('keep');
@@ -259,7 +226,7 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
 
     const upgrade = helm([
       'upgrade',
-      release,
+      RELEASE,
       CHART,
       '--namespace',
       namespace,
@@ -272,7 +239,7 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
       'deployment',
       '-n',
       namespace,
-      fullname,
+      FULLNAME,
     ]);
     expect(after.spec?.template.spec?.containers[0]?.image).toBe('mgpu-console:0.1.1');
     // The same key: every session sealed before the upgrade opens on the new pods.
@@ -309,10 +276,10 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
     const admin = kubeConfigAs('admin');
     const cluster = admin.getCurrentCluster();
     const server = new URL(cluster?.server ?? '');
-    const manifest = helm(['get', 'manifest', release, '--namespace', namespace]);
+    const manifest = helm(['get', 'manifest', RELEASE, '--namespace', namespace]);
     expect(manifest.status, manifest.stderr).toBe(0);
     const deployment = renderedDeployment(manifest.stdout);
-    const accountToken = kubectl('admin', ['create', 'token', fullname, '-n', namespace]);
+    const accountToken = kubectl('admin', ['create', 'token', FULLNAME, '-n', namespace]);
     expect(accountToken.status, accountToken.stderr).toBe(0);
     // Both pods get the same files from the kubelet: the account's token and the session key.
     const podEnv = layOutPod({
@@ -381,7 +348,7 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
     expect(Object.keys(signOuts.data ?? {})).toContain('revoked');
     await Promise.all(consoles.map((pod) => pod.stop()));
     // An upgrade leaves the console's sign-outs alone: the chart's Secret has no data of its own.
-    const upgrade = helm(['upgrade', release, CHART, '--namespace', namespace, '--reuse-values']);
+    const upgrade = helm(['upgrade', RELEASE, CHART, '--namespace', namespace, '--reuse-values']);
     expect(upgrade.status, upgrade.stderr).toBe(0);
     const kept = kubectlJson<V1Secret>('admin', ['get', revocations, '-n', namespace]);
     expect(kept.data?.revoked).toBe(signOuts.data?.revoked);
@@ -392,12 +359,12 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
     const signOuts = () => kubectlJson<V1Secret>('admin', ['get', revocations, '-n', namespace]);
     const revoked = signOuts().data?.revoked;
     expect(revoked).toBeDefined();
-    const uninstall = helm(['uninstall', release, '--namespace', namespace]);
+    const uninstall = helm(['uninstall', RELEASE, '--namespace', namespace]);
     expect(uninstall.status, uninstall.stderr).toBe(0);
     expect(sessionKey().data).toEqual(key.data);
     // Sessions the old key sealed open again after a reinstall: their sign-outs must stay too.
     expect(signOuts().data?.revoked).toBe(revoked);
-    const install = helm(['install', release, CHART, '--namespace', namespace]);
+    const install = helm(['install', RELEASE, CHART, '--namespace', namespace]);
     expect(install.status, install.stderr).toBe(0);
     expect(sessionKey().data).toEqual(key.data);
     expect(signOuts().data?.revoked).toBe(revoked);

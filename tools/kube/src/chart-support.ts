@@ -3,18 +3,82 @@
 // machine — pods do not run here (no kubelet), so the chart's tests start its process as the
 // kubelet would, with the files and environment the kubelet would give it.
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { contextName } from './kubeconfig.js';
-import { type KubectlResult, kubectlJson, testKubeconfig } from './test-support.js';
+import { type KubectlResult, kubectl, kubectlJson, testKubeconfig } from './test-support.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const CHART = join(ROOT, 'charts', 'mgpu-console');
 // Where a pod finds its account (client-node's loadFromCluster reads it there).
 const SERVICE_ACCOUNT_DIR = 'var/run/secrets/kubernetes.io/serviceaccount';
+
+/** The release the chart tests install. */
+export const RELEASE = 'console';
+/** The chart's name for it (its fullname helper): the Deployment, Service and ServiceAccount. */
+export const FULLNAME = `${RELEASE}-mgpu-console`;
+
+/** A namespace of one test file's own: `<prefix>-` and six hex digits. */
+export const testNamespace = (prefix: string) => `${prefix}-${randomBytes(3).toString('hex')}`;
+
+/** The release's ServiceAccount in `namespace`, as `kubectl --as` names it. */
+export const chartServiceAccount = (namespace: string) =>
+  `system:serviceaccount:${namespace}:${FULLNAME}`;
+
+/** `--set` for each of `values`. */
+export const setFlags = (values: string[]) => values.flatMap((value) => ['--set', value]);
+
+/** Values of each auth mode in `namespace`; `kubernetes` is the chart's default. */
+export function authModeValues(namespace: string): Record<string, string[]> {
+  return {
+    kubernetes: [],
+    oidc: [
+      'auth.mode=oidc',
+      'auth.oidc.issuer=https://issuer.example.com',
+      'auth.oidc.clientId=mgpu-console',
+      'auth.oidc.clientSecret=not-a-real-secret',
+      'ingress.enabled=true',
+      'ingress.hosts[0].host=gpu-console.example.com',
+      'ingress.tls[0].secretName=gpu-console-tls',
+      'ingress.tls[0].hosts[0]=gpu-console.example.com',
+    ],
+    token: [
+      'auth.mode=token',
+      'auth.token.value=0123456789abcdef0123456789abcdef',
+      `rbac.workloadNamespaces[0]=${namespace}`,
+    ],
+    none: ['auth.mode=none'],
+  };
+}
+
+/** What `helm template` renders for the release in `namespace` with `values`, as objects. */
+export function renderChart(
+  helm: (args: string[]) => KubectlResult,
+  namespace: string,
+  values: string[],
+): Array<Record<string, unknown>> {
+  const rendered = helm([
+    'template',
+    RELEASE,
+    CHART,
+    '--namespace',
+    namespace,
+    ...setFlags(values),
+  ]);
+  if (rendered.status !== 0)
+    throw new Error(`helm template ${values.join(' ')}: ${rendered.stderr}`);
+  return renderedObjects(rendered.stdout);
+}
+
+/** `kubectl auth can-i` as `user`, asked by the administrator. */
+export function canIAs(user: string, verb: string, resource: string, ...flags: string[]): boolean {
+  const result = kubectl('admin', ['auth', 'can-i', verb, resource, ...flags, '--as', user]);
+  return result.stdout.trim() === 'yes';
+}
 
 /** helm (from `binDir`) as the test cluster's administrator, its cache and config under `work`. */
 export function helmIn(binDir: string, work: string): (args: string[]) => KubectlResult {
@@ -44,18 +108,27 @@ export function renderedObjects(yamlText: string): Array<Record<string, unknown>
     .filter((object): object is Record<string, unknown> => object !== null);
 }
 
-/** The one Deployment of a rendered manifest. */
-export function renderedDeployment(yamlText: string): V1Deployment {
-  const deployment = renderedObjects(yamlText).find((object) => object.kind === 'Deployment');
-  if (!deployment) throw new Error(`no Deployment in:\n${yamlText}`);
+/** The one Deployment of rendered objects. */
+export function deploymentOf(objects: Array<Record<string, unknown>>): V1Deployment {
+  const deployment = objects.find((object) => object.kind === 'Deployment');
+  if (!deployment) throw new Error(`no Deployment in:\n${JSON.stringify(objects)}`);
   return deployment as V1Deployment;
 }
+
+/** The one Deployment of a rendered manifest. */
+export const renderedDeployment = (yamlText: string) => deploymentOf(renderedObjects(yamlText));
 
 /** The console container of a Deployment the chart rendered. */
 export function consoleContainer(deployment: V1Deployment): V1Container {
   const container = deployment.spec?.template.spec?.containers.find((c) => c.name === 'console');
   if (!container) throw new Error('no console container in the Deployment');
   return container;
+}
+
+/** The console's environment variables that have a value (not those read from elsewhere). */
+export function consoleEnvValues(deployment: V1Deployment): Record<string, string | undefined> {
+  const env = consoleContainer(deployment).env ?? [];
+  return Object.fromEntries(env.map((variable) => [variable.name, variable.value]));
 }
 
 function secretData(namespace: string, name: string): Record<string, string> {

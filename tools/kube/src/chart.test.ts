@@ -4,7 +4,6 @@
 // finds them, KUBERNETES_SERVICE_* set — connecting in-cluster and ready with nothing but the
 // chart's RBAC. Pods do not run here (no kubelet), so the test is the pod. Runs under
 // tools/kube/with-real-cluster.sh.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,12 +12,22 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  authModeValues,
   CHART,
+  canIAs,
+  chartServiceAccount,
   consoleContainer,
+  consoleEnvValues,
+  deploymentOf,
+  FULLNAME,
   helmIn,
   layOutPod,
+  RELEASE,
+  renderChart,
   renderedDeployment,
   renderedObjects,
+  setFlags,
+  testNamespace,
 } from './chart-support.js';
 import { type ConsoleProcess, startConsoleProcess } from './console-process.js';
 import { buildBinaries } from './control-plane.js';
@@ -31,34 +40,9 @@ import {
   kubectlJson,
 } from './test-support.js';
 
-const namespace = `chart-${randomBytes(3).toString('hex')}`;
-const release = 'console';
-// The chart's names for release `console` (its fullname helper): the Deployment, Service and
-// ServiceAccount are `console-mgpu-console`.
-const fullname = `${release}-mgpu-console`;
-const serviceAccount = `system:serviceaccount:${namespace}:${fullname}`;
-
-/** Values of the other auth modes, for lint and dry run; the install uses the chart's defaults. */
-const MODES: Record<string, string[]> = {
-  kubernetes: [],
-  oidc: [
-    'auth.mode=oidc',
-    'auth.oidc.issuer=https://issuer.example.com',
-    'auth.oidc.clientId=mgpu-console',
-    'auth.oidc.clientSecret=not-a-real-secret',
-    'ingress.enabled=true',
-    'ingress.hosts[0].host=gpu-console.example.com',
-    'ingress.tls[0].secretName=gpu-console-tls',
-    'ingress.tls[0].hosts[0]=gpu-console.example.com',
-  ],
-  token: [
-    'auth.mode=token',
-    'auth.token.value=0123456789abcdef0123456789abcdef',
-    `rbac.workloadNamespaces[0]=${namespace}`,
-  ],
-  none: ['auth.mode=none'],
-};
-const setFlags = (values: string[]) => values.flatMap((value) => ['--set', value]);
+const namespace = testNamespace('chart');
+/** Values of each auth mode, for lint and dry run; the install uses the chart's defaults. */
+const MODES = authModeValues(namespace);
 const asText = (values: string[]) => values.flatMap((value) => ['--set-string', value]); // a values file's text
 
 let work = '';
@@ -68,36 +52,17 @@ let helm: (args: string[]) => KubectlResult = () => {
 
 /** The console container of the installed release's Deployment, as helm rendered it. */
 function installedConsole(): V1Container {
-  const manifest = helm(['get', 'manifest', release, '--namespace', namespace]);
+  const manifest = helm(['get', 'manifest', RELEASE, '--namespace', namespace]);
   expect(manifest.status, manifest.stderr).toBe(0);
   return consoleContainer(renderedDeployment(manifest.stdout));
 }
 
-function canI(verb: string, resource: string, ...flags: string[]): boolean {
-  const result = kubectl('admin', [
-    'auth',
-    'can-i',
-    verb,
-    resource,
-    ...flags,
-    '--as',
-    serviceAccount,
-  ]);
-  return result.stdout.trim() === 'yes';
-}
+const canI = (verb: string, resource: string, ...flags: string[]) =>
+  canIAs(chartServiceAccount(namespace), verb, resource, ...flags);
 
 /** The `resources` of every rule of the ClusterRoles the chart renders with `values`. */
 function grantedResources(values: string[]): string[] {
-  const rendered = helm([
-    'template',
-    release,
-    CHART,
-    '--namespace',
-    namespace,
-    ...setFlags(values),
-  ]);
-  expect(rendered.status, rendered.stderr).toBe(0);
-  return renderedObjects(rendered.stdout)
+  return renderChart(helm, namespace, values)
     .filter((object) => object.kind === 'ClusterRole')
     .flatMap((role) => (role.rules as { resources?: string[] }[] | undefined) ?? [])
     .flatMap((rule) => rule.resources ?? []);
@@ -117,7 +82,7 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
 
   afterAll(async () => {
     await consoleProcess?.stop();
-    helm(['uninstall', release, '--namespace', namespace]);
+    helm(['uninstall', RELEASE, '--namespace', namespace]);
     await kubeConfigAs('admin').makeApiClient(CoreV1Api).deleteNamespace({ name: namespace });
     rmSync(work, { recursive: true, force: true });
   }, 60_000);
@@ -136,16 +101,16 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
   });
 
   it('refuses values its schema does not allow, before rendering anything', () => {
-    const oidcWithoutIssuer = helm(['template', release, CHART, '--set', 'auth.mode=oidc']);
+    const oidcWithoutIssuer = helm(['template', RELEASE, CHART, '--set', 'auth.mode=oidc']);
     expect(oidcWithoutIssuer.status).not.toBe(0);
     expect(oidcWithoutIssuer.stderr).toContain('/auth/oidc/issuer');
-    const unknownPolicy = helm(['template', release, CHART, '--set', 'cardPolicy=fill']);
+    const unknownPolicy = helm(['template', RELEASE, CHART, '--set', 'cardPolicy=fill']);
     expect(unknownPolicy.status).not.toBe(0);
     expect(unknownPolicy.stderr).toContain("value must be one of 'binpack', 'spread'");
     // The console refuses a token under 16 characters at start; the chart refuses it first.
     const shortToken = helm([
       'template',
-      release,
+      RELEASE,
       CHART,
       ...setFlags(['auth.mode=token', 'auth.token.value=a']),
     ]);
@@ -156,7 +121,7 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
       expect(
         helm([
           'template',
-          release,
+          RELEASE,
           CHART,
           ...asText(['auth.mode=token', `auth.token.value=${token}`]),
         ]).status,
@@ -164,19 +129,19 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
       ).not.toBe(0);
     // Only what --trust-proxy accepts: 1 to 10 hops, addresses and CIDRs, proxy-addr's names.
     for (const refused of [['ingress.trustProxy=0'], ['ingress.trustProxy=11']])
-      expect(helm(['template', release, CHART, ...setFlags(refused)]).status, refused[0]).not.toBe(
+      expect(helm(['template', RELEASE, CHART, ...setFlags(refused)]).status, refused[0]).not.toBe(
         0,
       );
     for (const refused of ['any', '10.0.0.0/33', '300.1.1.1', 'loopback;rm'])
       expect(
-        helm(['template', release, CHART, ...asText([`ingress.trustProxy=${refused}`])]).status,
+        helm(['template', RELEASE, CHART, ...asText([`ingress.trustProxy=${refused}`])]).status,
         refused,
       ).not.toBe(0);
   });
 
   it('passes ingress.trustProxy to the console, set as a number or as text', () => {
     const trusted = (values: string[]) => {
-      const rendered = helm(['template', release, CHART, ...values]);
+      const rendered = helm(['template', RELEASE, CHART, ...values]);
       expect(rendered.status, rendered.stderr).toBe(0);
       return consoleContainer(renderedDeployment(rendered.stdout)).env?.find(
         (variable) => variable.name === 'MGPU_TRUST_PROXY',
@@ -204,7 +169,7 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
       'usage.maxAge=30s',
     ];
     const render = (values: string[]) =>
-      helm(['template', release, CHART, '--namespace', namespace, ...setFlags(values)]);
+      helm(['template', RELEASE, CHART, '--namespace', namespace, ...setFlags(values)]);
     const rendered = render(usage);
     expect(rendered.status, rendered.stderr).toBe(0);
     const pod = (
@@ -247,13 +212,13 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
       expect(applied.status, applied.stderr).toBe(0);
     }
     // Without usage values the console gets none of it: no source, figures unknown, never 0.
-    const plain = helm(['template', release, CHART]);
+    const plain = helm(['template', RELEASE, CHART]);
     expect(plain.stdout).not.toMatch(/MGPU_PROMETHEUS|MGPU_USAGE|MGPU_IDLE|prometheus-token/);
   });
 
   it('refuses usage values the console would refuse at start, or that nothing would read', () => {
     const refused = (values: string[], set = setFlags) => {
-      const result = helm(['template', release, CHART, ...set(values)]);
+      const result = helm(['template', RELEASE, CHART, ...set(values)]);
       expect(result.status, values.join(' ')).not.toBe(0);
       return result.stderr;
     };
@@ -282,15 +247,8 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
   });
 
   it('believes forwarded headers from its Ingress only when the Ingress is on', () => {
-    const envOf = (values: string[]) => {
-      const rendered = helm(['template', release, CHART, ...setFlags(values)]);
-      expect(rendered.status, rendered.stderr).toBe(0);
-      const deployment = renderedObjects(rendered.stdout).find(
-        (object) => object.kind === 'Deployment',
-      ) as V1Deployment | undefined;
-      const env = deployment?.spec?.template.spec?.containers[0]?.env ?? [];
-      return Object.fromEntries(env.map((variable) => [variable.name, variable.value]));
-    };
+    const envOf = (values: string[]) =>
+      consoleEnvValues(deploymentOf(renderChart(helm, namespace, values)));
     expect(envOf(MODES.oidc ?? []).MGPU_TRUST_PROXY).toBe('1');
     expect(envOf([]).MGPU_TRUST_PROXY).toBeUndefined();
     expect(envOf([...(MODES.oidc ?? []), 'ingress.trustProxy=10.0.0.0/8']).MGPU_TRUST_PROXY).toBe(
@@ -302,7 +260,7 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
     for (const [mode, values] of Object.entries(MODES)) {
       const rendered = helm([
         'template',
-        release,
+        RELEASE,
         CHART,
         '--namespace',
         namespace,
@@ -315,12 +273,12 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
         rendered.stdout,
       );
       expect(applied.status, `${mode}: ${applied.stderr}`).toBe(0);
-      expect(applied.stdout).toContain(`deployment.apps/${fullname} created (server dry run)`);
+      expect(applied.stdout).toContain(`deployment.apps/${FULLNAME} created (server dry run)`);
     }
   });
 
   it('installs, with probes, a locked-down securityContext, resources and the metrics port', () => {
-    const install = helm(['install', release, CHART, '--namespace', namespace]);
+    const install = helm(['install', RELEASE, CHART, '--namespace', namespace]);
     expect(install.status, install.stderr).toBe(0);
     expect(install.stdout).toContain('STATUS: deployed');
 
@@ -329,10 +287,10 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
       'deployment',
       '-n',
       namespace,
-      fullname,
+      FULLNAME,
     ]);
     const pod = deployment.spec?.template.spec;
-    expect(pod?.serviceAccountName).toBe(fullname);
+    expect(pod?.serviceAccountName).toBe(FULLNAME);
     expect(pod?.securityContext).toMatchObject({
       runAsNonRoot: true,
       seccompProfile: { type: 'RuntimeDefault' },
@@ -412,11 +370,11 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
     // runs the same main module from source, which needs no build.
     expect(container.command).toBeUndefined();
     // What the kubelet mounts: the account's token, the cluster's CA, the namespace, the key.
-    const token = kubectl('admin', ['create', 'token', fullname, '-n', namespace]);
+    const token = kubectl('admin', ['create', 'token', FULLNAME, '-n', namespace]);
     expect(token.status, token.stderr).toBe(0);
     const admin = kubeConfigAs('admin');
     const cluster = admin.getCurrentCluster();
-    const manifest = helm(['get', 'manifest', release, '--namespace', namespace]).stdout;
+    const manifest = helm(['get', 'manifest', RELEASE, '--namespace', namespace]).stdout;
     const podEnv = layOutPod({
       deployment: renderedDeployment(manifest),
       namespace,
