@@ -5,7 +5,7 @@
  * account bound to `edit` in the first only, its token from the TokenRequest API.
  */
 import http from 'node:http';
-import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { AppsV1Api } from '@kubernetes/client-node';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -194,18 +194,8 @@ describe('--auth kubernetes on the real tier', () => {
   });
 
   it('ends a bearer stream once its service account is deleted; the token then gets 401', async () => {
-    const core = harness.adminKubeConfig.makeApiClient(CoreV1Api);
-    const leaving = 'leaving';
-    await core.createNamespacedServiceAccount({
-      namespace: ownNamespace,
-      body: { metadata: { name: leaving } },
-    });
-    const issued = await core.createNamespacedServiceAccountToken({
-      name: leaving,
-      namespace: ownNamespace,
-      body: { spec: { audiences: [], expirationSeconds: 3600 } },
-    });
-    const bearer = issued.status?.token ?? '';
+    const leaving = await serviceAccountOperator(harness.adminKubeConfig, ownNamespace, 'leaving');
+    const bearer = leaving.token;
     const stream = await openBearerStream(bearer);
     let open = true;
     void stream.ended.then(() => {
@@ -215,7 +205,7 @@ describe('--auth kubernetes on the real tier', () => {
     // stream outlives re-reviews while the token stands.
     while (stream.pings() < 2) await new Promise((resolve) => setTimeout(resolve, 200));
     expect(open).toBe(true);
-    await core.deleteNamespacedServiceAccount({ namespace: ownNamespace, name: leaving });
+    await leaving.delete();
     // Ended without tRPC's `return`: a client reconnects, into the 401 a new request gets.
     expect(await stream.ended).not.toContain('event: return');
     const again = await fetch(`${harness.url}/trpc/session.whoami`, {
