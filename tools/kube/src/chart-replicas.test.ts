@@ -5,11 +5,7 @@
 // and at nothing else. Pods do not run here (no kubelet), so where a pod would run, the test
 // starts the console as the pod would (chart-support.ts). Runs under
 // tools/kube/with-real-cluster.sh.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { V1Deployment, V1PodDisruptionBudget, V1Secret } from '@kubernetes/client-node';
-import { CoreV1Api } from '@kubernetes/client-node';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,30 +13,21 @@ import {
   CHART,
   canIAs,
   chartServiceAccount,
+  chartTestBed,
   consoleContainer,
   consoleEnvValues,
   deploymentOf,
   FULLNAME,
-  helmIn,
-  layOutPod,
+  installedPod,
   RELEASE,
   renderChart,
-  renderedDeployment,
   renderedObjects,
-  testNamespace,
 } from './chart-support.js';
-import { type ConsoleProcess, startConsoleProcess } from './console-process.js';
-import { buildBinaries } from './control-plane.js';
-import { freePort } from './processes.js';
-import {
-  eventually,
-  type KubectlResult,
-  kubeConfigAs,
-  kubectl,
-  kubectlJson,
-} from './test-support.js';
+import type { ConsoleProcess } from './console-process.js';
+import { eventually, kubeConfigAs, kubectl, kubectlJson } from './test-support.js';
 
-const namespace = testNamespace('replicas');
+const bed = chartTestBed('chart-replicas');
+const { namespace, helm } = bed;
 const sessionKeySecret = `${FULLNAME}-session-key`;
 // The console's own objects (design: `<MGPU_INSTANCE_NAME>-…` in MGPU_CONSOLE_NAMESPACE).
 const lease = `leases.coordination.k8s.io/${FULLNAME}-leader`;
@@ -49,11 +36,6 @@ const history = `configmaps/${FULLNAME}-pool-history`;
 
 /** Every mode where operators sign in. */
 const { none: _, ...SIGN_IN_MODES } = authModeValues(namespace);
-
-let work = '';
-let helm: (args: string[]) => KubectlResult = () => {
-  throw new Error('helm before beforeAll');
-};
 
 const render = (values: string[]) => renderChart(helm, namespace, values);
 
@@ -72,20 +54,12 @@ const canI = (verb: string, resource: string, ...flags: string[]) =>
 describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server", () => {
   const consoles: ConsoleProcess[] = [];
 
-  beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'mgpu-chart-replicas-'));
-    helm = helmIn(await buildBinaries(() => {}), work);
-    await kubeConfigAs('admin')
-      .makeApiClient(CoreV1Api)
-      .createNamespace({ body: { metadata: { name: namespace } } });
-  }, 120_000);
+  beforeAll(() => bed.setUp(), 120_000);
 
   afterAll(async () => {
     await Promise.all(consoles.map((running) => running.stop()));
-    helm(['uninstall', RELEASE, '--namespace', namespace]);
     // The namespace takes the kept session key with it.
-    await kubeConfigAs('admin').makeApiClient(CoreV1Api).deleteNamespace({ name: namespace });
-    rmSync(work, { recursive: true, force: true });
+    await bed.tearDown();
   }, 60_000);
 
   it('runs two replicas wherever operators sign in, one without sign-in; a number wins', () => {
@@ -274,40 +248,12 @@ describe.skipIf(!onRealTier())("the Helm chart's replicas on the real API server
 
   it('runs as two pods sharing the key: a sign-in holds on both and after a restart, a sign-out ends it on both', async () => {
     const admin = kubeConfigAs('admin');
-    const cluster = admin.getCurrentCluster();
-    const server = new URL(cluster?.server ?? '');
-    const manifest = helm(['get', 'manifest', RELEASE, '--namespace', namespace]);
-    expect(manifest.status, manifest.stderr).toBe(0);
-    const deployment = renderedDeployment(manifest.stdout);
-    const accountToken = kubectl('admin', ['create', 'token', FULLNAME, '-n', namespace]);
-    expect(accountToken.status, accountToken.stderr).toBe(0);
     // Both pods get the same files from the kubelet: the account's token and the session key.
-    const podEnv = layOutPod({
-      deployment,
-      namespace,
-      root: join(work, 'pod-root'),
-      token: accountToken.stdout.trim(),
-      caData: cluster?.caData ?? '',
-    });
-    // A pod of its own has its own network namespace; here each listens on free loopback ports.
+    const pod = installedPod(bed);
     const startPod = async () => {
-      const [port, metricsPort] = [await freePort(), await freePort()];
-      const pod = await startConsoleProcess({
-        args: consoleContainer(deployment).args ?? [],
-        port,
-        env: {
-          HOME: work,
-          ...podEnv,
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          MGPU_METRICS_HOST: '127.0.0.1',
-          MGPU_METRICS_PORT: String(metricsPort),
-          KUBERNETES_SERVICE_HOST: server.hostname,
-          KUBERNETES_SERVICE_PORT: server.port,
-        },
-      });
-      consoles.push(pod);
-      return pod;
+      const started = await pod.start();
+      consoles.push(started);
+      return started;
     };
     const [first, second] = [await startPod(), await startPod()];
 

@@ -4,13 +4,28 @@
 // kubelet would, with the files and environment the kubelet would give it.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  type V1Container,
+  type V1Deployment,
+  type V1EnvVar,
+} from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
+import { type ConsoleProcess, startConsoleProcess } from './console-process.js';
+import { buildBinaries } from './control-plane.js';
 import { contextName } from './kubeconfig.js';
-import { type KubectlResult, kubectl, kubectlJson, testKubeconfig } from './test-support.js';
+import { freePort } from './processes.js';
+import {
+  type KubectlResult,
+  kubeConfigAs,
+  kubectl,
+  kubectlJson,
+  testKubeconfig,
+} from './test-support.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const CHART = join(ROOT, 'charts', 'mgpu-console');
@@ -199,4 +214,90 @@ export function layOutPod(options: {
     if (secretMounts.some((mount) => value.startsWith(`${mount.mountPath}/`)))
       env[name] = join(root, value);
   return { ...env, MGPU_TEST_IN_CLUSTER_ROOT: root };
+}
+
+/**
+ * A chart test file's place on the test cluster: a namespace of its own, and helm with its cache
+ * in a work folder. `setUp` (the file's beforeAll) makes both; `tearDown` uninstalls the
+ * release and removes them, the namespace taking what the release left in it.
+ */
+export function chartTestBed(prefix: string) {
+  const namespace = testNamespace(prefix);
+  let work = '';
+  let helm: ((args: string[]) => KubectlResult) | undefined;
+  const core = () => kubeConfigAs('admin').makeApiClient(CoreV1Api);
+  return {
+    namespace,
+    work: () => work,
+    helm(args: string[]): KubectlResult {
+      if (!helm) throw new Error('helm before beforeAll');
+      return helm(args);
+    },
+    async setUp() {
+      work = mkdtempSync(join(tmpdir(), `mgpu-${prefix}-`));
+      // build.sh reuses its cache; helm sits beside the control plane's binaries.
+      helm = helmIn(await buildBinaries(() => {}), work);
+      await core().createNamespace({ body: { metadata: { name: namespace } } });
+    },
+    async tearDown() {
+      helm?.(['uninstall', RELEASE, '--namespace', namespace]);
+      await core().deleteNamespace({ name: namespace });
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
+}
+
+export type ChartTestBed = ReturnType<typeof chartTestBed>;
+
+/** A console started as the release's pod: its process, and the metrics port it listens on. */
+export interface PodConsole extends ConsoleProcess {
+  metricsPort: number;
+}
+
+/**
+ * The installed release's pod as the kubelet would give it (`layOutPod` under the work folder's
+ * `pod-root`: its ServiceAccount's token, the cluster's CA, its Secrets) and `start`, which runs
+ * its console with the chart's args. The one thing a pod has that a test cannot is its own
+ * network namespace: each console listens on loopback, on ports free on this machine.
+ */
+export function installedPod(bed: ChartTestBed) {
+  const { namespace } = bed;
+  const token = kubectl('admin', ['create', 'token', FULLNAME, '-n', namespace]);
+  if (token.status !== 0) throw new Error(`kubectl create token ${FULLNAME}: ${token.stderr}`);
+  const manifest = bed.helm(['get', 'manifest', RELEASE, '--namespace', namespace]);
+  if (manifest.status !== 0) throw new Error(`helm get manifest: ${manifest.stderr}`);
+  const deployment = renderedDeployment(manifest.stdout);
+  const cluster = kubeConfigAs('admin').getCurrentCluster();
+  const server = new URL(cluster?.server ?? '');
+  const env = layOutPod({
+    deployment,
+    namespace,
+    root: join(bed.work(), 'pod-root'),
+    token: token.stdout.trim(),
+    caData: cluster?.caData ?? '',
+  });
+  return {
+    deployment,
+    env,
+    server,
+    async start(): Promise<PodConsole> {
+      const [port, metricsPort] = [await freePort(), await freePort()];
+      const started = await startConsoleProcess({
+        args: consoleContainer(deployment).args ?? [],
+        port,
+        env: {
+          // No ~/.kube/config in a pod: nothing but the in-cluster account to connect with.
+          HOME: bed.work(),
+          ...env,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          MGPU_METRICS_HOST: '127.0.0.1',
+          MGPU_METRICS_PORT: String(metricsPort),
+          KUBERNETES_SERVICE_HOST: server.hostname,
+          KUBERNETES_SERVICE_PORT: server.port,
+        },
+      });
+      return { ...started, metricsPort };
+    },
+  };
 }

@@ -4,10 +4,7 @@
 // finds them, KUBERNETES_SERVICE_* set — connecting in-cluster and ready with nothing but the
 // chart's RBAC. Pods do not run here (no kubelet), so the test is the pod. Runs under
 // tools/kube/with-real-cluster.sh.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { V1Container, V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { onRealTier } from '@mgpu/shared/test-tier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,46 +13,26 @@ import {
   CHART,
   canIAs,
   chartServiceAccount,
+  chartTestBed,
   consoleContainer,
   consoleEnvValues,
   deploymentOf,
   FULLNAME,
-  helmIn,
-  layOutPod,
+  installedPod,
   RELEASE,
   renderChart,
   renderedDeployment,
   renderedObjects,
   setFlags,
-  testNamespace,
 } from './chart-support.js';
-import { type ConsoleProcess, startConsoleProcess } from './console-process.js';
-import { buildBinaries } from './control-plane.js';
-import { freePort } from './processes.js';
-import {
-  eventually,
-  type KubectlResult,
-  kubeConfigAs,
-  kubectl,
-  kubectlJson,
-} from './test-support.js';
+import type { ConsoleProcess } from './console-process.js';
+import { eventually, kubeConfigAs, kubectl, kubectlJson } from './test-support.js';
 
-const namespace = testNamespace('chart');
+const bed = chartTestBed('chart');
+const { namespace, helm } = bed;
 /** Values of each auth mode, for lint and dry run; the install uses the chart's defaults. */
 const MODES = authModeValues(namespace);
 const asText = (values: string[]) => values.flatMap((value) => ['--set-string', value]); // a values file's text
-
-let work = '';
-let helm: (args: string[]) => KubectlResult = () => {
-  throw new Error('helm before beforeAll');
-};
-
-/** The console container of the installed release's Deployment, as helm rendered it. */
-function installedConsole(): V1Container {
-  const manifest = helm(['get', 'manifest', RELEASE, '--namespace', namespace]);
-  expect(manifest.status, manifest.stderr).toBe(0);
-  return consoleContainer(renderedDeployment(manifest.stdout));
-}
 
 const canI = (verb: string, resource: string, ...flags: string[]) =>
   canIAs(chartServiceAccount(namespace), verb, resource, ...flags);
@@ -71,20 +48,11 @@ function grantedResources(values: string[]): string[] {
 describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
   let consoleProcess: ConsoleProcess | undefined;
 
-  beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'mgpu-chart-'));
-    // build.sh reuses its cache; helm sits beside the control plane's binaries.
-    helm = helmIn(await buildBinaries(() => {}), work);
-    await kubeConfigAs('admin')
-      .makeApiClient(CoreV1Api)
-      .createNamespace({ body: { metadata: { name: namespace } } });
-  }, 120_000);
+  beforeAll(() => bed.setUp(), 120_000);
 
   afterAll(async () => {
     await consoleProcess?.stop();
-    helm(['uninstall', RELEASE, '--namespace', namespace]);
-    await kubeConfigAs('admin').makeApiClient(CoreV1Api).deleteNamespace({ name: namespace });
-    rmSync(work, { recursive: true, force: true });
+    await bed.tearDown();
   }, 60_000);
 
   it('is helm v4', () => {
@@ -365,48 +333,21 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
   });
 
   it('runs as its pod would: in-cluster with its own token, ready, its RBAC enough', async () => {
-    const container = installedConsole();
+    // What the kubelet mounts: the account's token, the cluster's CA, the namespace, the key.
+    const pod = installedPod(bed);
+    const podEnv = pod.env;
     // No command: the image's entry (node apps/bff/dist/main.js) with the chart's args. The test
     // runs the same main module from source, which needs no build.
-    expect(container.command).toBeUndefined();
-    // What the kubelet mounts: the account's token, the cluster's CA, the namespace, the key.
-    const token = kubectl('admin', ['create', 'token', FULLNAME, '-n', namespace]);
-    expect(token.status, token.stderr).toBe(0);
-    const admin = kubeConfigAs('admin');
-    const cluster = admin.getCurrentCluster();
-    const manifest = helm(['get', 'manifest', RELEASE, '--namespace', namespace]).stdout;
-    const podEnv = layOutPod({
-      deployment: renderedDeployment(manifest),
-      namespace,
-      root: join(work, 'pod-root'),
-      token: token.stdout.trim(),
-      caData: cluster?.caData ?? '',
-    });
+    expect(consoleContainer(pod.deployment).command).toBeUndefined();
     // In the pod these are every address, so the Service, the probes and Prometheus reach it.
     expect(podEnv.HOST).toBe('0.0.0.0');
     expect(podEnv.MGPU_METRICS_HOST).toBe('0.0.0.0');
     expect(podEnv.MGPU_AUTH).toBe('kubernetes');
-    const server = new URL(cluster?.server ?? '');
-
-    // The one thing a pod has that this test cannot: its own network namespace. Here the
-    // console listens on loopback, on ports free on this machine.
-    const [port, metricsPort] = [await freePort(), await freePort()];
-    consoleProcess = await startConsoleProcess({
-      args: container.args ?? [],
-      port,
-      env: {
-        // No ~/.kube/config in a pod: nothing but the in-cluster account to connect with.
-        HOME: work,
-        ...podEnv,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        MGPU_METRICS_HOST: '127.0.0.1',
-        MGPU_METRICS_PORT: String(metricsPort),
-        KUBERNETES_SERVICE_HOST: server.hostname,
-        KUBERNETES_SERVICE_PORT: server.port,
-      },
-    });
-    const { base, ready } = consoleProcess;
+    const { server } = pod;
+    const admin = kubeConfigAs('admin');
+    const started = await pod.start();
+    consoleProcess = started;
+    const { base, ready, metricsPort } = started;
     expect(ready).toMatchObject({
       ready: true,
       cluster: `cluster: in-cluster service account, server ${server.origin}`,
