@@ -40,13 +40,14 @@ export {
   type PoolHistorySnapshot,
 } from './live/pool-history.js';
 export { PrometheusHistory, type PrometheusHistoryOptions } from './live/prometheus-history.js';
+export { SharedRead, type SharedReadOptions } from './live/shared-read.js';
 // Usage: the source interface, the embedded exporter's source, the context the procedures read.
 export { workloadUsageRows } from './procedures/usage-workloads.js';
 export { workloadProgress } from './procedures/workload-progress.js';
 export { type AppCaller, type AppRouter, appRouter, createCaller } from './router.js';
 export type { BffContext } from './trpc/context.js';
 export { createCallerFactory, type RuleErrorShape, RuleErrors, SSE_TIMING } from './trpc/init.js';
-export { preparedJson, prepareOutput } from './trpc/prepared-output.js';
+export { preparedBytes, preparedJson, prepareOutput } from './trpc/prepared-output.js';
 export { snapshotEvents } from './trpc/snapshot-events.js';
 export { type CardUseAt, readCardUse, readCardUseBefore } from './usage/card-use.js';
 export { ExporterSource, type ExporterSourceOptions } from './usage/exporter-source.js';

@@ -133,8 +133,10 @@ export class PublishedHistoryReader {
           },
         ),
       maxAgeMs,
-      // A follower's history is at most `maxAgeMs` behind the leader's: callers wait past it.
+      // A follower's history is at most `maxAgeMs` behind the leader's: callers wait past it,
+      // counted from the end of a read, so a slow or failed one answers for `maxAgeMs` too.
       staleFactor: 1,
+      agedFromEnd: true,
     });
   }
 

@@ -3,14 +3,17 @@
  * (per window), its pool history from Prometheus and the history a leader published are each read
  * through one of these, so ten operators polling cost one read, not ten.
  *
- * A value is fresh for `maxAgeMs` from the start of its read or, when the source says when it
- * changes (`version`), exactly while that version holds. Past fresh, callers still get the last
+ * A value is fresh for `maxAgeMs` from the start of its read (or from its end, `agedFromEnd`)
+ * or, when the source says when it changes (`version`), exactly while that version holds. Past fresh, callers still get the last
  * value while the next read runs, until it is `staleFactor` times `maxAgeMs` old; after that they
  * wait for the new one (a console nobody asked for a while never answers with figures from long
  * ago). Callers during a read share it.
  */
 export interface SharedReadOptions<T, A> {
-  /** Reads the source now. A rejection reaches the callers waiting for this read. */
+  /**
+   * Reads the source now. A rejection reaches the callers waiting for this read and keeps the
+   * last value; with none waiting (the last value was served meanwhile), it is dropped.
+   */
   read: (arg: A) => Promise<T>;
   /** 0: every call waits for a read of its own (or joins one already running). */
   maxAgeMs: number;
@@ -18,12 +21,19 @@ export interface SharedReadOptions<T, A> {
   staleFactor: number;
   /** The source's version now, when it has one: a value is then fresh while it is unchanged. */
   version?: () => unknown;
+  /**
+   * Age a value from the end of its read: a read slower than `maxAgeMs` (a timeout) then still
+   * answers the callers after it for `maxAgeMs`, instead of each of them starting and waiting for
+   * another slow read. For a source read with `staleFactor` 1.
+   */
+  agedFromEnd?: boolean;
   now?: () => number;
 }
 
 interface Read<T> {
   value: T;
-  startedAt: number;
+  /** When its age counts from: the start of its read, or its end (`agedFromEnd`). */
+  at: number;
   version: unknown;
 }
 
@@ -41,12 +51,16 @@ export class SharedRead<T, A = void> {
     const { maxAgeMs, staleFactor } = this.options;
     const version = this.options.version?.();
     const { latest } = this;
-    const age = latest ? this.now() - latest.startedAt : Number.POSITIVE_INFINITY;
+    const age = latest ? this.now() - latest.at : Number.POSITIVE_INFINITY;
     const versioned = version !== undefined;
     if (latest && (versioned ? latest.version === version : age < maxAgeMs))
       return Promise.resolve(latest.value);
     const next = this.running ?? this.start(arg, version);
-    if (latest && !versioned && age < maxAgeMs * staleFactor) return Promise.resolve(latest.value);
+    if (latest && !versioned && age < maxAgeMs * staleFactor) {
+      // Nobody waits for this read: its failure must not go unhandled (it keeps the last value).
+      next.catch(() => {});
+      return Promise.resolve(latest.value);
+    }
     return next;
   }
 
@@ -59,7 +73,8 @@ export class SharedRead<T, A = void> {
     const startedAt = this.now();
     const running = this.options.read(arg).then(
       (value) => {
-        this.latest = { value, startedAt, version };
+        const at = this.options.agedFromEnd ? this.now() : startedAt;
+        this.latest = { value, at, version };
         this.running = undefined;
         return value;
       },
