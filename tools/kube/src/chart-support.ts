@@ -70,20 +70,23 @@ export function authModeValues(namespace: string): Record<string, string[]> {
   };
 }
 
+/** helm's arguments that render the release in `namespace` with `values` set. */
+export const templateArgs = (namespace: string, values: string[]) => [
+  'template',
+  RELEASE,
+  CHART,
+  '--namespace',
+  namespace,
+  ...setFlags(values),
+];
+
 /** What `helm template` renders for the release in `namespace` with `values`, as objects. */
 export function renderChart(
   helm: (args: string[]) => KubectlResult,
   namespace: string,
   values: string[],
 ): Array<Record<string, unknown>> {
-  const rendered = helm([
-    'template',
-    RELEASE,
-    CHART,
-    '--namespace',
-    namespace,
-    ...setFlags(values),
-  ]);
+  const rendered = helm(templateArgs(namespace, values));
   if (rendered.status !== 0)
     throw new Error(`helm template ${values.join(' ')}: ${rendered.stderr}`);
   return renderedObjects(rendered.stdout);

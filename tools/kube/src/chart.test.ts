@@ -22,8 +22,8 @@ import {
   RELEASE,
   renderChart,
   renderedDeployment,
-  renderedObjects,
   setFlags,
+  templateArgs,
 } from './chart-support.js';
 import type { ConsoleProcess } from './console-process.js';
 import { eventually, kubeConfigAs, kubectl, kubectlJson } from './test-support.js';
@@ -136,15 +136,10 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
       'usage.idleAfter=24h',
       'usage.maxAge=30s',
     ];
-    const render = (values: string[]) =>
-      helm(['template', RELEASE, CHART, '--namespace', namespace, ...setFlags(values)]);
+    const render = (values: string[]) => helm(templateArgs(namespace, values));
     const rendered = render(usage);
     expect(rendered.status, rendered.stderr).toBe(0);
-    const pod = (
-      renderedObjects(rendered.stdout).find((object) => object.kind === 'Deployment') as
-        | V1Deployment
-        | undefined
-    )?.spec?.template.spec;
+    const pod = renderedDeployment(rendered.stdout).spec?.template.spec;
     const container = pod?.containers[0];
     const env = Object.fromEntries((container?.env ?? []).map((v) => [v.name, v.value]));
     expect(env).toMatchObject({
@@ -226,14 +221,7 @@ describe.skipIf(!onRealTier())('the Helm chart on the real API server', () => {
 
   it('renders, in every auth mode, objects the API server accepts (server-side dry run)', () => {
     for (const [mode, values] of Object.entries(MODES)) {
-      const rendered = helm([
-        'template',
-        RELEASE,
-        CHART,
-        '--namespace',
-        namespace,
-        ...setFlags(values),
-      ]);
+      const rendered = helm(templateArgs(namespace, values));
       expect(rendered.status, `${mode}: ${rendered.stderr}`).toBe(0);
       const applied = kubectl(
         'admin',
