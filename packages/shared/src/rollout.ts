@@ -4,7 +4,8 @@
  * which the old one, the ready / updated / available counts, and whether the rollout completed,
  * is under way or stalled — and why: the progress deadline passed, the quota refused the new
  * pods, Kubernetes refused to create them for another reason (an admission policy, a limit range:
- * the `ReplicaFailure` condition), or a new pod fits on no node.
+ * `ReplicaFailure` with `FailedCreate`; a blocked delete is not a refusal), or a new pod fits on no
+ * node.
  */
 import { isPodReady as isReady, unschedulableCondition as unschedulable } from './pod-status.js';
 import { managedFieldsOf } from './workload-update.js';
@@ -138,7 +139,7 @@ export function readRollout(
     ? null
     : quotaRefused
       ? 'quota-refused'
-      : failure
+      : failure?.reason === 'FailedCreate'
         ? 'create-refused'
         : stuck
           ? 'unschedulable'

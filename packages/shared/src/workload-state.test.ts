@@ -187,7 +187,7 @@ describe('workloadState: one state for the list, the result page and the API', (
     });
   });
 
-  it("stalls, in Kubernetes' words, when it refuses to create the pods (ReplicaFailure): never Running", () => {
+  it("fails or stalls, in Kubernetes' words, when it refuses to create the pods (ReplicaFailure): never Running", () => {
     const refused = {
       ...deploymentAt('1.2'),
       status: {
@@ -201,12 +201,25 @@ describe('workloadState: one state for the list, the result page and the API', (
         ],
       },
     };
+    // A new workload: nothing to roll back to, and it will not start until changed.
     expect(workloadState(refused, [])).toEqual({
-      state: 'stalled',
+      state: 'failed',
       reason: 'create-refused',
       message: 'pods "demo-5c-x" is forbidden: violates PodSecurity "restricted:latest"',
       pod: null,
     });
+    // An edit whose new pods are refused while the old one runs: that rollout is stuck.
+    const before = deploymentAt('1.2');
+    expect(
+      workloadState({ ...refused, ...deploymentAt('1.6'), status: refused.status }, [
+        podOf('old', before.spec.template),
+      ]),
+    ).toMatchObject({ state: 'stalled', reason: 'create-refused' });
+    // A blocked delete (FailedDelete) is not a refusal to create.
+    const blocked = structuredClone(refused);
+    const [failure] = blocked.status.conditions;
+    if (failure) failure.reason = 'FailedDelete';
+    expect(workloadState(blocked, []).reason).not.toBe('create-refused');
     // The quota's refusal keeps its own reason.
     const quota = structuredClone(refused);
     const [condition] = quota.status.conditions;

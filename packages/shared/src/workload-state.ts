@@ -2,7 +2,7 @@
  * A workload's state, the one definition (spec §9 "Verdicts and states"): the list, the result
  * page and the API all show this, so a workload never reads "Failed" in one place and "Running"
  * in another. Only a real failure is `failed` (an image that does not pull, a crash loop, a Job's
- * Failed condition); pods that merely wait for a node are `pending`, and a rolling update whose
+ * Failed condition, pods Kubernetes refuses to create with no edit under way); pods that merely wait for a node are `pending`, and a rolling update whose
  * new pods cannot progress while old ones still run is `stalled`, with the reason `readRollout`
  * found.
  */
@@ -180,6 +180,14 @@ export function workloadState(
     status?.updateRevision !== undefined &&
     status.currentRevision !== undefined &&
     status.updateRevision !== status.currentRevision;
+  const generationAhead =
+    workload.metadata?.generation !== undefined &&
+    status?.observedGeneration !== undefined &&
+    status.observedGeneration < workload.metadata.generation;
+  // Pods Kubernetes refuses to create with no edit under way (a new workload, a scale-up): no
+  // rollout is stuck and no rollback would help; the workload fails until someone changes it.
+  if (rollout.stall === 'create-refused' && !oldPodsRun && !revisionsDiffer && !generationAhead)
+    return { state: 'failed', reason: 'create-refused', message: rollout.message, pod: null };
   // A new pod that fits no node while old ones still hold their cards: the edit is stuck.
   // Without old pods (and no edit under way) the same pods merely wait for a node: pending.
   if (rollout.stall === 'unschedulable' && !oldPodsHoldCards && !revisionsDiffer)
@@ -197,10 +205,6 @@ export function workloadState(
   // Rolling out only while a template change is under way: old pods remain, or the controller
   // has not yet seen the latest spec. A new pod merely not ready (a scale-up, a readiness probe)
   // is running, or pending while it waits for a node.
-  const generationAhead =
-    workload.metadata?.generation !== undefined &&
-    status?.observedGeneration !== undefined &&
-    status.observedGeneration < workload.metadata.generation;
   if (oldPodsRun || revisionsDiffer || generationAhead) return plain('rolling-out');
   const waiting = pods.filter(waitsForNode);
   return waiting.length > 0 ? pendingOf(waiting) : plain('running');

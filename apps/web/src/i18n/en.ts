@@ -253,6 +253,7 @@ export const en = translationOf<typeof zhCN>()({
     'The new pod fits no node while the old pod still holds its cards',
   'workloadState.reason.stalled.quota-refused': "The namespace's quota refuses the new pod",
   'workloadState.reason.stalled.create-refused': 'Kubernetes refuses to create the new pod',
+  'workloadState.reason.failed.create-refused': 'Kubernetes refuses to create its pods',
   'workloadState.reason.stalled.progress-deadline': 'The rollout passed its progress deadline',
   'workloadState.reason.failed.image-pull': 'The image cannot be pulled',
   'workloadState.reason.failed.crash-loop': 'The container keeps crashing (CrashLoopBackOff)',

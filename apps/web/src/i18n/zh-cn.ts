@@ -237,6 +237,7 @@ export const zhCN = {
   'workloadState.reason.stalled.unschedulable': '新 Pod 放不进任何节点，旧 Pod 仍占用原来的卡',
   'workloadState.reason.stalled.quota-refused': '命名空间的配额不允许再创建新 Pod',
   'workloadState.reason.stalled.create-refused': 'Kubernetes 拒绝创建新 Pod',
+  'workloadState.reason.failed.create-refused': 'Kubernetes 拒绝创建它的 Pod',
   'workloadState.reason.stalled.progress-deadline': '滚动更新超过了进度期限',
   'workloadState.reason.failed.image-pull': '镜像无法拉取',
   'workloadState.reason.failed.crash-loop': '容器反复崩溃（CrashLoopBackOff）',

@@ -1,5 +1,6 @@
 import type {
   CreatableKind,
+  RolloutStall,
   WorkloadProgress,
   WorkloadRequest,
   WorkloadRevision,
@@ -207,8 +208,8 @@ export function HistoryPanel({
   );
 }
 
-/** The stall's own headline per reason (`workloadState`'s, from `readRollout`). */
-const STALL_TITLES: Record<string, MessageKey> = {
+/** The stall's own headline per reason (`workloadState`'s, from `readRollout`): one for each. */
+const STALL_TITLES: Record<RolloutStall, MessageKey> = {
   unschedulable: 'history.stalled.title.unschedulable',
   'quota-refused': 'history.stalled.title.quota-refused',
   'progress-deadline': 'history.stalled.title.progress-deadline',
@@ -235,7 +236,10 @@ export function StalledRollback({ progress }: { progress: WorkloadProgress }) {
   const rollback = useRollback(target);
   if (!stalled) return null;
   const previous = (history.data ?? []).find((revision) => !revision.current);
-  const titleKey = stalled.reason ? STALL_TITLES[stalled.reason] : undefined;
+  const titleKey =
+    stalled.reason !== null && stalled.reason in STALL_TITLES
+      ? STALL_TITLES[stalled.reason as RolloutStall]
+      : undefined;
   return (
     <>
       <Alert

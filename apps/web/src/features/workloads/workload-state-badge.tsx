@@ -22,6 +22,7 @@ const REASON_KEYS = {
   'workloadState.reason.failed.image-pull': true,
   'workloadState.reason.failed.crash-loop': true,
   'workloadState.reason.failed.job-failed': true,
+  'workloadState.reason.failed.create-refused': true,
 } satisfies Partial<Record<MessageKey, true>>;
 type ReasonKey = keyof typeof REASON_KEYS;
 
