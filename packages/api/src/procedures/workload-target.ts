@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { toKubeError } from '@mgpu/kube-client';
 import {
   type CreatableKind,
@@ -60,6 +61,16 @@ export function requireManaged(
  * rollout on a real cluster the controllers write status many times a second.
  */
 const CHECKED_WRITE_ATTEMPTS = 10;
+/**
+ * The wait before the second try, doubled each try up to the most, with jitter: controllers
+ * writing status in a burst get room, and two writers of one object do not retry in step.
+ */
+const CHECKED_WRITE_BACKOFF_MS = 10;
+const CHECKED_WRITE_BACKOFF_MAX_MS = 400;
+
+const backoff = (attempt: number) =>
+  Math.min(CHECKED_WRITE_BACKOFF_MS * 2 ** (attempt - 1), CHECKED_WRITE_BACKOFF_MAX_MS) *
+  (0.5 + Math.random() / 2);
 
 /** The checked object's identity, sent with the write so the API server refuses any other (409). */
 export interface CheckedVersion {
@@ -108,5 +119,6 @@ export async function writeChecked<T>(
           describeServerError('conflict', '', kube.message, target, lang),
         ]);
     }
+    await sleep(backoff(attempt));
   }
 }
