@@ -9,7 +9,7 @@ import {
 import { pendingWithoutNodes, seesNodes } from '../identity/cluster-view.js';
 import { visibleItems } from '../identity/filtered-reads.js';
 import type { BffContext } from '../trpc/context.js';
-import { prepareOutput } from '../trpc/prepared-output.js';
+import { preparedSize, prepareOutput } from '../trpc/prepared-output.js';
 import type { PendingState } from './pending-pods.js';
 
 /**
@@ -22,9 +22,17 @@ import type { PendingState } from './pending-pods.js';
 
 const withheld = new WeakMap<PendingGroup, PendingGroup>();
 const cuts = new WeakMap<PendingGroup, Map<number, PendingGroup>>();
-/** Per state, the pod lists made for each set of visible groups: callers who see the same share one. */
+/**
+ * Per state, the pod lists made for each set of visible groups, least recently read first:
+ * callers who see the same share one.
+ */
 const podLists = new WeakMap<PendingState, Map<string, PendingPod[]>>();
-/** Distinct views kept per state: operators of a few teams, each with a namespace or not. */
+/**
+ * What one state keeps: a list of 1,500 pods is ~4 MB once written, so the written JSON is
+ * bounded by bytes (operators of a few teams, each with a namespace or not, fit), and lists not
+ * written yet (read in-process) by count.
+ */
+const VIEW_BYTES_KEPT = 64 * 1024 * 1024;
 const VIEWS_KEPT = 32;
 
 /** `group` as an operator who may not list nodes sees it: rejection codes per node group only. */
@@ -93,24 +101,35 @@ export async function pendingPodsFor(
   // A group's key names its namespace, workload and shape: the same keys, the same pods.
   const seen = `${nodes ? 'nodes' : 'withheld'}\n${groups.map((group) => group.key).join('\n')}`;
   let pods = lists.get(seen);
-  if (pods === undefined) {
-    pods = preparedPods(podsOfPendingGroups(groups));
-    if (lists.size >= VIEWS_KEPT) lists.clear();
+  if (pods !== undefined) {
+    lists.delete(seen);
     lists.set(seen, pods);
+    return pods;
   }
+  pods = preparedPods(podsOfPendingGroups(groups));
+  lists.set(seen, pods);
+  dropLeastRecent(lists);
   return pods;
+}
+
+/** Drops the least recently read lists until the rest fit `VIEW_BYTES_KEPT` and `VIEWS_KEPT`. */
+function dropLeastRecent(lists: Map<string, PendingPod[]>): void {
+  let bytes = 0;
+  for (const pods of lists.values()) bytes += preparedSize(pods);
+  for (const [seen, pods] of lists) {
+    if (lists.size <= 1 || (bytes <= VIEW_BYTES_KEPT && lists.size <= VIEWS_KEPT)) return;
+    bytes -= preparedSize(pods);
+    lists.delete(seen);
+  }
 }
 
 /**
  * Marks a list made from validated groups (or a slice of one) as valid `cluster.pending` output.
- * The list is read-only, so its JSON is written once, at the first call that needs it: 1,500
- * pods are ~4 MB, and 20 callers of one state share that one text (it is made synchronously, so
- * calls that arrive together cannot each start their own).
+ * The list is read-only, so its JSON is written once, as the bytes the prepared output keeps
+ * (`preparedBytes`), at the first call that needs them: 1,500 pods are ~4 MB, and 20 callers of
+ * one state share that one copy (made synchronously, so calls that arrive together cannot each
+ * start their own). No text is kept beside them.
  */
 export function preparedPods(pods: PendingPod[]): PendingPod[] {
-  let json: string | undefined;
-  return prepareOutput(PendingPodsSchema, pods, () => {
-    json ??= JSON.stringify(pods);
-    return json;
-  });
+  return prepareOutput(PendingPodsSchema, pods, () => JSON.stringify(pods));
 }

@@ -3,6 +3,8 @@ import { z } from 'zod';
 interface PreparedOutput {
   schema: z.ZodType;
   json: () => string;
+  /** `json()` as UTF-8, made at the first single call that writes it: the one copy kept. */
+  bytes?: Buffer;
 }
 
 const prepared = new WeakMap<object, PreparedOutput>();
@@ -28,6 +30,23 @@ export function isPreparedOutput(schema: z.ZodType, data: unknown): boolean {
 export function preparedJson(data: unknown): string | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
   return prepared.get(data)?.json();
+}
+
+/**
+ * The JSON of prepared `data` as bytes, made once and kept with the output (not beside a copy of
+ * its text): every single call answering it writes these bytes inside tRPC's envelope.
+ */
+export function preparedBytes(data: unknown): Buffer | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const output = prepared.get(data);
+  if (output === undefined) return undefined;
+  output.bytes ??= Buffer.from(output.json());
+  return output.bytes;
+}
+
+/** How many bytes prepared `data` holds once written (0 before): what a cache of outputs weighs. */
+export function preparedSize(data: object): number {
+  return prepared.get(data)?.bytes?.length ?? 0;
 }
 
 /**
