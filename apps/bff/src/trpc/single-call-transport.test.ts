@@ -1,8 +1,10 @@
 /**
  * The single-call transport on its own: two real Fastify servers with tRPC's plugin and the same
  * router, one with the transport in front. Every request gets the same status and the same body
- * from both (the transport speaks tRPC's wire format exactly), a prepared output is written from
- * its own JSON, and tRPC's own client — the web app's `httpBatchLink` — works against it.
+ * from both (the transport speaks tRPC's wire format exactly) but a prepared output's, which
+ * carries the same data as its own JSON wrote it (its own key order); a procedure sees its
+ * client leave through either; tRPC's own client — the web app's `httpBatchLink` — works
+ * against it.
  */
 import { prepareOutput } from '@mgpu/api';
 import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
@@ -11,12 +13,15 @@ import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { eventually } from '../test-support/bff-harness.js';
 import { singleCallHook } from './single-call-transport.js';
 
 const t = initTRPC.create({
   errorFormatter: ({ shape }) => ({ ...shape, data: { ...shape.data, stack: undefined } }),
 });
 const created: string[] = [];
+/** Calls of `waitForLeave` that started, and those that saw their client leave. */
+const leaving = { waiting: 0, left: 0 };
 
 const testRouter = t.router({
   create: t.procedure
@@ -54,6 +59,26 @@ const testRouter = t.router({
   readCrash: t.procedure.query(() => {
     throw new Error('disk on fire');
   }),
+  // As `cluster.pending`: the input (a filter) may be left out.
+  search: t.procedure
+    .input(z.object({ name: z.string() }).optional())
+    .query(({ input }) => created.filter((name) => input === undefined || name === input.name)),
+  // Output with a promise in it: only a streaming link may carry it.
+  streamLike: t.procedure.query(() => ({ later: Promise.resolve(1) })),
+  waitForLeave: t.procedure.query(
+    ({ signal }) =>
+      new Promise<string>((resolve) => {
+        leaving.waiting++;
+        signal?.addEventListener(
+          'abort',
+          () => {
+            leaving.left++;
+            resolve('left');
+          },
+          { once: true },
+        );
+      }),
+  ),
 });
 type TestRouter = typeof testRouter;
 
@@ -130,6 +155,10 @@ describe('mutations through the transport', () => {
     ['malformed JSON in a batch', 'create?batch=1', '{"0": '],
     ['a batch that is not an object', 'create?batch=1', '[1]'],
     ['an empty body', 'noInput', ''],
+    ['an empty body to a mutation with input', 'create', ''],
+    ['an empty body in a batch', 'create?batch=1', ''],
+    ['an empty body to a query whose input may be left out', 'search', ''],
+    ['an empty body to such a query in a batch', 'search?batch=1', ''],
     ['a procedure that throws', 'crash', '{}'],
     ['an output that breaks its schema', 'badOutput', '{}'],
   ])('answers %s exactly as tRPC does', async (_label, path, body) => {
@@ -190,12 +219,46 @@ describe('queries through the transport', () => {
     ['a batch that is not an object', `find?batch=1&input=${inputOf([1])}`],
     ['malformed JSON to a query that reads no input', 'read?input=%7B'],
     ['a query that throws', 'readCrash'],
+    ['an empty input to a query whose input may be left out', 'search?input='],
+    ['output with a promise in it', 'streamLike'],
+    ['output with a promise in it, in a batch', 'streamLike?batch=1'],
   ])('answers %s exactly as tRPC does', async (_label, pathAndQuery) => {
     const before = answeredBy.transport;
     const expected = await get(reference.url, pathAndQuery);
     const actual = await get(fast.url, pathAndQuery);
     expect(answeredBy.transport).toBe(before + 1);
     expect(actual).toEqual(expected);
+  });
+
+  it.each([
+    ['well-formed', `read?connectionParams=${inputOf({ team: 'a' })}`],
+    ['malformed', 'read?connectionParams=%7B'],
+    [
+      'of the wrong shape',
+      `find?connectionParams=${inputOf({ team: 5 })}&input=${inputOf({ name: 'a' })}`,
+    ],
+  ])('leaves %s connection parameters to tRPC, which reads them', async (_label, pathAndQuery) => {
+    const before = answeredBy.transport;
+    const expected = await get(reference.url, pathAndQuery);
+    const actual = await get(fast.url, pathAndQuery);
+    expect(actual).toEqual(expected);
+    // tRPC refuses bad ones before it makes a context, so only the transport's count tells.
+    expect(answeredBy.transport).toBe(before);
+  });
+
+  it('tells the procedure when its client leaves, as tRPC does', async () => {
+    for (const server of [reference, fast]) {
+      const { waiting, left } = leaving;
+      const client = new AbortController();
+      const call = fetch(`${server.url}/trpc/waitForLeave`, { signal: client.signal });
+      call.catch(() => undefined);
+      await eventually(() => leaving.waiting > waiting, 'the call to reach the procedure');
+      client.abort();
+      await eventually(
+        () => leaving.left > left,
+        () => `the procedure to see ${server.url}'s client leave`,
+      );
+    }
   });
 
   it('answers a query sent as POST (method override) as tRPC does', async () => {

@@ -1,4 +1,5 @@
-import { preparedJson } from '@mgpu/api';
+import { Readable } from 'node:stream';
+import { preparedBytes } from '@mgpu/api';
 import {
   type AnyTRPCProcedure,
   type AnyTRPCRouter,
@@ -10,9 +11,13 @@ import {
   getErrorShape,
   getHTTPStatusCode,
   getTRPCErrorFromUnknown,
+  isAsyncIterable,
+  isObject,
+  isPromise,
   transformTRPCResponse,
 } from '@trpc/server/unstable-core-do-not-import';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { callInputOf, callSearchOf } from './call-input.js';
 
 /**
  * Single calls answered straight from Fastify's parsed request.
@@ -26,15 +31,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * (`POST /trpc/workload.create`, `GET /trpc/cluster.pending?input=…`, as scripts send them) or as
  * a batch of one (`?batch=1`, as `httpBatchLink` sends it; a query as POST too when method
  * override is allowed) — by calling the procedure itself with tRPC's own call options, so input
- * and output validation, the error formatter and the wire format are tRPC's. Output prepared
- * with its JSON (`preparedJson`) is written from that text. Anything else (several calls in one
- * batch, streamed batches, subscriptions, other content types) goes on to tRPC's adapter.
+ * and output validation, the error formatter, the request's abort signal and the wire format are
+ * tRPC's. Output prepared with its JSON (`preparedBytes`) is written from those bytes. Anything
+ * else (several calls in one batch, streamed batches, subscriptions, `connectionParams`, other
+ * content types, a router with a transformer) goes on to tRPC's adapter.
  */
 export interface SingleCallTransportOptions<TRouter extends AnyTRPCRouter> {
   router: TRouter;
   /** The context of one request: who is signed in on it decides whose identity its calls use. */
   createContext: (request: FastifyRequest) => inferRouterContext<TRouter>;
-  onError?: (error: TRPCError, path: string) => void;
+  onError?: (error: TRPCError, path: string | undefined) => void;
   /** As tRPC's option of that name: a query may come as a POST with a JSON body. */
   allowMethodOverride?: boolean;
 }
@@ -56,29 +62,47 @@ function callsOf(router: AnyTRPCRouter): Map<string, AnyTRPCProcedure> {
   );
 }
 
-/** The call's input: the text itself, or entry `0` of a batch of one; undefined for no text. */
-function inputOf(text: unknown, batch: boolean): unknown {
-  if (typeof text !== 'string' || text.length === 0) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (cause) {
-    // As tRPC answers it: 400 with the parser's message.
-    throw new TRPCError({ code: 'BAD_REQUEST', cause });
-  }
-  if (!batch) return parsed;
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new TRPCError({
-      code: 'BAD_REQUEST',
-      message: '"input" needs to be an object when doing a batch call',
-    });
-  return (parsed as Record<string, unknown>)['0'];
+/**
+ * Output tRPC refuses to write as one JSON answer (an async iterable, or an object holding a
+ * promise or one), as its `isDataStream` tells it.
+ */
+function isDataStream(data: unknown): boolean {
+  if (!isObject(data)) return false;
+  if (isAsyncIterable(data)) return true;
+  const values = Object.values(data);
+  return values.some(isPromise) || values.some(isAsyncIterable);
 }
 
-/** The request's query string as tRPC reads it (`URLSearchParams`, the first of repeated keys). */
-function searchOf(url: string): URLSearchParams {
-  const start = url.indexOf('?');
-  return new URLSearchParams(start === -1 ? '' : url.slice(start + 1));
+const streamRefused = () =>
+  new TRPCError({
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink',
+  });
+
+/**
+ * Aborts when the client goes before its answer is written, as the request tRPC's adapter makes
+ * does (`incomingMessageToRequest`): a procedure waiting on the cluster can stop.
+ */
+function leaveSignalOf(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  const req = request.raw;
+  const res = reply.raw;
+  const onAbort = () => {
+    res.off('close', onClose);
+    req.off('aborted', onAbort);
+    controller.abort();
+  };
+  // `close` comes after a whole answer too: only one cut short is the client leaving.
+  const onClose = () => {
+    if (res.writableEnded) {
+      req.off('aborted', onAbort);
+      return;
+    }
+    onAbort();
+  };
+  res.once('close', onClose);
+  req.once('aborted', onAbort);
+  return controller.signal;
 }
 
 /** Whether tRPC would take `method` for a procedure of `type` (its method map). */
@@ -98,8 +122,8 @@ export function singleCallHook<TRouter extends AnyTRPCRouter>(
   const { router, createContext } = options;
   const calls = callsOf(router);
   const config = router._def._config;
-  // Prepared JSON is the wire text only when no transformer rewrites the data.
-  const writesDataAsIs = config.transformer === defaultTransformer;
+  // A transformer rewrites input and output on the wire: tRPC's adapter answers those routers.
+  if (config.transformer !== defaultTransformer) return async () => undefined;
   return async (request, reply) => {
     const path = (request.params as { path?: string }).path ?? '';
     const procedure = calls.get(path);
@@ -110,9 +134,16 @@ export function singleCallHook<TRouter extends AnyTRPCRouter>(
     const contentType = request.headers['content-type'];
     // A GET without a content type is JSON to tRPC (a browser opening the URL); others go on.
     if (!(get && contentType === undefined) && !isJson(contentType)) return undefined;
-    const search = searchOf(request.url);
+    const search = callSearchOf(request.url);
+    // tRPC reads (and may refuse) connection parameters for every call.
+    if (search.has('connectionParams')) return undefined;
     const batch = search.get('batch') === '1';
-    const text = get ? search.get('input') : request.body;
+    // Only a GET's missing or empty `?input=` is no input; a POST's body is JSON, even empty.
+    const text = get
+      ? search.get('input') || undefined
+      : typeof request.body === 'string'
+        ? request.body
+        : '';
     const ctx = createContext(request);
     // Read when the procedure asks, as tRPC does: a procedure without input ignores bad text.
     let input: unknown;
@@ -121,17 +152,33 @@ export function singleCallHook<TRouter extends AnyTRPCRouter>(
       const data = await procedure({
         path,
         getRawInput: async () => {
-          input = inputOf(text, batch);
+          input = callInputOf(text, batch);
           return input;
         },
         ctx,
         type,
-        signal: undefined,
+        signal: leaveSignalOf(request, reply),
         batchIndex: 0,
       });
-      const prepared = writesDataAsIs ? preparedAnswer(data, batch) : undefined;
-      if (prepared !== undefined) return send(reply, 200, prepared);
-      answer = { result: { data } };
+      if (isDataStream(data)) {
+        // tRPC refuses a single call's stream outside the call (no path, no input), a batch's in it.
+        const error = streamRefused();
+        if (!batch) options.onError?.(error, undefined);
+        answer = {
+          error: getErrorShape({
+            config,
+            ctx,
+            error,
+            input: batch ? input : undefined,
+            path: batch ? path : undefined,
+            type,
+          }),
+        };
+      } else {
+        const bytes = preparedBytes(data);
+        if (bytes !== undefined) return sendPrepared(reply, bytes, batch);
+        answer = { result: { data } };
+      }
     } catch (cause) {
       const error = getTRPCErrorFromUnknown(cause);
       options.onError?.(error, path);
@@ -145,7 +192,7 @@ export function singleCallHook<TRouter extends AnyTRPCRouter>(
 }
 
 /** The answer with tRPC's headers. */
-function send(reply: FastifyReply, status: number, body: Buffer): FastifyReply {
+function send(reply: FastifyReply, status: number, body: Buffer | Readable): FastifyReply {
   return reply
     .code(status)
     .header('content-type', 'application/json')
@@ -153,28 +200,16 @@ function send(reply: FastifyReply, status: number, body: Buffer): FastifyReply {
     .send(body);
 }
 
-/** A prepared output's answers as bytes, plain and as a batch of one, kept while it lives. */
-const preparedAnswers = new WeakMap<object, { plain?: Buffer; batch?: Buffer }>();
+const PLAIN = { open: Buffer.from('{"result":{"data":'), close: Buffer.from('}}') };
+const BATCH = { open: Buffer.from('[{"result":{"data":'), close: Buffer.from('}}]') };
 
 /**
- * `{"result":{"data":…}}` (in an array for a batch) around prepared `data`'s own JSON, made once
- * per output: prepared output is read-only, so the 20 readers of one pending state are each
- * sent the same 4 MB rather than each copying it; undefined for data that was not prepared.
+ * `{"result":{"data":…}}` (in an array for a batch) written around prepared data's own bytes,
+ * not a copy of them: the 20 readers of one pending state are each sent the same 4 MB, the
+ * only copy, kept with the output (prepared output is read-only).
  */
-function preparedAnswer(data: unknown, batch: boolean): Buffer | undefined {
-  if (typeof data !== 'object' || data === null) return undefined;
-  const form = batch ? 'batch' : 'plain';
-  let answers = preparedAnswers.get(data);
-  const kept = answers?.[form];
-  if (kept !== undefined) return kept;
-  const json = preparedJson(data);
-  if (json === undefined) return undefined;
-  const result = `{"result":{"data":${json}}}`;
-  const bytes = Buffer.from(batch ? `[${result}]` : result);
-  if (answers === undefined) {
-    answers = {};
-    preparedAnswers.set(data, answers);
-  }
-  answers[form] = bytes;
-  return bytes;
+function sendPrepared(reply: FastifyReply, bytes: Buffer, batch: boolean): FastifyReply {
+  const { open, close } = batch ? BATCH : PLAIN;
+  reply.header('content-length', open.length + bytes.length + close.length);
+  return send(reply, 200, Readable.from([open, bytes, close], { objectMode: false }));
 }

@@ -13,6 +13,7 @@ import {
   sseHeaders,
 } from '@trpc/server/unstable-core-do-not-import';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { callInputOf, callSearchOf } from './call-input.js';
 
 /**
  * Server-sent events for tRPC subscriptions, written straight to the socket.
@@ -109,15 +110,16 @@ export function subscriptionInput(
   request: FastifyRequest,
   path: string,
 ): { ok: true; input: unknown } | { ok: false; message: string } {
-  const query = request.query as { input?: string; batch?: string };
+  const search = callSearchOf(request.url);
   let input: unknown;
   try {
-    input = query.input === undefined ? undefined : JSON.parse(query.input);
+    input = callInputOf(search.get('input') || undefined, false);
   } catch {
     return { ok: false, message: `The input of ${path} is not JSON.` };
   }
-  if (query.batch === undefined || query.batch === '0') return { ok: true, input };
-  if (input === undefined) return { ok: true, input };
+  const batch = search.get('batch');
+  if (batch === null || batch === '0' || input === undefined) return { ok: true, input };
+  // Stricter than tRPC's batch read: any entry but `0` would be a second call to ignore.
   if (typeof input !== 'object' || input === null || Object.keys(input).some((key) => key !== '0'))
     return { ok: false, message: `A batched ${path} takes its input as { "0": … }.` };
   return { ok: true, input: (input as Record<string, unknown>)['0'] };
