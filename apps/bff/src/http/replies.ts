@@ -1,4 +1,6 @@
 import type { FastifyReply } from 'fastify';
+import type { Unavailable } from '../identity/operator-access.js';
+import { SIGN_OUTS_NOT_READ, SIGN_OUTS_RETRY_SECONDS } from '../replicas/revocations.js';
 
 /** The console's own refusals, shaped like tRPC's errors: `{ error: { message, code } }`. */
 export const refuse = (reply: FastifyReply, status: number, code: string, message: string) =>
@@ -23,3 +25,25 @@ export const tokenNotChecked = (reply: FastifyReply, reason: string) =>
     'SERVICE_UNAVAILABLE',
     `The Kubernetes API server could not check the token: ${reason}`,
   );
+
+/**
+ * 503 with Retry-After for a session cookie before the sign-outs are read: not the API server's
+ * doing (it may be RBAC on their Secret), so its own words and `reason`, which the sign-in page
+ * reads to wait instead of asking for a sign-in the console would answer the same way.
+ */
+export const signOutsNotRead = (reply: FastifyReply) => {
+  reply.header('retry-after', String(SIGN_OUTS_RETRY_SECONDS));
+  return reply.code(503).send({
+    error: {
+      message: SIGN_OUTS_NOT_READ,
+      code: 'SERVICE_UNAVAILABLE',
+      reason: 'SIGN_OUTS_NOT_READ',
+    },
+  });
+};
+
+/** The 503 for a credential that could be neither admitted nor refused now. */
+export const notJudgedYet = (reply: FastifyReply, unavailable: Unavailable) =>
+  unavailable.reason === 'sign-outs-not-read'
+    ? signOutsNotRead(reply)
+    : tokenNotChecked(reply, unavailable.message);

@@ -7,7 +7,7 @@ import { admitCounted } from '../identity/counted-admission.js';
 import { setSessionCookie } from '../identity/session-cookie.js';
 import type { SignInThrottle } from '../identity/sign-in-throttle.js';
 import { subscriptionInput } from '../trpc/sse-transport.js';
-import { refuse, tokenNotChecked, tooManyWrongTokens } from './replies.js';
+import { notJudgedYet, refuse, tooManyWrongTokens } from './replies.js';
 
 export interface AllowedOrigins {
   /** `Host` header values this console answers to (DNS rebinding is refused). */
@@ -91,6 +91,8 @@ export function guardTrpc(
 ) {
   const checkOrigin = originCheck(allowed);
   const subscriptionInputs = subscriptionInputSchemas(router);
+  /** Whether cookies were answered 503 for unread sign-outs since it was last said they are read. */
+  let cookiesWaiting = false;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const { hosts } = allowed();
     if (!hosts.has(request.headers.host ?? '')) {
@@ -117,9 +119,25 @@ export function guardTrpc(
     const admitted = await admitCounted(access, throttle, request);
     if (admitted.kind === 'throttled') return tooManyWrongTokens(reply, admitted.wait);
     if (admitted.kind === 'unavailable') {
+      const { unavailable } = admitted;
       // As at browser sign-in: the token may well be good, the API server did not say.
-      request.log.warn({ reason: admitted.reason }, 'token not checked: API server unavailable');
-      return tokenNotChecked(reply, admitted.reason);
+      if (unavailable.reason === 'token-not-checked')
+        request.log.warn(
+          { reason: unavailable.message },
+          'token not checked: API server unavailable',
+        );
+      else if (!cookiesWaiting) {
+        // Once until the sign-outs are read: a Secret the account may not read is every request.
+        cookiesWaiting = true;
+        request.log.warn(
+          'session cookies answered 503 until the sign-outs are read (bearer tokens work)',
+        );
+      }
+      return notJudgedYet(reply, unavailable);
+    }
+    if (cookiesWaiting && access.signOutsRead) {
+      cookiesWaiting = false;
+      request.log.info('sign-outs read: session cookies are judged again');
     }
     if (admitted.kind === 'refused') {
       reply.header('www-authenticate', 'Bearer');

@@ -2,8 +2,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Operator } from '@mgpu/api';
 import { bearerCheck } from '@mgpu/kube-client';
 import type { FastifyRequest } from 'fastify';
-import { LocalRevocations, type Revocations, SIGN_OUTS_NOT_READ } from '../replicas/revocations.js';
-import type { OperatorAccess } from './operator-access.js';
+import { LocalRevocations, type Revocations } from '../replicas/revocations.js';
+import type { OperatorAccess, Unavailable } from './operator-access.js';
 import { sessionCookieOf } from './session-cookie.js';
 import { SessionSeal } from './session-seal.js';
 
@@ -44,9 +44,11 @@ const sameMac = (given: string, expected: string) =>
 /** Who an admitted request is: `operator` is set with per-user auth only. */
 export type Admission =
   | { readonly operator?: Operator; readonly unavailable?: undefined }
-  | { readonly unavailable: string; readonly operator?: undefined };
+  | { readonly unavailable: Unavailable; readonly operator?: undefined };
 const NO_OPERATOR: Admission = Object.freeze({});
-const SIGN_OUTS_UNKNOWN: Admission = Object.freeze({ unavailable: SIGN_OUTS_NOT_READ });
+const SIGN_OUTS_UNKNOWN: Admission = Object.freeze({
+  unavailable: Object.freeze({ reason: 'sign-outs-not-read' }),
+});
 
 /**
  * What is needed to call `/trpc`: nothing, the console's `--token`, or (with `--auth`) the
@@ -101,8 +103,8 @@ export class ConsoleAccess {
   /**
    * Whether the request may call `/trpc`, and as whom: `operator` is set with per-user auth.
    * Absent per-user auth this is the token check, answered synchronously: a request then costs
-   * no promise, no operator and no review. `unavailable`: a bearer token the API server could
-   * not be asked about (neither admitted nor refused).
+   * no promise, no operator and no review. `unavailable`: neither admitted nor refused yet (a
+   * bearer token the API server could not be asked about, a cookie before the sign-outs are read).
    */
   admit(request: FastifyRequest): Admission | undefined | Promise<Admission | undefined> {
     if (this.operators === undefined) {
@@ -124,6 +126,11 @@ export class ConsoleAccess {
   private signOutsUnknown(request: FastifyRequest): boolean {
     if (this.bearer === undefined || this.revocations.ready) return false;
     return !this.bearer(request.headers.authorization);
+  }
+
+  /** Whether every sign-out made before this replica started is known, so cookies can be judged. */
+  get signOutsRead(): boolean {
+    return this.revocations.ready;
   }
 
   /** Whether `token` is the console's token (`POST /session`), in constant time. */

@@ -1,7 +1,7 @@
 import type { Operator } from '@mgpu/api';
 import type { FastifyRequest } from 'fastify';
 import type { ConsoleAccess } from './console-token.js';
-import { bearerTokenOf } from './operator-access.js';
+import { bearerTokenOf, type Unavailable } from './operator-access.js';
 import { bearerKey } from './sessions.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
 
@@ -10,7 +10,7 @@ export type CountedAdmission =
   | { readonly kind: 'admitted'; readonly operator?: Operator }
   | { readonly kind: 'refused' }
   | { readonly kind: 'throttled'; readonly wait: number }
-  | { readonly kind: 'unavailable'; readonly reason: string };
+  | { readonly kind: 'unavailable'; readonly unavailable: Unavailable };
 
 /**
  * The credential check of `/trpc` and `GET /session` alike, so neither is a door around the
@@ -38,7 +38,7 @@ export async function admitCounted(
       return { kind: 'refused' };
     }
     if (admitted.unavailable !== undefined)
-      return { kind: 'unavailable', reason: admitted.unavailable };
+      return { kind: 'unavailable', unavailable: admitted.unavailable };
     return admitted.operator
       ? { kind: 'admitted', operator: admitted.operator }
       : { kind: 'admitted' };

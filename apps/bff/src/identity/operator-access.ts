@@ -14,8 +14,17 @@ import { reviewToken, type TokenReview } from './token-review.js';
 /** A script's bearer token is asked about again after this long (a revoked token stops soon). */
 export const BEARER_REVIEW_SECONDS = 60;
 
-/** What a bearer token's review made of it: its operator, or why there is none. */
-type BearerAdmission = Operator | { unavailable: string } | undefined;
+/**
+ * Why a credential is neither admitted nor refused now (503, asked again in a moment): the API
+ * server did not answer about a bearer token, or a session cookie came before the sign-outs
+ * were read (`SIGN_OUTS_NOT_READ`: a console starting, or one whose account may not read them).
+ */
+export type Unavailable =
+  | { readonly reason: 'token-not-checked'; readonly message: string }
+  | { readonly reason: 'sign-outs-not-read' };
+
+/** What a request's credential came to: its operator, or why there is none. */
+type BearerAdmission = Operator | { unavailable: Unavailable } | undefined;
 
 /**
  * `--auth kubernetes`: who a request is. A browser's session cookie is a sealed session made at
@@ -56,7 +65,8 @@ export class OperatorAccess {
       resumed = await this.sessions.resume(sessionCookieOf(request), request);
     } catch (error) {
       // Possibly signed out before this replica started: asked again in a moment, not refused.
-      if (error instanceof SignOutsNotReadError) return { unavailable: error.message };
+      if (error instanceof SignOutsNotReadError)
+        return { unavailable: { reason: 'sign-outs-not-read' } };
       throw error;
     }
     if (resumed?.cookie !== undefined) this.reissued.set(request, resumed.cookie);
@@ -91,7 +101,8 @@ export class OperatorAccess {
       pending = reviewToken(this.console, token)
         .then((review): BearerAdmission => {
           if (review.ok) return this.bearers.create({ ...review, token }, key).operator;
-          if (review.reason === 'unavailable') return { unavailable: review.message };
+          if (review.reason === 'unavailable')
+            return { unavailable: { reason: 'token-not-checked', message: review.message } };
           for (const listener of this.refusedListeners) listener(key);
           return undefined;
         })

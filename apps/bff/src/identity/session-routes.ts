@@ -1,7 +1,7 @@
 import type { AuditEntry, Operator } from '@mgpu/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { refuse, tokenNotChecked, tooManyWrongTokens } from '../http/replies.js';
+import { refuse, signOutsNotRead, tokenNotChecked, tooManyWrongTokens } from '../http/replies.js';
 import type { AllowedOrigins } from '../http/trpc-guard.js';
 import { originCheck } from '../http/trpc-guard.js';
 import type { ConsoleAccess } from './console-token.js';
@@ -50,6 +50,9 @@ export function registerSessionRoutes(
     // Counted as on `/trpc`: otherwise a bearer header here would test tokens without limit.
     const admitted = await admitCounted(access, throttle, request);
     if (admitted.kind === 'throttled') return tooManyWrongTokens(reply, admitted.wait);
+    // Not "signed out": the sign-in form would make a cookie answered the same way (a loop).
+    if (admitted.kind === 'unavailable' && admitted.unavailable.reason === 'sign-outs-not-read')
+      return signOutsNotRead(reply);
     const operator = admitted.kind === 'admitted' ? admitted.operator : undefined;
     return {
       required: access.required,

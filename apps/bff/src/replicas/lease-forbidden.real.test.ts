@@ -16,7 +16,10 @@ import {
   uniqueName,
 } from '../test-support/bff-harness.js';
 import { capturedLog } from '../test-support/captured-log.js';
+import { models, sessionOf } from '../test-support/console-calls.js';
+import { signIn } from '../test-support/console-replicas.js';
 import { serviceAccountOperator } from '../test-support/operators.js';
+import { SIGN_OUTS_NOT_READ } from './revocations.js';
 
 if (!onRealTier())
   throw new Error(
@@ -52,32 +55,39 @@ describe('a console whose account may not use the Lease', () => {
   });
 });
 
-const models = (url: string, headers: Record<string, string>) =>
-  fetch(`${url}/trpc/gpu.models`, { headers });
-
 const whoami = (url: string, headers: Record<string, string>) =>
   fetch(`${url}/trpc/session.whoami`, { headers });
 
-const signIn = async (url: string, token: string) => {
-  const answer = await fetch(`${url}/session`, {
-    method: 'POST',
-    headers: { origin: url, 'content-type': 'application/json' },
-    body: JSON.stringify({ token }),
-  });
-  expect(answer.status).toBe(200);
-  return (answer.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-};
+/** A 503 in the sign-outs' own words, with a time to wait: never the API server's, never 401. */
+async function expectSignOutsNotRead(answer: Response) {
+  expect(answer.status).toBe(503);
+  expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+  const body = (await answer.json()) as { error: { message: string; reason: string } };
+  expect(body.error).toMatchObject({ message: SIGN_OUTS_NOT_READ, reason: 'SIGN_OUTS_NOT_READ' });
+  expect(body.error.message).not.toContain('could not check the token');
+}
 
 describe('a console that has not read who signed out', () => {
   it('answers a --token session cookie 503, not 200, while the bearer token still works', async () => {
     expect((await fetch(`${harness.url}/readyz`)).status).toBe(503);
     const cookie = await signIn(harness.url, TOKEN);
-    const answer = await models(harness.url, { cookie });
-    expect(answer.status).toBe(503);
-    expect(await answer.text()).toContain('signed out before this console started');
+    for (let call = 0; call < 5; call++)
+      await expectSignOutsNotRead(await models(harness.url, { cookie }));
     expect((await models(harness.url, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
     // A cookie it did not sign is refused as ever, not asked to try again.
     expect((await models(harness.url, { cookie: `${cookie}x` })).status).toBe(401);
+    // Said once, not at each of the five calls: the Secret stays unreadable, requests go on.
+    const said = log.lines.filter((line) => line.includes('session cookies answered 503'));
+    expect(said).toHaveLength(1);
+  });
+
+  it('answers GET /session 503 too, so the page waits instead of asking for a sign-in again', async () => {
+    const cookie = await signIn(harness.url, TOKEN);
+    await expectSignOutsNotRead(await sessionOf(harness.url, cookie));
+    // No cookie at all is judged without the sign-outs: this browser has not signed in.
+    const none = await fetch(`${harness.url}/session`);
+    expect(none.status).toBe(200);
+    expect(await none.json()).toMatchObject({ required: true, signedIn: false });
   });
 
   it('answers an --auth kubernetes session cookie 503 too', async () => {
@@ -95,7 +105,8 @@ describe('a console that has not read who signed out', () => {
     try {
       const token = account.operator.kubeConfig.getCurrentUser()?.token ?? '';
       const cookie = await signIn(perUser.url, token);
-      expect((await whoami(perUser.url, { cookie })).status).toBe(503);
+      await expectSignOutsNotRead(await whoami(perUser.url, { cookie }));
+      await expectSignOutsNotRead(await sessionOf(perUser.url, cookie));
       expect((await whoami(perUser.url, { authorization: `Bearer ${token}` })).status).toBe(200);
     } finally {
       await account.delete();

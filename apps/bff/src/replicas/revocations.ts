@@ -36,9 +36,13 @@ export interface Revocations {
 /**
  * Why a session cookie is answered 503 while `ready` is false: until the list is read a cookie
  * signed out before this replica started would be accepted, so none is (bearer tokens still are).
+ * Usually the console is starting; if it lasts, its account may not read the Secret (RBAC).
  */
 export const SIGN_OUTS_NOT_READ =
-  'the sessions signed out before this console started are not read yet (the Secret of sign-outs); try again in a few seconds';
+  'This console cannot judge session cookies yet: it has not read the sessions signed out before it started (its Secret of sign-outs; if this lasts, its account may not read that Secret). Try again in a few seconds; bearer tokens work meanwhile.';
+
+/** How long a cookie answered 503 for `SIGN_OUTS_NOT_READ` waits (a poll of the Secret and a margin). */
+export const SIGN_OUTS_RETRY_SECONDS = 5;
 
 /** One console, or consoles that share no key (their sessions are their own): kept in memory. */
 export class LocalRevocations implements Revocations {
