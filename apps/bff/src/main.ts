@@ -235,6 +235,21 @@ try {
   process.exit(2);
 }
 
+/**
+ * Sign-outs live in a Secret of the cluster; an embedded one without a state file starts empty
+ * each time while the key still opens the cookies, so a restart would undo every sign-out.
+ * Without --token or --auth there are no sessions, and nothing to forget.
+ */
+function refuseForgottenSignOuts(embedded: boolean): void {
+  if (!embedded || !sessionSeal || !(auth || token) || values['state-file']) return;
+  log.fatal(
+    '--session-key-file with the embedded cluster needs --state-file: sign-outs are kept in the cluster, and one that keeps no state would forget them at a restart while the key still opens their cookies',
+  );
+  process.exit(2);
+}
+// Before anything starts when --embedded says so.
+refuseForgottenSignOuts(values.embedded ?? false);
+
 try {
   const connection = await connectCluster({
     ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
@@ -257,14 +272,8 @@ try {
     log.warn(
       "--gpu-metrics-port serves the embedded cluster's GPU exporter; this cluster has its own exporters, so it is ignored",
     );
-  // Sign-outs live in a Secret of the cluster; an embedded one without a state file starts empty
-  // each time while the key still opens the cookies, so a restart would undo every sign-out.
-  if (sessionSeal && connection.source.kind === 'embedded' && !values['state-file']) {
-    log.fatal(
-      '--session-key-file with the embedded cluster needs --state-file: sign-outs are kept in the cluster, and one that keeps no state would forget them at a restart while the key still opens their cookies',
-    );
-    process.exit(2);
-  }
+  // Embedded because no other cluster was configured: only known now.
+  refuseForgottenSignOuts(connection.source.kind === 'embedded');
   // The embedded API has one token of its own and no token reviews or RBAC: nobody could sign in.
   if (auth && connection.source.kind === 'embedded')
     log.warn(

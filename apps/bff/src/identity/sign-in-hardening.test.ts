@@ -3,21 +3,19 @@
  * `--token`, bearer guesses never throttled, one throttle for everyone behind a proxy, a signed-out
  * cookie that kept working, a cross-site page driving the console, a failed start left running.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startBff } from '../server.js';
 import { startBffTest, startHarness, uniqueName } from '../test-support/bff-harness.js';
+import { models } from '../test-support/console-calls.js';
 import { startConsoleProcess } from '../test-support/console-process.js';
 
 const TOKEN = 'sign-in-hardening-token-0123';
 const harness = startBffTest();
-
-const models = (url: string, headers: Record<string, string> = {}) =>
-  fetch(`${url}/trpc/gpu.models`, { headers });
 
 const signIn = (url: string, token: string) =>
   fetch(`${url}/session`, {
@@ -28,6 +26,20 @@ const signIn = (url: string, token: string) =>
 
 const cookieOf = (response: Response) =>
   (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+
+/** Folders of session keys and state files, removed after each test. */
+const keyDirs: string[] = [];
+afterEach(() => {
+  for (const dir of keyDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+/** A new folder with a session key file in it (48 characters, as `openssl rand` would give). */
+function sessionKeyDir(): { dir: string; keyFile: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'mgpu-key-'));
+  keyDirs.push(dir);
+  const keyFile = join(dir, 'session.key');
+  writeFileSync(keyFile, `${'k'.repeat(48)}\n`);
+  return { dir, keyFile };
+}
 
 describe('the console token', () => {
   it.each([
@@ -260,8 +272,7 @@ describe('signing out of a --token session', () => {
   });
 
   it('refuses to start with a session key on an embedded cluster that keeps no state: exit 2, naming --state-file', async () => {
-    const keyFile = join(mkdtempSync(join(tmpdir(), 'mgpu-key-')), 'session.key');
-    writeFileSync(keyFile, `${'k'.repeat(48)}\n`);
+    const { keyFile } = sessionKeyDir();
     const started = startConsoleProcess([
       '--embedded',
       '--token',
@@ -272,14 +283,27 @@ describe('signing out of a --token session', () => {
     expect((await started.exit).code).toBe(2);
     expect(started.output()).toContain('--session-key-file');
     expect(started.output()).toContain('--state-file');
+    // Refused from the flags alone: no embedded cluster was started first.
+    expect(started.output()).not.toContain('embedded mGPU cluster');
     expect(started.output()).not.toContain('console ready');
     expect(started.output()).not.toMatch(/\n\s+at /);
   });
 
+  it('starts with a session key on an embedded cluster without sign-in: no sessions, no sign-outs to keep', async () => {
+    const { keyFile } = sessionKeyDir();
+    const started = startConsoleProcess(['--embedded', '--session-key-file', keyFile]);
+    try {
+      const url = await started.url;
+      expect((await models(url)).status).toBe(200);
+      expect(started.output()).not.toContain('--state-file');
+    } finally {
+      started.signal('SIGTERM');
+      await started.exit;
+    }
+  });
+
   it('keeps a sign-out across a restart with the same session key and state file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mgpu-key-'));
-    const keyFile = join(dir, 'session.key');
-    writeFileSync(keyFile, `${'k'.repeat(48)}\n`);
+    const { dir, keyFile } = sessionKeyDir();
     const args = [
       '--embedded',
       '--state-file',
