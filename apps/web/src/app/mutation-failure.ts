@@ -1,5 +1,9 @@
+import type { RuleErrorSchema } from '@mgpu/shared';
 import { TRPCClientError } from '@trpc/client';
-import type { FieldError } from '../features/create-workload/draft.js';
+import type { z } from 'zod';
+
+/** A failing rule on a request path: the engine's, the cluster's, or the server's own ids. */
+export type FieldError = z.infer<typeof RuleErrorSchema>;
 
 /**
  * What a refused mutation said: the rule errors the BFF's error formatter attached (`ruleErrors`),

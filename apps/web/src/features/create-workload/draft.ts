@@ -1,15 +1,13 @@
 import {
   type CheckResult,
   CLUSTER_AWARE_RULES,
-  type RuleErrorSchema,
   type WorkloadRequest,
   type WorkloadRequestInput,
   WorkloadRequestSchema,
 } from '@mgpu/shared';
-import type { z } from 'zod';
+import type { FieldError } from '../../app/mutation-failure.js';
 
-/** A failing rule on a request path: the engine's, the cluster's, or the server's own ids. */
-export type FieldError = z.infer<typeof RuleErrorSchema>;
+export type { FieldError };
 
 /** The form's draft as the rules and the BFF take it (defaults applied), or undefined if unshaped. */
 export function requestOfDraft(draft: WorkloadRequestInput): WorkloadRequest | undefined {

@@ -5,7 +5,7 @@ import { Alert, Button, Collapse, Segmented, Tag } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTRPC } from '../../app/trpc.js';
 import { formatDateTime } from '../../i18n/format.js';
-import { type MessageKey, useI18n } from '../../i18n/i18n.js';
+import { type MessageKey, type Translate, useI18n } from '../../i18n/i18n.js';
 import { applyLogEvent, EMPTY_LOG, type LogView } from './pod-log-view.js';
 
 /** How often a pod's Events are read again while its panel is open. */
@@ -102,8 +102,12 @@ const REASON_KEYS = {
   Started: 'result.events.reason.Started',
 } satisfies Record<string, MessageKey>;
 
-const reasonKey = (reason: string): MessageKey | undefined =>
-  Object.hasOwn(REASON_KEYS, reason) ? REASON_KEYS[reason as keyof typeof REASON_KEYS] : undefined;
+/** An Event's reason in the operator's language where it has words, else as Kubernetes wrote it. */
+function reasonText(reason: string, t: Translate): string {
+  return Object.hasOwn(REASON_KEYS, reason)
+    ? t(REASON_KEYS[reason as keyof typeof REASON_KEYS])
+    : reason;
+}
 
 function EventList({ events }: { events: PodEvent[] }) {
   const { t, lang } = useI18n();
@@ -118,10 +122,7 @@ function EventList({ events }: { events: PodEvent[] }) {
               ? t(`result.events.type.${event.type}`)
               : event.type}
           </Tag>
-          <strong>
-            {reasonKey(event.reason) ? t(reasonKey(event.reason) as MessageKey) : event.reason}
-          </strong>{' '}
-          {event.message}{' '}
+          <strong>{reasonText(event.reason, t)}</strong> {event.message}{' '}
           <span className="muted">
             {t('result.events.meta', {
               count: event.count,
