@@ -2,6 +2,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import {
   type PendingGroup,
   type PendingGroupEvent,
+  type PendingGroupsPage,
   pendingPodCursor,
   REJECTION_CODES,
   ROOM_REASONS,
@@ -249,33 +250,65 @@ describe('many pending pods of one workload (issue 25)', () => {
     });
     expect([...first, ...rest].map((pod) => pod.pod)).toEqual(all.map((pod) => pod.pod));
 
-    // 20 reads of the per-pod list over HTTP at once, as 20 dashboards or scripts would, and
-    // /healthz asked once they are being answered: each reader gets the whole list, the same
-    // bytes (the state's one serialisation, served to all), and /healthz answers while some are
-    // still reading rather than after them all.
+    // 20 reads over HTTP at once (per pod and grouped, as scripts and dashboards read), started
+    // as one pod leaves while the view is recomputed, and /healthz asked with them: all answer,
+    // each with a whole state (before or after), and /healthz answers among them, not after.
     await harness.bff.context.cluster.workloads.scale('Deployment', 'default', name, MANY - 1);
-    const settled = await eventually(async () => {
-      const listed = await harness.caller.cluster.pending();
-      return listed.filter((pod) => pod.workload === name).length === MANY - 1 ? listed : undefined;
-    }, 'the list to settle on one pod fewer');
     let finished = 0;
-    let answering: () => void = () => undefined;
-    const firstAnswer = new Promise<void>((resolve) => {
-      answering = resolve;
-    });
-    const reads = Array.from({ length: 20 }, async () => {
-      const response = await fetch(`${harness.url}/trpc/cluster.pending`);
-      answering();
-      const body = await response.text();
+    const reads = Array.from({ length: 20 }, async (_, index) => {
+      const procedure = index % 2 === 0 ? 'cluster.pending' : 'cluster.pendingGroups';
+      const response = await fetch(`${harness.url}/trpc/${procedure}`);
+      const body = (await response.json()) as { result?: { data: unknown } };
       finished++;
-      return { status: response.status, type: response.headers.get('content-type'), body };
+      return { procedure, status: response.status, data: body.result?.data };
     });
-    await firstAnswer;
     const health = await fetch(`${harness.url}/healthz`);
     const finishedBeforeHealth = finished;
     expect(health.status).toBe(200);
     const answers = await Promise.all(reads);
     expect(finishedBeforeHealth).toBeLessThan(answers.length);
+    const after = await eventually(async () => {
+      const listed = await harness.caller.cluster.pending();
+      return listed.filter((pod) => pod.workload === name).length === MANY - 1 ? listed : undefined;
+    }, 'the list to settle on one pod fewer');
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      if (answer.procedure === 'cluster.pending') expect([all, after]).toContainEqual(answer.data);
+      else {
+        const page = answer.data as PendingGroupsPage;
+        const ours = page.groups.find((group) => group.workload === name);
+        expect([MANY, MANY - 1]).toContain(ours?.podCount);
+        expect(page.podCount).toBe((ours?.podCount ?? 0) + 1);
+      }
+    }
+  }, 240_000);
+
+  it('sends parallel readers of one state the same bytes: the list, plain and as a batch of one', async () => {
+    const name = uniqueName('same');
+    deleteAfterTest(harness, name);
+    await harness.caller.workload.create({
+      request: impossibleRequest(name),
+      clientRequestId: uniqueName('c'),
+      lang: 'en',
+    });
+    await harness.bff.context.cluster.workloads.scale('Deployment', 'default', name, 40);
+    const settled = await eventually(async () => {
+      const listed = await harness.caller.cluster.pending();
+      const ours = listed.filter((pod) => pod.workload === name);
+      return ours.length === 40 && ours.every((pod) => pod.rejections.length > 0)
+        ? listed
+        : undefined;
+    }, 'the 40 pods to be listed with their reasons');
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const response = await fetch(`${harness.url}/trpc/cluster.pending`);
+        return {
+          status: response.status,
+          type: response.headers.get('content-type'),
+          body: await response.text(),
+        };
+      }),
+    );
     for (const answer of answers) expect(answer).toEqual(answers[0]);
     const [answer] = answers as [(typeof answers)[number]];
     expect([answer.status, answer.type]).toEqual([200, 'application/json']);
@@ -284,5 +317,5 @@ describe('many pending pods of one workload (issue 25)', () => {
     // As httpBatchLink asks for it, a batch of one: the same list in tRPC's batch form.
     const batched = await fetch(`${harness.url}/trpc/cluster.pending?batch=1&input=%7B%7D`);
     expect(await batched.text()).toBe(`[${answer.body}]`);
-  }, 240_000);
+  });
 });
