@@ -9,7 +9,8 @@ import { ROOT, readRepoFile, repoFiles } from './repo.js';
  * from the folder of the line's first root path (`packages/x/src/a.ts`, `b.ts` is
  * `packages/x/src/b.ts`); a name is a backticked camelCase, PascalCase or UPPER_SNAKE identifier
  * on a line that cites source files or folders, and one of them (a folder: any source file below
- * it) must export it, itself or by re-export.
+ * it) must export it, itself or by re-export; on a line that cites no path at all (the data
+ * flow), some source file must.
  */
 const MAP = readRepoFile('ARCHITECTURE.md');
 const LINES = MAP.split('\n');
@@ -38,13 +39,28 @@ function exportsName(file: string, name: string, seen = new Set<string>()): bool
   const declared = new RegExp(
     `export\\s+(?:declare\\s+)?(?:default\\s+)?(?:async\\s+)?(?:abstract\\s+)?(?:function\\*?|class|const|let|var|type|interface|enum)\\s+${name}\\b`,
   );
-  const listed = new RegExp(`export\\s+(?:type\\s+)?\\{[^}]*\\b${name}\\b[^}]*\\}`);
-  if (declared.test(source) || listed.test(source)) return true;
+  if (declared.test(source) || listedExports(source).has(name)) return true;
   return [...source.matchAll(/export\s+\*\s+from\s+'(\.[^']+)'/g)].some((match) => {
     const target = join(dirname(file), (match[1] ?? '').replace(/\.js$/, ''));
     const module = [`${target}.ts`, `${target}.tsx`, `${target}/index.ts`].find(exists);
     return module !== undefined && exportsName(module, name, seen);
   });
+}
+
+/** The names `export { a, b as c, type d }` lists give out (`c`, not `b`). */
+function listedExports(source: string): Set<string> {
+  const names = new Set<string>();
+  for (const match of source.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)) {
+    for (const part of (match[1] ?? '').split(',')) {
+      const words = part
+        .trim()
+        .split(/\s+/)
+        .filter((word) => word !== 'type');
+      const exported = words.at(-1);
+      if (exported) names.add(exported);
+    }
+  }
+  return names;
 }
 
 const exists = (path: string) => path !== '' && existsSync(`${ROOT}${path.replace(/\/$/, '')}`);
@@ -105,7 +121,10 @@ describe('ARCHITECTURE.md', () => {
     const missing: string[] = [];
     let checked = 0;
     for (const line of LINES) {
-      const files = citedSources(line);
+      const citesPaths = [...backticked(line), ...linked(line)].some((token) =>
+        PATH_LIKE.test(token),
+      );
+      const files = citesPaths ? citedSources(line) : SOURCES;
       if (files.length === 0) continue;
       for (const name of backticked(line).filter((token) => IDENTIFIER.test(token))) {
         checked += 1;
