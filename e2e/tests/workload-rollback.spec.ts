@@ -205,6 +205,8 @@ test('zh-CN: a rollback of a workload made with kubectl asks first, then goes th
     await notManaged.getByRole('button', { name: '确认回滚' }).click();
     await expect(page.getByRole('dialog')).toHaveCount(0);
     await expect.poll(computeInCluster, { timeout: 30_000 }).toBe('120');
+    // Once it went through, still no failure said anywhere on the page.
+    await expect(page.getByText('回滚失败')).toHaveCount(0);
   } finally {
     await page.request.post(consoleURL('/trpc/workload.delete'), {
       data: { namespace: 'default', name, force: true },
