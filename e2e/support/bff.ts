@@ -29,23 +29,32 @@ export function startConsole(
   return runConsole(port, ['--embedded', '--state-file', stateFile, ...extraArgs]);
 }
 
-/** A console (built BFF) on a cluster of the test's own, through its kubeconfig. */
+/**
+ * A console (built BFF) on a cluster of the test's own, through its kubeconfig. `listening`:
+ * resolves once it answers at all, for a console that is never ready (what it says meanwhile).
+ */
 export function startConsoleOn(
   port: number,
   kubeconfig: string,
   extraArgs: readonly string[] = [],
+  until: 'ready' | 'listening' = 'ready',
 ): Promise<ChildProcess> {
-  return runConsole(port, ['--kubeconfig', kubeconfig, ...extraArgs]);
+  return runConsole(port, ['--kubeconfig', kubeconfig, ...extraArgs], until);
 }
 
-async function runConsole(port: number, args: readonly string[]): Promise<ChildProcess> {
+async function runConsole(
+  port: number,
+  args: readonly string[],
+  until: 'ready' | 'listening' = 'ready',
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [bffMain, '--port', String(port), ...args], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the console exited with ${child.exitCode}`);
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return child;
+      const readyz = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (readyz.ok || until === 'listening') return child;
     } catch {
       // Not listening yet.
     }

@@ -1,33 +1,25 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, Fragment, type ReactNode, useEffect, useId, useState } from 'react';
 import { TextInput } from '../components/text-input.js';
 import { useI18n } from '../i18n/i18n.js';
 import { useDocumentTitle } from './document-title.js';
 import { OidcSignIn } from './oidc-sign-in.js';
+import {
+  ConsoleNotReady,
+  retryWhileNotReady,
+  type SessionState,
+  sessionStateOf,
+} from './session-answer.js';
 import { SESSION_ENDED_EVENT } from './trpc.js';
 import './session-gate.css';
-
-interface SessionState {
-  required: boolean;
-  signedIn: boolean;
-  /**
-   * Per-user sign-in: `kubernetes` takes the operator's own token, `oidc` goes through the
-   * issuer's page; absent: the console's one `--token`, if required.
-   */
-  mode?: 'kubernetes' | 'oidc';
-  /** Who signed in, with per-user sign-in. */
-  username?: string;
-}
 
 /** Which sign-in the page asks for: the console's token, or the operator's own Kubernetes token. */
 type SignInMode = 'token' | 'kubernetes';
 
-async function readSession(): Promise<SessionState> {
-  const response = await fetch('/session', { headers: { accept: 'application/json' } });
-  // An older console without /session (or a proxy in front) needs no sign-in from us.
-  if (!response.ok) return { required: false, signedIn: true };
-  return (await response.json()) as SessionState;
-}
+const SESSION_QUERY = ['console-session'] as const;
+
+const readSession = async (): Promise<SessionState> =>
+  sessionStateOf(await fetch('/session', { headers: { accept: 'application/json' } }));
 
 /**
  * When the console was started with `--token` (or `--auth kubernetes`: each operator's own
@@ -39,27 +31,33 @@ async function readSession(): Promise<SessionState> {
  */
 export function SessionGate({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
-  const [session, setSession] = useState<SessionState | undefined>();
   const [epoch, setEpoch] = useState(0);
-  const refresh = () =>
-    readSession().then(
-      setSession,
-      // Unreachable BFF: the pages show their own connection errors.
-      () => undefined,
-    );
-  // biome-ignore lint/correctness/useExhaustiveDependencies: read on mount and when a call finds the session gone.
+  const {
+    data: session,
+    failureReason,
+    refetch,
+  } = useQuery({
+    queryKey: SESSION_QUERY,
+    queryFn: readSession,
+    retry: retryWhileNotReady,
+    // Read on mount and when asked (a call found the session gone, a sign-in or sign-out).
+    staleTime: Number.POSITIVE_INFINITY,
+    // Kept while it is read again, so the page in front does not flicker away meanwhile.
+    placeholderData: (previous) => previous,
+  });
   useEffect(() => {
-    void refresh();
-    const ended = () => void refresh();
+    const ended = () => void refetch();
     window.addEventListener(SESSION_ENDED_EVENT, ended);
     return () => window.removeEventListener(SESSION_ENDED_EVENT, ended);
-  }, []);
+  }, [refetch]);
   const restart = () => {
     // Pages mount afresh so their queries and streams start over with the new cookie (or none).
     queryClient.clear();
     setEpoch((value) => value + 1);
-    void refresh();
+    void refetch();
   };
+  // A console that cannot judge the cookie yet: a sign-in would get the same answer (a loop).
+  if (failureReason instanceof ConsoleNotReady) return <ConsoleStarting />;
   const mode: SignInMode = session?.mode === 'kubernetes' ? 'kubernetes' : 'token';
   if (session?.required && !session.signedIn)
     // With --auth oidc the issuer's page signs in; its callback comes back here with the cookie.
@@ -71,6 +69,21 @@ export function SessionGate({ children }: { children: ReactNode }) {
       )}
       {children}
     </Fragment>
+  );
+}
+
+/** While the console cannot say whether this browser is signed in: it is asked again by itself. */
+function ConsoleStarting() {
+  const { t } = useI18n();
+  useDocumentTitle(t('session.startingTitle'));
+  const titleId = useId();
+  return (
+    <section className="session-gate" aria-labelledby={titleId} aria-busy="true">
+      <h1 id={titleId} className="page-title">
+        {t('session.startingTitle')}
+      </h1>
+      <p>{t('session.starting')}</p>
+    </section>
   );
 }
 

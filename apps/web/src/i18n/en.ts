@@ -48,6 +48,9 @@ export const en = translationOf<typeof zhCN>()({
   'session.oidcExplain':
     "This console signs operators in through your organisation's identity provider (--auth oidc): what you may see and do is what your Kubernetes RBAC allows.",
   'session.oidcSignIn': 'Sign in with the identity provider',
+  'session.startingTitle': 'The console is starting',
+  'session.starting':
+    "The console cannot tell yet whether you are signed in: it has not read who signed out. This page asks again by itself; if it lasts, the console's account may not read its Secret of sign-outs.",
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,

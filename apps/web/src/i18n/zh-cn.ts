@@ -46,6 +46,9 @@ export const zhCN = {
   'session.oidcExplain':
     '此控制台通过组织的身份提供方登录（--auth oidc）：您能查看和操作的范围由您的 Kubernetes RBAC 决定。',
   'session.oidcSignIn': '通过身份提供方登录',
+  'session.startingTitle': '控制台正在启动',
+  'session.starting':
+    '控制台尚未读取已登出的会话，暂时无法确认您的登录状态。本页会自动重试；若持续如此，可能是控制台的账号无权读取保存登出记录的 Secret。',
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,
