@@ -73,12 +73,6 @@ function isDataStream(data: unknown): boolean {
   return values.some(isPromise) || values.some(isAsyncIterable);
 }
 
-const streamRefused = () =>
-  new TRPCError({
-    code: 'UNSUPPORTED_MEDIA_TYPE',
-    message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink',
-  });
-
 /**
  * Aborts when the client goes before its answer is written, as the request tRPC's adapter makes
  * does (`incomingMessageToRequest`): a procedure waiting on the cluster can stop.
@@ -162,7 +156,11 @@ export function singleCallHook<TRouter extends AnyTRPCRouter>(
       });
       if (isDataStream(data)) {
         // tRPC refuses a single call's stream outside the call (no path, no input), a batch's in it.
-        const error = streamRefused();
+        const error = new TRPCError({
+          code: 'UNSUPPORTED_MEDIA_TYPE',
+          message:
+            'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink',
+        });
         if (!batch) options.onError?.(error, undefined);
         answer = {
           error: getErrorShape({
