@@ -47,7 +47,7 @@ interface Condition {
 /** The workload fields the rollout and the workload's state read. */
 export interface RolloutWorkload {
   kind: string;
-  metadata?: { generation?: number } | undefined;
+  metadata?: { generation?: number; annotations?: Record<string, string> } | undefined;
   spec?: { replicas?: number; template?: unknown } | undefined;
   status?:
     | {

@@ -201,7 +201,7 @@ describe('workloadState: one state for the list, the result page and the API', (
         ],
       },
     };
-    // A new workload: nothing to roll back to, and it will not start until changed.
+    // A new workload: nothing runs, nothing to roll back to, and it will not start until changed.
     expect(workloadState(refused, [])).toEqual({
       state: 'failed',
       reason: 'create-refused',
@@ -215,6 +215,22 @@ describe('workloadState: one state for the list, the result page and the API', (
         podOf('old', before.spec.template),
       ]),
     ).toMatchObject({ state: 'stalled', reason: 'create-refused' });
+    // A scale-up refused beside pods that run: stalled, not failed.
+    expect(
+      workloadState({ ...refused, spec: { ...refused.spec, replicas: 2 } }, [
+        podOf('running', refused.spec.template),
+      ]),
+    ).toMatchObject({ state: 'stalled', reason: 'create-refused' });
+    // A Recreate edit scaled the old pods away before its new ones were refused: the edit is
+    // stuck (revision 2), and a rollback could help.
+    const recreated = {
+      ...refused,
+      metadata: { annotations: { 'deployment.kubernetes.io/revision': '2' } },
+    };
+    expect(workloadState(recreated, [])).toMatchObject({
+      state: 'stalled',
+      reason: 'create-refused',
+    });
     // A blocked delete (FailedDelete) is not a refusal to create.
     const blocked = structuredClone(refused);
     const [failure] = blocked.status.conditions;

@@ -2,12 +2,13 @@
  * A workload's state, the one definition (spec §9 "Verdicts and states"): the list, the result
  * page and the API all show this, so a workload never reads "Failed" in one place and "Running"
  * in another. Only a real failure is `failed` (an image that does not pull, a crash loop, a Job's
- * Failed condition, pods Kubernetes refuses to create with no edit under way); pods that merely wait for a node are `pending`, and a rolling update whose
+ * Failed condition, a new workload Kubernetes refuses to give any pod); pods that merely wait for a node are `pending`, and a rolling update whose
  * new pods cannot progress while old ones still run is `stalled`, with the reason `readRollout`
  * found.
  */
 import { unschedulableCondition } from './pod-status.js';
 import { ROLLOUT_STALLS, type RolloutWorkload, readRollout } from './rollout.js';
+import { DEPLOYMENT_REVISION_ANNOTATION } from './workload-revisions.js';
 
 export const WORKLOAD_STATES = [
   'pending',
@@ -184,9 +185,12 @@ export function workloadState(
     workload.metadata?.generation !== undefined &&
     status?.observedGeneration !== undefined &&
     status.observedGeneration < workload.metadata.generation;
-  // Pods Kubernetes refuses to create with no edit under way (a new workload, a scale-up): no
-  // rollout is stuck and no rollback would help; the workload fails until someone changes it.
-  if (rollout.stall === 'create-refused' && !oldPodsRun && !revisionsDiffer && !generationAhead)
+  // A workload Kubernetes refuses to give any pod, never edited (its first revision): nothing runs,
+  // nothing to roll back to, and it will not start until someone changes it: failed. Once pods
+  // run, or after an edit (a Recreate edit leaves no old pod), the refused pods stall it.
+  const revision = Number(workload.metadata?.annotations?.[DEPLOYMENT_REVISION_ANNOTATION] ?? 1);
+  const neverEdited = revision <= 1 && !revisionsDiffer && !generationAhead;
+  if (rollout.stall === 'create-refused' && pods.length === 0 && neverEdited)
     return { state: 'failed', reason: 'create-refused', message: rollout.message, pod: null };
   // A new pod that fits no node while old ones still hold their cards: the edit is stuck.
   // Without old pods (and no edit under way) the same pods merely wait for a node: pending.
