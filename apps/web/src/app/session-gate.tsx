@@ -6,6 +6,8 @@ import { useDocumentTitle } from './document-title.js';
 import { OidcSignIn } from './oidc-sign-in.js';
 import {
   ConsoleNotReady,
+  notReadyWords,
+  retryDelayWhileNotReady,
   retryWhileNotReady,
   type SessionState,
   sessionStateOf,
@@ -40,6 +42,7 @@ export function SessionGate({ children }: { children: ReactNode }) {
     queryKey: SESSION_QUERY,
     queryFn: readSession,
     retry: retryWhileNotReady,
+    retryDelay: retryDelayWhileNotReady,
     // Read on mount and when asked (a call found the session gone, a sign-in or sign-out).
     staleTime: Number.POSITIVE_INFINITY,
     // Kept while it is read again, so the page in front does not flicker away meanwhile.
@@ -57,7 +60,8 @@ export function SessionGate({ children }: { children: ReactNode }) {
     void refetch();
   };
   // A console that cannot judge the cookie yet: a sign-in would get the same answer (a loop).
-  if (failureReason instanceof ConsoleNotReady) return <ConsoleStarting />;
+  if (failureReason instanceof ConsoleNotReady)
+    return <WaitingForConsole notReady={failureReason} />;
   const mode: SignInMode = session?.mode === 'kubernetes' ? 'kubernetes' : 'token';
   if (session?.required && !session.signedIn)
     // With --auth oidc the issuer's page signs in; its callback comes back here with the cookie.
@@ -73,16 +77,18 @@ export function SessionGate({ children }: { children: ReactNode }) {
 }
 
 /** While the console cannot say whether this browser is signed in: it is asked again by itself. */
-function ConsoleStarting() {
+function WaitingForConsole({ notReady }: { notReady: ConsoleNotReady }) {
   const { t } = useI18n();
-  useDocumentTitle(t('session.startingTitle'));
+  const words = notReadyWords(notReady);
+  const title = t(words.title);
+  useDocumentTitle(title);
   const titleId = useId();
   return (
     <section className="session-gate" aria-labelledby={titleId} aria-busy="true">
       <h1 id={titleId} className="page-title">
-        {t('session.startingTitle')}
+        {title}
       </h1>
-      <p>{t('session.starting')}</p>
+      <p>{t(words.text)}</p>
     </section>
   );
 }

@@ -51,6 +51,8 @@ export const en = translationOf<typeof zhCN>()({
   'session.startingTitle': 'The console is starting',
   'session.starting':
     "The console cannot tell yet whether you are signed in: it has not read who signed out. This page asks again by itself; if it lasts, the console's account may not read its Secret of sign-outs.",
+  'session.unavailableTitle': 'Waiting for the console',
+  'session.unavailable': 'The console is not available yet; retrying…',
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,

@@ -49,6 +49,8 @@ export const zhCN = {
   'session.startingTitle': '控制台正在启动',
   'session.starting':
     '控制台尚未读取已登出的会话，暂时无法确认您的登录状态。本页会自动重试；若持续如此，可能是控制台的账号无权读取保存登出记录的 Secret。',
+  'session.unavailableTitle': '正在等待控制台',
+  'session.unavailable': '控制台暂不可用，正在重试…',
 
   'field.gpuType': labels.gpuType,
   'field.multiCard': labels.multiCard,
