@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testTier } from '@mgpu/shared/test-tier';
 import { expect, test } from '@playwright/test';
-import { startConsoleOn, stopConsole } from '../support/bff.js';
+import { freePort, startConsoleOn, stopConsole } from '../support/bff.js';
 
 /**
  * A console that cannot read its Secret of sign-outs (its account's Role is in `default` only,
@@ -13,7 +13,6 @@ import { startConsoleOn, stopConsole } from '../support/bff.js';
  */
 const tier = testTier();
 const kubeconfig = tier.kind === 'real' ? tier.kubeconfig : '';
-const PORT = 4831;
 const TOKEN = 'sign-outs-unread-console-token';
 
 test('a signed-in operator is told the console is starting, and the page asks again instead of asking for a sign-in', async ({
@@ -23,8 +22,9 @@ test('a signed-in operator is told the console is starting, and the page asks ag
   const dir = mkdtempSync(join(tmpdir(), 'mgpu-e2e-sign-outs-'));
   const keyFile = join(dir, 'session.key');
   writeFileSync(keyFile, `${'s'.repeat(48)}\n`);
+  const port = await freePort();
   const bff = await startConsoleOn(
-    PORT,
+    port,
     kubeconfig,
     [
       '--context',
@@ -45,7 +45,7 @@ test('a signed-in operator is told the console is starting, and the page asks ag
       if (response.status() === 503) notReadyAnswers++;
   });
   try {
-    await page.goto(`http://127.0.0.1:${PORT}/allocations`);
+    await page.goto(`http://127.0.0.1:${port}/allocations`);
     // No cookie yet: that much the console can say without the sign-outs.
     const signInTitle = page.getByRole('heading', { name: '登录控制台' });
     await expect(signInTitle).toBeVisible();
