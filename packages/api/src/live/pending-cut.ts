@@ -29,8 +29,9 @@ const cuts = new WeakMap<PendingGroup, Map<number, PendingGroup>>();
 const podLists = new WeakMap<PendingState, Map<string, PendingPod[]>>();
 /**
  * What one state keeps: a list of 1,500 pods is ~4 MB once written, so the written JSON is
- * bounded by bytes (operators of a few teams, each with a namespace or not, fit), and lists not
- * written yet (read in-process) by count.
+ * bounded by bytes (operators of a few teams, each with a namespace or not, fit). A list not
+ * written yet (read in-process) weighs 0 in that sum, so the number of lists, written or not,
+ * is bounded as well.
  */
 const VIEW_BYTES_KEPT = 64 * 1024 * 1024;
 const VIEWS_KEPT = 32;

@@ -4,10 +4,10 @@
  * through one of these, so ten operators polling cost one read, not ten.
  *
  * A value is fresh for `maxAgeMs` from the start of its read (or from its end, `agedFromEnd`)
- * or, when the source says when it changes (`version`), exactly while that version holds. Past fresh, callers still get the last
- * value while the next read runs, until it is `staleFactor` times `maxAgeMs` old; after that they
- * wait for the new one (a console nobody asked for a while never answers with figures from long
- * ago). Callers during a read share it.
+ * or, when the source says when it changes (`version`), exactly while that version holds. Past
+ * fresh, callers still get the last value while the next read runs, until it is `staleFactor`
+ * times `maxAgeMs` old; after that they wait for the new one (a console nobody asked for a while
+ * never answers with figures from long ago). Callers during a read share it.
  */
 export interface SharedReadOptions<T, A> {
   /**
@@ -17,7 +17,10 @@ export interface SharedReadOptions<T, A> {
   read: (arg: A) => Promise<T>;
   /** 0: every call waits for a read of its own (or joins one already running). */
   maxAgeMs: number;
-  /** Up to this many times `maxAgeMs` old, the last value is served while the next read runs; 1: never. */
+  /**
+   * Up to this many times `maxAgeMs` old, the last value is served while the next read runs;
+   * 1: never.
+   */
   staleFactor: number;
   /** The source's version now, when it has one: a value is then fresh while it is unchanged. */
   version?: () => unknown;
