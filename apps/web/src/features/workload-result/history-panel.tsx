@@ -237,7 +237,7 @@ export function StalledRollback({ progress }: { progress: WorkloadProgress }) {
   if (!stalled) return null;
   const previous = (history.data ?? []).find((revision) => !revision.current);
   const titleKey =
-    stalled.reason !== null && stalled.reason in STALL_TITLES
+    stalled.reason !== null && Object.hasOwn(STALL_TITLES, stalled.reason)
       ? STALL_TITLES[stalled.reason as RolloutStall]
       : undefined;
   return (
