@@ -228,6 +228,7 @@ export function chartTestBed(prefix: string) {
   const namespace = testNamespace(prefix);
   let work = '';
   let helm: ((args: string[]) => KubectlResult) | undefined;
+  let setUpFailed = false;
   const core = () => kubeConfigAs('admin').makeApiClient(CoreV1Api);
   return {
     namespace,
@@ -237,15 +238,26 @@ export function chartTestBed(prefix: string) {
       return helm(args);
     },
     async setUp() {
-      work = mkdtempSync(join(tmpdir(), `mgpu-${prefix}-`));
-      // build.sh reuses its cache; helm sits beside the control plane's binaries.
-      helm = helmIn(await buildBinaries(() => {}), work);
-      await core().createNamespace({ body: { metadata: { name: namespace } } });
+      try {
+        work = mkdtempSync(join(tmpdir(), `mgpu-${prefix}-`));
+        // build.sh reuses its cache; helm sits beside the control plane's binaries.
+        helm = helmIn(await buildBinaries(() => {}), work);
+        await core().createNamespace({ body: { metadata: { name: namespace } } });
+      } catch (error) {
+        setUpFailed = true;
+        throw error;
+      }
     },
     async tearDown() {
       helm?.(['uninstall', RELEASE, '--namespace', namespace]);
-      await core().deleteNamespace({ name: namespace });
-      rmSync(work, { recursive: true, force: true });
+      try {
+        await core().deleteNamespace({ name: namespace });
+      } catch (error) {
+        // After a failed setUp (no namespace, or no cluster) its error is the one to read.
+        if (!setUpFailed) throw error;
+      } finally {
+        if (work) rmSync(work, { recursive: true, force: true });
+      }
     },
   };
 }

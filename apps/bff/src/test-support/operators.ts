@@ -160,10 +160,21 @@ export async function createNamespaces(
   names: readonly string[],
 ): Promise<() => Promise<void>> {
   const core = admin.makeApiClient(CoreV1Api);
-  for (const name of names) await core.createNamespace({ body: { metadata: { name } } });
-  return async () => {
-    for (const name of names) await core.deleteNamespace({ name }).catch(() => undefined);
+  const made: string[] = [];
+  const deleteMade = async () => {
+    for (const name of made) await core.deleteNamespace({ name }).catch(() => undefined);
   };
+  try {
+    for (const name of names) {
+      await core.createNamespace({ body: { metadata: { name } } });
+      made.push(name);
+    }
+  } catch (error) {
+    // The caller gets no delete to run: the namespaces made before the failure would outlive it.
+    await deleteMade();
+    throw error;
+  }
+  return deleteMade;
 }
 
 /**
