@@ -8,6 +8,7 @@ import { isConflict, isNotFound, mergePatch, splitKey } from '@mgpu/kube-client'
 import {
   newReplicaSetReplicas,
   POD_TEMPLATE_HASH_LABEL,
+  DEPLOYMENT_REVISION_ANNOTATION as REVISION_ANNOTATION,
   type ReplicaSetCounts,
   reconcileNewReplicaSet,
   reconcileOldReplicaSets,
@@ -17,7 +18,6 @@ import type { RunningController, StartControllerOptions } from './controller.js'
 import { Controller, controllerInformers } from './controller.js';
 import { patchStatusIfChanged } from './status-patch.js';
 
-export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 const DESIRED_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/desired-replicas';
 const MAX_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/max-replicas';
 /** JSON with sorted keys and no undefined: the same template always hashes the same. */
