@@ -249,10 +249,14 @@ describe('queries through the transport', () => {
   it('tells the procedure when its client leaves, as tRPC does', async () => {
     for (const server of [reference, fast]) {
       const { waiting, left } = leaving;
+      const before = { ...answeredBy };
       const client = new AbortController();
       const call = fetch(`${server.url}/trpc/waitForLeave`, { signal: client.signal });
       call.catch(() => undefined);
       await eventually(() => leaving.waiting > waiting, 'the call to reach the procedure');
+      // Through the transport's server, the transport itself took the call, not tRPC's adapter.
+      if (server === fast)
+        expect(answeredBy).toEqual({ transport: before.transport + 1, adapter: before.adapter });
       client.abort();
       await eventually(
         () => leaving.left > left,
