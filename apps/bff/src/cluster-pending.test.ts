@@ -251,17 +251,25 @@ describe('many pending pods of one workload (issue 25)', () => {
     expect([...first, ...rest].map((pod) => pod.pod)).toEqual(all.map((pod) => pod.pod));
 
     // 20 reads over HTTP at once (per pod and grouped, as scripts and dashboards read), started
-    // as one pod leaves while the view is recomputed, and /healthz asked with them: all answer,
-    // each with a whole state (before or after), and /healthz answers among them, not after.
+    // as one pod leaves while the view is recomputed, and /healthz asked once the first answer's
+    // headers arrived, while the other reads and the recompute are under way: all answer, each
+    // with a whole state (before or after), and /healthz answers among them, not after them all.
     await harness.bff.context.cluster.workloads.scale('Deployment', 'default', name, MANY - 1);
     let finished = 0;
+    let answering: () => void = () => undefined;
+    const firstAnswer = new Promise<void>((resolve) => {
+      answering = resolve;
+    });
     const reads = Array.from({ length: 20 }, async (_, index) => {
       const procedure = index % 2 === 0 ? 'cluster.pending' : 'cluster.pendingGroups';
       const response = await fetch(`${harness.url}/trpc/${procedure}`);
+      answering();
       const body = (await response.json()) as { result?: { data: unknown } };
       finished++;
       return { procedure, status: response.status, data: body.result?.data };
     });
+    // A read that fails outright ends the wait too, with its error.
+    await Promise.race([firstAnswer, Promise.all(reads)]);
     const health = await fetch(`${harness.url}/healthz`);
     const finishedBeforeHealth = finished;
     expect(health.status).toBe(200);
